@@ -1,0 +1,56 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "OpenCoreML",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        // Public modules.
+        .library(name: "OpenCoreML", targets: ["OpenCoreML"]),
+        .library(name: "CoreMLSpec", targets: ["CoreMLSpec"]),
+        .executable(name: "opencoreml", targets: ["opencoreml"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: Public modules
+
+        /// The Core ML model format: generated protobuf messages plus load, validate and save. No compute.
+        .target(
+            name: "CoreMLSpec",
+            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")]
+        ),
+        /// Core ML's API (`MLModel`, `MLModelDescription`, ...) on every platform Swift runs on.
+        .target(name: "OpenCoreML", dependencies: ["CoreMLSpec"]),
+
+        // MARK: Implementation
+
+        /// C kernels (GEMM, im2col, pooling, elementwise, optimizers) with runtime CPU dispatch
+        /// (AVX-512 / AVX2+FMA / NEON / scalar) and a thread pool. Raw pointers, counts and strides only.
+        .target(name: "_OpenCoreMLKernels"),
+
+        // MARK: Command-line tool
+
+        /// The `opencoreml` subcommands, as a library so that tests can reach them.
+        .target(
+            name: "OpenCoreMLCLI",
+            dependencies: [
+                "OpenCoreML", "CoreMLSpec",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "opencoreml", dependencies: ["OpenCoreMLCLI"]),
+
+        // MARK: Tests
+
+        /// Fixture lookup, the fixtures' independent facts, temporary folders.
+        .target(name: "_OpenCoreMLTestSupport", dependencies: ["CoreMLSpec"], path: "Tests/_OpenCoreMLTestSupport"),
+
+        .testTarget(name: "CoreMLSpecTests", dependencies: ["CoreMLSpec", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLKernelsTests", dependencies: ["_OpenCoreMLKernels"]),
+        .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "opencoreml", "_OpenCoreMLTestSupport"]),
+    ]
+)

@@ -1,0 +1,107 @@
+extension CoreML_Specification_ModelDescription {
+    /// Names present, unique and typed; array shapes, image sizes and data types well-formed.
+    func validateFeatures(specificationVersion: Int32, in context: inout ValidationContext) {
+        if input.isEmpty {
+            context.fail("the model has no inputs")
+        }
+        if output.isEmpty {
+            context.fail("the model has no outputs")
+        }
+        for (kind, features) in [("input", input), ("output", output), ("training input", trainingInput)] {
+            var seen = Set<String>()
+            for (index, feature) in features.enumerated() {
+                let part = feature.name.isEmpty ? "\(kind) #\(index + 1)" : "\(kind) '\(feature.name)'"
+                if feature.name.isEmpty {
+                    context.fail("a feature needs a name", at: part)
+                } else if !seen.insert(feature.name).inserted {
+                    context.fail("the name is used by two \(kind)s", at: part)
+                }
+                context.within(part) { context in
+                    feature.type.validate(specificationVersion: specificationVersion, in: &context)
+                }
+            }
+        }
+    }
+}
+
+extension CoreML_Specification_FeatureType {
+    func validate(specificationVersion: Int32, in context: inout ValidationContext) {
+        switch type {
+        case nil:
+            context.fail("the feature has no type")
+        case .multiArrayType(let array)?:
+            array.validate(specificationVersion: specificationVersion, in: &context)
+        case .imageType(let image)?:
+            image.validate(specificationVersion: specificationVersion, in: &context)
+        case .dictionaryType(let dictionary)?:
+            if dictionary.keyType == nil {
+                context.fail("a dictionary needs Int64 or String keys")
+            }
+        default:
+            break
+        }
+    }
+}
+
+extension CoreML_Specification_ArrayFeatureType {
+    func validate(specificationVersion: Int32, in context: inout ValidationContext) {
+        switch dataType {
+        case .float32, .double, .int32:
+            break
+        case .float16:
+            if specificationVersion < 7 {
+                context.fail("FLOAT16 arrays need specification version 7 or later")
+            }
+        default:
+            context.fail("the array's data type is missing or unknown; it must be FLOAT32, DOUBLE, FLOAT16 or INT32")
+        }
+        if let bad = shape.firstIndex(where: { $0 <= 0 }) {
+            context.fail("dimension \(bad) of the shape \(shape) is not positive")
+        }
+        switch shapeFlexibility {
+        case .enumeratedShapes(let shapes)?:
+            if shapes.shapes.isEmpty {
+                context.fail("the enumerated shapes list is empty")
+            } else if !shape.isEmpty && !shapes.shapes.contains(where: { $0.shape == shape }) {
+                context.fail("the default shape \(shape) is not among the enumerated shapes")
+            }
+        case .shapeRange(let ranges)?:
+            let bounds = ranges.sizeRanges
+            if !shape.isEmpty && bounds.count != shape.count {
+                context.fail("the default shape has \(shape.count) dimensions but the shape range has \(bounds.count)")
+            }
+            for (axis, range) in bounds.enumerated() {
+                let lower = Int64(clamping: range.lowerBound)
+                if range.upperBound >= 0 && range.upperBound < lower {
+                    context.fail("the range of dimension \(axis) (\(lower)...\(range.upperBound)) is empty")
+                } else if axis < shape.count
+                    && (shape[axis] < lower || (range.upperBound >= 0 && shape[axis] > range.upperBound))
+                {
+                    context.fail("the default size \(shape[axis]) of dimension \(axis) is outside its range")
+                }
+            }
+        case nil:
+            if shape.isEmpty && specificationVersion >= 4 {
+                context.fail("the array has no shape")
+            }
+        }
+    }
+}
+
+extension CoreML_Specification_ImageFeatureType {
+    func validate(specificationVersion: Int32, in context: inout ValidationContext) {
+        switch colorSpace {
+        case .grayscale, .rgb, .bgr:
+            break
+        case .grayscaleFloat16:
+            if specificationVersion < 7 {
+                context.fail("GRAYSCALE_FLOAT16 images need specification version 7 or later")
+            }
+        default:
+            context.fail("the image's colour space is missing or unknown")
+        }
+        if sizeFlexibility == nil && (width <= 0 || height <= 0) {
+            context.fail("the image size \(width)×\(height) must be positive")
+        }
+    }
+}

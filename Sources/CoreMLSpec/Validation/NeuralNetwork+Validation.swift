@@ -1,0 +1,104 @@
+extension CoreML_Specification_Model {
+    /// Layer names, the blob graph (every input produced, no cycles, no blob produced twice),
+    /// weight sizes, the model's outputs, and — for updatable models — the update rules.
+    func validateNeuralNetwork(
+        _ network: some NeuralNetworkSpecification, classLabels: ClassLabelSet?, in context: inout ValidationContext
+    ) {
+        let layers = network.layers
+        if layers.isEmpty {
+            context.fail("a neural network needs at least one layer")
+            return
+        }
+        let modelInputs = Set(description_p.input.map(\.name))
+        var names = Set<String>()
+        var producer: [String: String] = [:]  // blob → layer that writes it
+        for (index, layer) in layers.enumerated() {
+            let part = layer.name.isEmpty ? "layer #\(index + 1)" : "layer '\(layer.name)'"
+            if layer.name.isEmpty {
+                context.fail("a layer needs a name", at: part)
+            } else if !names.insert(layer.name).inserted {
+                context.fail("two layers have this name", at: part)
+            }
+            if layer.layer == nil && layer.layerTypeName == "none" {
+                context.fail("the layer has no type", at: part)
+            }
+            if layer.output.isEmpty {
+                context.fail("the layer has no outputs", at: part)
+            }
+            for blob in layer.output {
+                if let other = producer[blob] {
+                    context.fail("output '\(blob)' is also produced by layer '\(other)'", at: part)
+                } else if modelInputs.contains(blob) {
+                    context.fail("output '\(blob)' has the name of a model input", at: part)
+                }
+                producer[blob] = layer.name
+            }
+            context.within(part) { layer.validateWeights(in: &$0) }
+        }
+        for (index, layer) in layers.enumerated() {
+            let part = layer.name.isEmpty ? "layer #\(index + 1)" : "layer '\(layer.name)'"
+            for blob in layer.input where producer[blob] == nil && !modelInputs.contains(blob) {
+                context.fail("input '\(blob)' is neither a model input nor the output of a layer", at: part)
+            }
+        }
+        if let cycle = Self.layersOnCycles(layers) {
+            context.fail("layers depend on each other in a cycle: \(cycle.joined(separator: ", "))")
+        }
+
+        // Outputs: produced by a layer, except a classifier's label and probabilities.
+        var classifierOutputs = Set<String>()
+        if classLabels != nil {
+            classifierOutputs = [description_p.predictedFeatureName, description_p.predictedProbabilitiesName]
+            if classLabels!.count == 0 {
+                context.fail("a classifier needs class labels")
+            }
+            if case .neuralNetworkClassifier(let classifier)? = type, !classifier.labelProbabilityLayerName.isEmpty,
+               producer[classifier.labelProbabilityLayerName] == nil
+            {
+                context.fail("labelProbabilityLayerName '\(classifier.labelProbabilityLayerName)' is not the output of a layer")
+            }
+        }
+        for output in description_p.output where !classifierOutputs.contains(output.name) {
+            if producer[output.name] == nil && !modelInputs.contains(output.name) {
+                context.fail("no layer produces this output", at: "output '\(output.name)'")
+            }
+        }
+        for preprocessing in network.preprocessing where !preprocessing.featureName.isEmpty {
+            if !modelInputs.contains(preprocessing.featureName) {
+                context.fail("preprocessing names '\(preprocessing.featureName)', which is not a model input")
+            }
+        }
+        if isUpdatable {
+            validateUpdatable(network, producer: producer, classLabels: classLabels, in: &context)
+        }
+    }
+
+    /// Names of layers that can never run because they wait on each other, or nil if there is no cycle.
+    static func layersOnCycles(_ layers: [CoreML_Specification_NeuralNetworkLayer]) -> [String]? {
+        var producerIndex: [String: Int] = [:]
+        for (index, layer) in layers.enumerated() {
+            for blob in layer.output where producerIndex[blob] == nil { producerIndex[blob] = index }
+        }
+        var waitingOn = [Int](repeating: 0, count: layers.count)
+        var dependents = [[Int]](repeating: [], count: layers.count)
+        for (index, layer) in layers.enumerated() {
+            for blob in Set(layer.input) {
+                if let source = producerIndex[blob] {
+                    waitingOn[index] += 1
+                    dependents[source].append(index)
+                }
+            }
+        }
+        var ready = waitingOn.indices.filter { waitingOn[$0] == 0 }
+        var done = 0
+        while let next = ready.popLast() {
+            done += 1
+            for dependent in dependents[next] {
+                waitingOn[dependent] -= 1
+                if waitingOn[dependent] == 0 { ready.append(dependent) }
+            }
+        }
+        guard done < layers.count else { return nil }
+        return waitingOn.indices.filter { waitingOn[$0] > 0 }.map { layers[$0].name }
+    }
+}
