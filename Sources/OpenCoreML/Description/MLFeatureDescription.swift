@@ -1,0 +1,97 @@
+import CoreMLSpec
+import Foundation
+
+/// The name, type and constraints of one input, output or training input.
+public final class MLFeatureDescription: @unchecked Sendable, CustomStringConvertible {
+    public let name: String
+    public let type: MLFeatureType
+    public let isOptional: Bool
+    public let multiArrayConstraint: MLMultiArrayConstraint?
+    public let imageConstraint: MLImageConstraint?
+    public let dictionaryConstraint: MLDictionaryConstraint?
+    public let sequenceConstraint: MLSequenceConstraint?
+    /// The feature's documentation in the model (an OpenCoreML addition).
+    public let shortDescription: String
+
+    init(
+        name: String, type: MLFeatureType, isOptional: Bool = false, shortDescription: String = "",
+        multiArrayConstraint: MLMultiArrayConstraint? = nil, imageConstraint: MLImageConstraint? = nil,
+        dictionaryConstraint: MLDictionaryConstraint? = nil, sequenceConstraint: MLSequenceConstraint? = nil
+    ) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.shortDescription = shortDescription
+        self.multiArrayConstraint = multiArrayConstraint
+        self.imageConstraint = imageConstraint
+        self.dictionaryConstraint = dictionaryConstraint
+        self.sequenceConstraint = sequenceConstraint
+    }
+
+    convenience init(_ feature: CoreML_Specification_FeatureDescription) {
+        let type = feature.type
+        var kind = MLFeatureType.invalid
+        var array: MLMultiArrayConstraint?
+        var image: MLImageConstraint?
+        var dictionary: MLDictionaryConstraint?
+        var sequence: MLSequenceConstraint?
+        switch type.type {
+        case .int64Type?: kind = .int64
+        case .doubleType?: kind = .double
+        case .stringType?: kind = .string
+        case .multiArrayType(let spec)?:
+            kind = .multiArray
+            array = MLMultiArrayConstraint(spec)
+        case .imageType(let spec)?:
+            kind = .image
+            let format: UInt32
+            switch spec.colorSpace {
+            case .grayscale: format = 0x4C30_3038  // 'L008'
+            case .grayscaleFloat16: format = 0x4C30_3068  // 'L00h'
+            default: format = 0x4247_5241  // 'BGRA'
+            }
+            image = MLImageConstraint(pixelsWide: Int(spec.width), pixelsHigh: Int(spec.height), pixelFormatType: format)
+        case .dictionaryType(let spec)?:
+            kind = .dictionary
+            dictionary = MLDictionaryConstraint(keyType: spec.keyType.map {
+                if case .stringKeyType = $0 { return .string } else { return .int64 }
+            } ?? .invalid)
+        case .sequenceType(let spec)?:
+            kind = .sequence
+            let element: MLFeatureType
+            if case .stringType? = spec.type { element = .string } else { element = .int64 }
+            let upper = spec.sizeRange.upperBound < 0 ? Int.max : Int(spec.sizeRange.upperBound)
+            let lower = min(Int(clamping: spec.sizeRange.lowerBound), upper)
+            sequence = MLSequenceConstraint(
+                valueDescription: MLFeatureDescription(name: "", type: element), countRange: lower...upper)
+        case .stateType?: kind = .state
+        case nil: kind = .invalid
+        }
+        self.init(
+            name: feature.name, type: kind, isOptional: type.isOptional, shortDescription: feature.shortDescription,
+            multiArrayConstraint: array, imageConstraint: image, dictionaryConstraint: dictionary,
+            sequenceConstraint: sequence)
+    }
+
+    public var description: String { "\(name) : \(type)" }
+}
+
+extension MLMultiArrayConstraint {
+    convenience init(_ spec: CoreML_Specification_ArrayFeatureType) {
+        let dataType = MLMultiArrayDataType(rawValue: spec.dataType.rawValue) ?? .float32
+        let shapeConstraint: MLMultiArrayShapeConstraint
+        switch spec.shapeFlexibility {
+        case .enumeratedShapes(let shapes)?:
+            shapeConstraint = MLMultiArrayShapeConstraint(
+                type: .enumerated, enumeratedShapes: shapes.shapes.map { $0.shape.map { NSNumber(value: $0) } })
+        case .shapeRange(let ranges)?:
+            shapeConstraint = MLMultiArrayShapeConstraint(type: .range, sizeRangeForDimension: ranges.sizeRanges.map {
+                let upper = $0.upperBound < 0 ? Int.max : Int($0.upperBound)
+                return min(Int(clamping: $0.lowerBound), upper)...upper
+            })
+        case nil:
+            shapeConstraint = MLMultiArrayShapeConstraint(type: .unspecified)
+        }
+        self.init(shape: spec.shape.map { NSNumber(value: $0) }, dataType: dataType, shapeConstraint: shapeConstraint)
+    }
+}

@@ -1,0 +1,107 @@
+import CoreMLSpec
+import Foundation
+
+/// What a model takes and produces, its metadata, class labels and parameters.
+public final class MLModelDescription: @unchecked Sendable, CustomStringConvertible {
+    public let inputDescriptionsByName: [String: MLFeatureDescription]
+    public let outputDescriptionsByName: [String: MLFeatureDescription]
+    public let trainingInputDescriptionsByName: [String: MLFeatureDescription]
+    public let predictedFeatureName: String?
+    public let predictedProbabilitiesName: String?
+    public let metadata: [MLModelMetadataKey: Any]
+    /// `String`s or `NSNumber`s (Int64 labels); nil for models that are not classifiers.
+    public let classLabels: [Any]?
+    public let parameterDescriptionsByKey: [MLParameterKey: MLParameterDescription]
+    public let isUpdatable: Bool
+
+    /// Inputs, outputs and training inputs in the model's order (an OpenCoreML addition).
+    public let inputDescriptions: [MLFeatureDescription]
+    public let outputDescriptions: [MLFeatureDescription]
+    public let trainingInputDescriptions: [MLFeatureDescription]
+
+    init(specification: CoreML_Specification_Model) {
+        let description = specification.description_p
+        inputDescriptions = description.input.map(MLFeatureDescription.init)
+        outputDescriptions = description.output.map(MLFeatureDescription.init)
+        trainingInputDescriptions = description.trainingInput.map(MLFeatureDescription.init)
+        inputDescriptionsByName = Dictionary(inputDescriptions.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        outputDescriptionsByName = Dictionary(outputDescriptions.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        trainingInputDescriptionsByName = Dictionary(trainingInputDescriptions.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        predictedFeatureName = description.predictedFeatureName.isEmpty ? nil : description.predictedFeatureName
+        predictedProbabilitiesName = description.predictedProbabilitiesName.isEmpty ? nil : description.predictedProbabilitiesName
+        isUpdatable = specification.isUpdatable
+
+        let meta = description.metadata
+        var metadata: [MLModelMetadataKey: Any] = [:]
+        if !meta.author.isEmpty { metadata[.author] = meta.author }
+        if !meta.shortDescription.isEmpty { metadata[.description] = meta.shortDescription }
+        if !meta.versionString.isEmpty { metadata[.versionString] = meta.versionString }
+        if !meta.license.isEmpty { metadata[.license] = meta.license }
+        if !meta.userDefined.isEmpty { metadata[.creatorDefinedKey] = meta.userDefined }
+        self.metadata = metadata
+
+        switch specification.classLabelSet {
+        case .strings(let labels): classLabels = labels
+        case .int64s(let labels): classLabels = labels.map { NSNumber(value: $0) }
+        case .none: classLabels = nil
+        }
+        parameterDescriptionsByKey = Self.parameters(of: specification)
+    }
+
+    /// The parameters of the model's updatable part: the model itself, or a pipeline's last model.
+    private static func parameters(of model: CoreML_Specification_Model) -> [MLParameterKey: MLParameterDescription] {
+        var result: [MLParameterKey: MLParameterDescription] = [:]
+        func add(_ description: MLParameterDescription) { result[description.key] = description }
+        switch model.type {
+        case .pipeline(let pipeline)?:
+            return pipeline.models.last.map(parameters(of:)) ?? [:]
+        case .pipelineClassifier(let classifier)?:
+            return classifier.pipeline.models.last.map(parameters(of:)) ?? [:]
+        case .pipelineRegressor(let regressor)?:
+            return regressor.pipeline.models.last.map(parameters(of:)) ?? [:]
+        case .kNearestNeighborsClassifier(let knn)?:
+            add(MLParameterDescription(.numberOfNeighbors, knn.numberOfNeighbors))
+        default:
+            guard let network = model.neuralNetworkSpecification, model.isUpdatable, network.hasUpdateParams else { break }
+            let update = network.updateParams
+            switch update.optimizer.optimizerType {
+            case .sgdOptimizer(let sgd)?:
+                add(MLParameterDescription(.learningRate, sgd.learningRate))
+                add(MLParameterDescription(.miniBatchSize, sgd.miniBatchSize))
+                if sgd.hasMomentum { add(MLParameterDescription(.momentum, sgd.momentum)) }
+            case .adamOptimizer(let adam)?:
+                add(MLParameterDescription(.learningRate, adam.learningRate))
+                add(MLParameterDescription(.miniBatchSize, adam.miniBatchSize))
+                add(MLParameterDescription(.beta1, adam.beta1))
+                add(MLParameterDescription(.beta2, adam.beta2))
+                add(MLParameterDescription(.eps, adam.eps))
+            case nil:
+                break
+            }
+            if update.hasEpochs { add(MLParameterDescription(.epochs, update.epochs)) }
+            if update.hasShuffle { add(MLParameterDescription(key: .shuffle, defaultValue: update.shuffle.defaultValue)) }
+            if update.hasSeed { add(MLParameterDescription(.seed, update.seed)) }
+        }
+        return result
+    }
+
+    /// Checks configuration overrides against the parameters the model declares.
+    func checkOverrides(_ overrides: [MLParameterKey: Any]) throws {
+        for (key, value) in overrides {
+            // Layer-scoped weights and biases are not hyperparameters; they are checked where they are used.
+            if key.name == MLParameterKey.weights.name || key.name == MLParameterKey.biases.name { continue }
+            guard let description = parameterDescriptionsByKey[MLParameterKey(key.name)] else {
+                let known = parameterDescriptionsByKey.keys.map(\.name).sorted().joined(separator: ", ")
+                throw MLModelError(.parameters, "parameter '\(key.name)' is not a parameter of this model"
+                    + (known.isEmpty ? " (it has none)" : " (it has: \(known))"))
+            }
+            _ = try description.accept(value)
+        }
+    }
+
+    public var description: String {
+        let inputs = inputDescriptions.map(\.description).joined(separator: ", ")
+        let outputs = outputDescriptions.map(\.description).joined(separator: ", ")
+        return "inputs: [\(inputs)], outputs: [\(outputs)]"
+    }
+}

@@ -1,0 +1,104 @@
+import CoreMLSpec
+import Foundation
+
+/// A machine-learning model loaded from a Core ML model file.
+///
+/// ```swift
+/// let model = try MLModel(contentsOf: URL(fileURLWithPath: "LeNet.mlmodel"))
+/// print(model.modelDescription.inputDescriptionsByName)
+/// ```
+///
+/// Differences from Core ML:
+/// - `init(contentsOf:)` takes an `.mlmodel` file as well as a compiled `.mlmodelc` folder
+///   (Core ML needs the compiled folder).
+/// - Every model is ``MLWritable``, so a compiled model can be written back as an `.mlmodel`
+///   (Core ML cannot turn a compiled model back).
+open class MLModel: MLWritable, @unchecked Sendable {
+    /// The model's specification, as read from the file (an OpenCoreML addition).
+    public let specification: CoreML_Specification_Model
+    public let modelDescription: MLModelDescription
+    public let configuration: MLModelConfiguration
+
+    /// Loads and validates the model at `url` with the default configuration.
+    public convenience init(contentsOf url: URL) throws {
+        try self.init(contentsOf: url, configuration: MLModelConfiguration())
+    }
+
+    /// Loads and validates the model at `url`; `configuration.parameters` must be values the model allows.
+    public convenience init(contentsOf url: URL, configuration: MLModelConfiguration) throws {
+        let specification: CoreML_Specification_Model
+        do {
+            specification = try CoreML_Specification_Model(contentsOf: url)
+        } catch {
+            throw MLModelError(wrapping: error)
+        }
+        try self.init(specification: specification, configuration: configuration)
+    }
+
+    /// Wraps a specification, validating it and the configuration's parameters (an OpenCoreML addition).
+    public init(specification: CoreML_Specification_Model, configuration: MLModelConfiguration = MLModelConfiguration()) throws {
+        do {
+            try specification.validate()
+        } catch {
+            throw MLModelError(wrapping: error)
+        }
+        let description = MLModelDescription(specification: specification)
+        try description.checkOverrides(configuration.parameters ?? [:])
+        self.specification = specification
+        self.modelDescription = description
+        self.configuration = configuration.copy()
+    }
+
+    /// The value a parameter has in this model: the configuration's override or the model's default.
+    public func parameterValue(for key: MLParameterKey) throws -> Any {
+        if let value = configuration.parameters?[key] { return value }
+        guard let description = modelDescription.parameterDescriptionsByKey[key] else {
+            throw MLModelError(.parameters, "the model has no parameter '\(key.name)'")
+        }
+        return description.defaultValue
+    }
+
+    /// Writes the model (with any changes training made) as `.mlmodel` or `.mlmodelc`, atomically.
+    open func write(to url: URL) throws {
+        do {
+            try specification.write(to: url)
+        } catch {
+            throw MLModelError(wrapping: error)
+        }
+    }
+
+    /// Validates the model at `url` and writes it as an OpenCoreML `.mlmodelc` folder in a new
+    /// temporary folder, returning its location. Move it somewhere permanent to keep it.
+    ///
+    /// The compiled folder holds the full specification (see `CompiledModelLayout`), so it can be
+    /// turned back into an `.mlmodel` with ``write(to:)``.
+    public static func compileModel(at url: URL) throws -> URL {
+        let specification: CoreML_Specification_Model
+        do {
+            specification = try CoreML_Specification_Model(contentsOf: url)
+            try specification.validate()
+        } catch {
+            throw MLModelError(wrapping: error)
+        }
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("opencoreml-compiled-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw MLModelError(.io, "\(folder.path): could not create a folder for the compiled model")
+        }
+        let name = url.deletingPathExtension().lastPathComponent
+        let compiled = folder.appendingPathComponent(name).appendingPathExtension("mlmodelc")
+        do {
+            try specification.write(to: compiled)
+        } catch {
+            throw MLModelError(wrapping: error)
+        }
+        return compiled
+    }
+
+    /// The asynchronous form of ``compileModel(at:)``.
+    public static func compileModel(at url: URL) async throws -> URL {
+        try await Task.detached { try compileModel(at: url) }.value
+    }
+}
