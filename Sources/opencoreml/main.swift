@@ -1,1 +1,4 @@
-print("x")
+import Foundation
+import OpenCoreMLCLI
+
+exit(await OpenCoreMLCommand.main(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+
+/// The `opencoreml` command: Core ML models on every platform Swift runs on.
+public struct OpenCoreMLCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "opencoreml",
+        abstract: "Inspect, convert and build Core ML models on any platform Swift runs on.",
+        version: "0.1.0",
+        subcommands: [Demo.self, Inspect.self, Convert.self]
+    )
+
+    public init() {}
+
+    /// Runs the command line and returns the process exit code: 0 on success, 1 for a failure
+    /// (bad model, missing file), 2 for a usage error. Errors print one line on standard error.
+    public static func main(arguments: [String]) async -> Int32 {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                return 0
+            }
+            if error is CLIError || code == .failure && !(error is ExitCode) {
+                printError("error: \(CLIError.wrap(error))")
+                return 1
+            }
+            if let exit = error as? ExitCode { return exit.rawValue }
+            printError(fullMessage(for: error))
+            return 2
+        }
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

@@ -1,0 +1,32 @@
+import CoreMLSpec
+import Foundation
+import Testing
+import _OpenCoreMLTestSupport
+
+struct ConvertAndDemoCommandTests {
+    @Test func convertCompilesAndBack() throws {
+        try withTemporaryDirectory { folder in
+            let source = Fixtures.url("classifier_sgd.mlmodel")
+            let compiled = folder.appendingPathComponent("Classifier.mlmodelc")
+            let back = folder.appendingPathComponent("back.mlmodel")
+            let compiling = try CommandRunner.run(["convert", source.path, compiled.path])
+            let exporting = try CommandRunner.run(["convert", compiled.path, back.path])
+            #expect(compiling.status == 0 && exporting.status == 0)
+            let original = try Data(contentsOf: source)
+            let roundTripped = try Data(contentsOf: back)
+            #expect(roundTripped == original)
+        }
+    }
+
+    @Test func demoBuildsAndRoundTripsLeNet() throws {
+        try withTemporaryDirectory { folder in
+            let result = try CommandRunner.run(["demo", "--output", folder.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("Total parameters: 585,958"))
+            let model = try CoreML_Specification_Model(contentsOf: folder.appendingPathComponent("LeNet.mlmodel"))
+            #expect(model.validationIssues().isEmpty)
+            #expect(model.neuralNetwork.layers.count == 11)
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("LeNet.mlmodelc/model.mlmodel").path))
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import CoreMLSpec
+import Foundation
+import Testing
+import _OpenCoreMLTestSupport
+
+struct InspectCommandTests {
+    @Test func lenetText() throws {
+        let result = try CommandRunner.run(["inspect", Fixtures.url("lenet_updatable.mlmodel").path])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty)
+        #expect(result.stdout.contains("Layers (11)"))
+        #expect(result.stdout.contains("Total parameters: 585,958"))
+        #expect(result.stdout.contains("dense1   innerProduct  flatten_out → dense1_out     576,500  ✓"))
+        #expect(result.stdout.contains("miniBatchSize  128"))
+        #expect(result.stdout.contains("Validation: valid"))
+    }
+
+    /// The JSON report agrees with what coremltools recorded about each fixture.
+    @Test(arguments: Fixtures.allNames)
+    func jsonMatchesTheFixtureFacts(_ name: String) throws {
+        let result = try CommandRunner.run(["inspect", "--json", Fixtures.url(name).path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let facts = Fixtures.facts(name)
+        #expect(json["modelType"] as? String == facts.modelType)
+        #expect(json["specificationVersion"] as? Int == facts.specificationVersion)
+        #expect(json["isUpdatable"] as? Bool == facts.isUpdatable)
+        #expect((json["inputs"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == facts.inputs.map(\.name))
+        #expect((json["outputs"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == facts.outputs.map(\.name))
+        #expect((json["issues"] as? [Any])?.isEmpty == true)
+        if let network = facts.neuralNetwork {
+            let report = try #require(json["neuralNetwork"] as? [String: Any])
+            #expect(report["layerCount"] as? Int == network.layerCount)
+            #expect(report["parameterCount"] as? Int == network.parameterCount)
+            let layers = try #require(report["layers"] as? [[String: Any]])
+            #expect(layers.compactMap { $0["name"] as? String } == network.layers.map(\.name))
+            #expect(layers.compactMap { $0["type"] as? String } == network.layers.map(\.type))
+            #expect(layers.compactMap { $0["parameterCount"] as? Int } == network.layers.map(\.parameterCount))
+        }
+        if let knn = facts.kNearestNeighbors {
+            let report = try #require(json["kNearestNeighbors"] as? [String: Any])
+            #expect(report["numberOfDimensions"] as? Int == knn.numberOfDimensions)
+            #expect(report["sampleCount"] as? Int == knn.sampleCount)
+            #expect((report["numberOfNeighbors"] as? [String: Any])?["defaultValue"] as? Int == knn.kDefault)
+        }
+        if let types = facts.subModelTypes {
+            let models = try #require(json["pipeline"] as? [[String: Any]])
+            #expect(models.compactMap { $0["modelType"] as? String } == types)
+        }
+    }
+
+    @Test func lenetUpdateParametersInJSON() throws {
+        let result = try CommandRunner.run(["inspect", "--json", Fixtures.url("lenet_updatable.mlmodel").path])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let update = try #require((json["neuralNetwork"] as? [String: Any])?["updateParameters"] as? [String: Any])
+        let optimizer = try #require(update["optimizer"] as? [String: Any])
+        #expect(optimizer["type"] as? String == "adam")
+        #expect((optimizer["learningRate"] as? [String: Any])?["defaultValue"] as? Double == 1e-4)
+        #expect((optimizer["miniBatchSize"] as? [String: Any])?["set"] as? [Int] == [32, 64, 128, 256])
+        #expect((update["epochs"] as? [String: Any])?["defaultValue"] as? Int == 10)
+        #expect(update["shuffle"] as? Bool == true)
+        let losses = try #require(update["losses"] as? [[String: Any]])
+        #expect(losses.first?["target"] as? String == "output_true")
+    }
+}
