@@ -1,0 +1,125 @@
+import Foundation
+
+/// One value of a model's input or output: an integer, a double, a string, a multi-array, a
+/// dictionary of scores, or undefined (a missing optional input).
+public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible {
+    private enum Storage {
+        case int64(Int64)
+        case double(Double)
+        case string(String)
+        case multiArray(MLMultiArray)
+        case dictionary([AnyHashable: NSNumber])
+        case undefined(MLFeatureType)
+    }
+
+    private let storage: Storage
+
+    public init(int64 value: Int64) { storage = .int64(value) }
+    public init(double value: Double) { storage = .double(value) }
+    public init(string value: String) { storage = .string(value) }
+    public init(multiArray value: MLMultiArray) { storage = .multiArray(value) }
+    /// A missing value of the given type, for optional inputs.
+    public init(undefined type: MLFeatureType) { storage = .undefined(type) }
+
+    /// A dictionary of scores; keys must all be `String` or all integers (stored as `Int64`).
+    public init(dictionary value: [AnyHashable: NSNumber]) throws {
+        var converted: [AnyHashable: NSNumber] = [:]
+        var sawString = false
+        var sawInteger = false
+        for (key, number) in value {
+            switch key.base {
+            case let text as String:
+                sawString = true
+                converted[AnyHashable(text)] = number
+            case let integer as any BinaryInteger:
+                sawInteger = true
+                converted[AnyHashable(Int64(integer))] = number
+            case let number as NSNumber:
+                sawInteger = true
+                converted[AnyHashable(number.int64Value)] = number
+            default:
+                throw MLModelError(.featureType, "dictionary keys must be String or Int64, got \(Swift.type(of: key.base))")
+            }
+        }
+        guard !(sawString && sawInteger) else {
+            throw MLModelError(.featureType, "dictionary keys must all be String or all be Int64, not both")
+        }
+        storage = .dictionary(converted)
+    }
+
+    public var type: MLFeatureType {
+        switch storage {
+        case .int64: return .int64
+        case .double: return .double
+        case .string: return .string
+        case .multiArray: return .multiArray
+        case .dictionary: return .dictionary
+        case .undefined(let type): return type
+        }
+    }
+
+    public var isUndefined: Bool {
+        if case .undefined = storage { return true }
+        return false
+    }
+
+    /// The value as an integer; 0 for other types (as in Core ML).
+    public var int64Value: Int64 {
+        switch storage {
+        case .int64(let value): return value
+        case .double(let value): return Int64(exactly: value.rounded(.towardZero)) ?? 0
+        default: return 0
+        }
+    }
+
+    /// The value as a double; 0 for other types (as in Core ML).
+    public var doubleValue: Double {
+        switch storage {
+        case .double(let value): return value
+        case .int64(let value): return Double(value)
+        default: return 0
+        }
+    }
+
+    /// The value as text; empty for other types (as in Core ML).
+    public var stringValue: String {
+        if case .string(let value) = storage { return value }
+        return ""
+    }
+
+    public var multiArrayValue: MLMultiArray? {
+        if case .multiArray(let value) = storage { return value }
+        return nil
+    }
+
+    /// The scores; empty for other types (as in Core ML).
+    public var dictionaryValue: [AnyHashable: NSNumber] {
+        if case .dictionary(let value) = storage { return value }
+        return [:]
+    }
+
+    /// Whether two values are of the same type and equal (multi-arrays compare element by element).
+    public func isEqual(to other: MLFeatureValue) -> Bool {
+        switch (storage, other.storage) {
+        case (.int64(let a), .int64(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.dictionary(let a), .dictionary(let b)): return a == b
+        case (.undefined(let a), .undefined(let b)): return a == b
+        case (.multiArray(let a), .multiArray(let b)):
+            return a.shape == b.shape && (0..<a.count).allSatisfy { a[$0].doubleValue == b[$0].doubleValue }
+        default: return false
+        }
+    }
+
+    public var description: String {
+        switch storage {
+        case .int64(let value): return "\(value)"
+        case .double(let value): return "\(value)"
+        case .string(let value): return "\"\(value)\""
+        case .multiArray(let value): return value.description
+        case .dictionary(let value): return "\(value)"
+        case .undefined(let type): return "undefined \(type)"
+        }
+    }
+}
