@@ -42,10 +42,12 @@ struct MLModelTests {
     @Test func configurationOverridesAreChecked() throws {
         let url = Fixtures.url("lenet_updatable.mlmodel")
         let configuration = MLModelConfiguration()
-        configuration.parameters = [.learningRate: 0.01, .epochs: 5]
+        configuration.parameters = [.learningRate: 0.01, .epochs: 5.0, .shuffle: false]
         let model = try MLModel(contentsOf: url, configuration: configuration)
         #expect(try model.parameterValue(for: .learningRate) as? Double == 0.01)
-        #expect(try model.parameterValue(for: .epochs) as? Int == 5)
+        #expect(try model.parameterValue(for: .epochs) as? Int == 5)  // given as 5.0, read as the parameter's type
+        #expect(try model.parameterValue(for: .shuffle) as? Bool == false)
+        #expect(throws: MLModelError.self) { try model.parameterValue(for: .momentum) }
 
         for (key, value, expected) in [
             (MLParameterKey.learningRate, 3.0 as Any, "learningRate': 3 is not allowed; the model allows 0 ... 1"),

@@ -85,18 +85,24 @@ public final class MLModelDescription: @unchecked Sendable, CustomStringConverti
         return result
     }
 
-    /// Checks configuration overrides against the parameters the model declares.
-    func checkOverrides(_ overrides: [MLParameterKey: Any]) throws {
+    /// Checks configuration overrides against the parameters the model declares and returns them
+    /// converted to each parameter's type (`Int`, `Double` or `Bool`).
+    func checkOverrides(_ overrides: [MLParameterKey: Any]) throws -> [MLParameterKey: Any] {
+        var accepted: [MLParameterKey: Any] = [:]
         for (key, value) in overrides {
             // Layer-scoped weights and biases are not hyperparameters; they are checked where they are used.
-            if key.name == MLParameterKey.weights.name || key.name == MLParameterKey.biases.name { continue }
+            if key.name == MLParameterKey.weights.name || key.name == MLParameterKey.biases.name {
+                accepted[key] = value
+                continue
+            }
             guard let description = parameterDescriptionsByKey[MLParameterKey(key.name)] else {
                 let known = parameterDescriptionsByKey.keys.map(\.name).sorted().joined(separator: ", ")
                 throw MLModelError(.parameters, "parameter '\(key.name)' is not a parameter of this model"
                     + (known.isEmpty ? " (it has none)" : " (it has: \(known))"))
             }
-            _ = try description.accept(value)
+            accepted[key] = try description.accept(value)
         }
+        return accepted
     }
 
     public var description: String {

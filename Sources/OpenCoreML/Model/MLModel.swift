@@ -43,13 +43,15 @@ open class MLModel: MLWritable, @unchecked Sendable {
             throw MLModelError(wrapping: error)
         }
         let description = MLModelDescription(specification: specification)
-        try description.checkOverrides(configuration.parameters ?? [:])
+        let overrides = try description.checkOverrides(configuration.parameters ?? [:])
         self.specification = specification
         self.modelDescription = description
         self.configuration = configuration.copy()
+        self.configuration.parameters = configuration.parameters == nil ? nil : overrides
     }
 
-    /// The value a parameter has in this model: the configuration's override or the model's default.
+    /// The value a parameter has in this model: the configuration's override or the model's default,
+    /// as `Int`, `Double` or `Bool`.
     public func parameterValue(for key: MLParameterKey) throws -> Any {
         if let value = configuration.parameters?[key] { return value }
         guard let description = modelDescription.parameterDescriptionsByKey[key] else {
