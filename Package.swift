@@ -25,6 +25,12 @@ let package = Package(
         /// Core ML's API (`MLModel`, `MLModelDescription`, ...) on every platform Swift runs on.
         .target(name: "OpenCoreML", dependencies: ["CoreMLSpec"]),
 
+        // MARK: Implementation
+
+        /// C kernels (GEMM, im2col, pooling, elementwise, optimizers) with runtime CPU dispatch
+        /// (AVX-512 / AVX2+FMA / NEON / scalar) and a thread pool. Raw pointers, counts and strides only.
+        .target(name: "_OpenCoreMLKernels"),
+
         // MARK: Command-line tool
 
         /// The `opencoreml` subcommands, as a library so that tests can reach them.
@@ -43,6 +49,7 @@ let package = Package(
         .target(name: "_OpenCoreMLTestSupport", dependencies: ["CoreMLSpec"], path: "Tests/_OpenCoreMLTestSupport"),
 
         .testTarget(name: "CoreMLSpecTests", dependencies: ["CoreMLSpec", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLKernelsTests", dependencies: ["_OpenCoreMLKernels"]),
         .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "opencoreml", "_OpenCoreMLTestSupport"]),
     ]

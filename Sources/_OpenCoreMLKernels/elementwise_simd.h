@@ -1,0 +1,249 @@
+/*
+ * elementwise_simd.h — the elementwise ops written once over a small vector vocabulary, and
+ * included by elementwise_x86.c once per instruction set. Not a public header.
+ *
+ * The includer defines:
+ *   VT, W                 vector type and its number of float lanes
+ *   TGT                   the function attribute that enables the instruction set
+ *   SFX(name)             name with the instruction set's suffix
+ *   V_LOAD(p) V_STORE(p, v) V_SET1(s)
+ *   V_ADD V_SUB V_MUL V_DIV V_MAX V_MIN (a, b)   V_FMA(a, b, c) = a·b + c
+ *   V_SQRT(v) V_ABS(v) V_ROUND(v) (to nearest)  V_POW2(n) (2ⁿ for integral n in [−127, 128])
+ *   V_SELECT_GT(x, t, a, b) = x > t ? a : b (per lane)
+ *   V_HSUM(v) V_HMAX(v)   horizontal sum / maximum
+ *   SFX(copy_rows), SFX(add_rows)   (they need masked loads and stores, so the includer
+ *                         writes them)
+ * Lengths that are not a multiple of W finish through a W-float stack buffer, so every element
+ * goes through the same vector code.
+ */
+
+/* y = EXPR(vx) over n elements; EXPR may use vx (the input vector). */
+#define SIMD_MAP1(x, y, n, EXPR)                                                             \
+    do {                                                                                     \
+        size_t i_ = 0;                                                                       \
+        for (; i_ + W <= (n); i_ += W) {                                                     \
+            VT vx = V_LOAD((x) + i_);                                                        \
+            V_STORE((y) + i_, (EXPR));                                                       \
+        }                                                                                    \
+        if (i_ < (n)) {                                                                      \
+            float bx_[W] = {0}, by_[W];                                                      \
+            size_t r_ = (n) - i_;                                                            \
+            memcpy(bx_, (x) + i_, r_ * sizeof(float));                                       \
+            VT vx = V_LOAD(bx_);                                                             \
+            V_STORE(by_, (EXPR));                                                            \
+            memcpy((y) + i_, by_, r_ * sizeof(float));                                       \
+        }                                                                                    \
+    } while (0)
+
+/* y = EXPR(va, vb) over n elements. */
+#define SIMD_MAP2(a, b, y, n, EXPR)                                                          \
+    do {                                                                                     \
+        size_t i_ = 0;                                                                       \
+        for (; i_ + W <= (n); i_ += W) {                                                     \
+            VT va = V_LOAD((a) + i_), vb = V_LOAD((b) + i_);                                 \
+            V_STORE((y) + i_, (EXPR));                                                       \
+        }                                                                                    \
+        if (i_ < (n)) {                                                                      \
+            float ba_[W] = {0}, bb_[W] = {0}, by_[W];                                        \
+            size_t r_ = (n) - i_;                                                            \
+            memcpy(ba_, (a) + i_, r_ * sizeof(float));                                       \
+            memcpy(bb_, (b) + i_, r_ * sizeof(float));                                       \
+            VT va = V_LOAD(ba_), vb = V_LOAD(bb_);                                           \
+            V_STORE(by_, (EXPR));                                                            \
+            memcpy((y) + i_, by_, r_ * sizeof(float));                                       \
+        }                                                                                    \
+    } while (0)
+
+/* exp(x), Cephes' single-precision polynomial (about 1 ulp); x is clamped to [−87.3, 88.7]. */
+TGT static inline VT SFX(vexp)(VT x) {
+    x = V_MIN(V_MAX(x, V_SET1(-87.33654f)), V_SET1(88.72283f));
+    VT n = V_ROUND(V_MUL(x, V_SET1(1.44269504088896341f)));
+    VT r = V_FMA(n, V_SET1(-0.693359375f), x);
+    r = V_FMA(n, V_SET1(2.12194440e-4f), r);
+    VT p = V_SET1(1.9875691500e-4f);
+    p = V_FMA(p, r, V_SET1(1.3981999507e-3f));
+    p = V_FMA(p, r, V_SET1(8.3334519073e-3f));
+    p = V_FMA(p, r, V_SET1(4.1665795894e-2f));
+    p = V_FMA(p, r, V_SET1(1.6666665459e-1f));
+    p = V_FMA(p, r, V_SET1(5.0000001201e-1f));
+    p = V_FMA(p, V_MUL(r, r), V_ADD(r, V_SET1(1.0f)));
+    /* 2ⁿ in two halves so that n = 128 (x near 88.7) does not overflow the exponent field */
+    VT half = V_ROUND(V_MUL(n, V_SET1(0.5f)));
+    return V_MUL(V_MUL(p, V_POW2(half)), V_POW2(V_SUB(n, half)));
+}
+
+TGT static inline VT SFX(vsigmoid)(VT x) {
+    VT one = V_SET1(1.0f);
+    return V_DIV(one, V_ADD(one, SFX(vexp)(V_SUB(V_SET1(0.0f), x))));
+}
+
+/* tanh: Cephes' odd polynomial for |x| < 0.625, else sign(x)·(1 − 2/(exp(2|x|) + 1)). */
+TGT static inline VT SFX(vtanh)(VT x) {
+    VT ax = V_ABS(x);
+    VT z = V_MUL(x, x);
+    VT p = V_SET1(-5.70498872745e-3f);
+    p = V_FMA(p, z, V_SET1(2.06390887954e-2f));
+    p = V_FMA(p, z, V_SET1(-5.37397155531e-2f));
+    p = V_FMA(p, z, V_SET1(1.33314422036e-1f));
+    p = V_FMA(p, z, V_SET1(-3.33332819422e-1f));
+    VT small = V_FMA(V_MUL(p, z), x, x);
+    VT e = SFX(vexp)(V_ADD(ax, ax));
+    VT big = V_SUB(V_SET1(1.0f), V_DIV(V_SET1(2.0f), V_ADD(e, V_SET1(1.0f))));
+    big = V_SELECT_GT(x, V_SET1(0.0f), big, V_SUB(V_SET1(0.0f), big));
+    return V_SELECT_GT(ax, V_SET1(0.625f), big, small);
+}
+
+TGT static void SFX(relu)(const float *x, float *y, size_t n) {
+    const VT zero = V_SET1(0.0f);
+    SIMD_MAP1(x, y, n, V_MAX(vx, zero));
+}
+
+TGT static void SFX(relu_backward)(const float *x, const float *dy, float *dx, size_t n) {
+    const VT zero = V_SET1(0.0f);
+    SIMD_MAP2(x, dy, dx, n, V_SELECT_GT(va, zero, vb, zero));
+}
+
+TGT static void SFX(leaky_relu)(const float *x, float *y, size_t n, float slope) {
+    const VT zero = V_SET1(0.0f), s = V_SET1(slope);
+    SIMD_MAP1(x, y, n, V_SELECT_GT(vx, zero, vx, V_MUL(vx, s)));
+}
+
+TGT static void SFX(leaky_relu_backward)(const float *x, const float *dy, float *dx, size_t n,
+                                         float slope) {
+    const VT zero = V_SET1(0.0f), s = V_SET1(slope);
+    SIMD_MAP2(x, dy, dx, n, V_SELECT_GT(va, zero, vb, V_MUL(vb, s)));
+}
+
+TGT static void SFX(sigmoid)(const float *x, float *y, size_t n) {
+    SIMD_MAP1(x, y, n, SFX(vsigmoid)(vx));
+}
+
+TGT static void SFX(sigmoid_backward)(const float *y, const float *dy, float *dx, size_t n) {
+    const VT one = V_SET1(1.0f);
+    SIMD_MAP2(y, dy, dx, n, V_MUL(V_MUL(vb, va), V_SUB(one, va)));
+}
+
+TGT static void SFX(tanh)(const float *x, float *y, size_t n) {
+    SIMD_MAP1(x, y, n, SFX(vtanh)(vx));
+}
+
+TGT static void SFX(tanh_backward)(const float *y, const float *dy, float *dx, size_t n) {
+    const VT one = V_SET1(1.0f);
+    SIMD_MAP2(y, dy, dx, n, V_MUL(vb, V_SUB(one, V_MUL(va, va))));
+}
+
+TGT static void SFX(add)(const float *a, const float *b, float *y, size_t n) {
+    SIMD_MAP2(a, b, y, n, V_ADD(va, vb));
+}
+
+TGT static void SFX(mul)(const float *a, const float *b, float *y, size_t n) {
+    SIMD_MAP2(a, b, y, n, V_MUL(va, vb));
+}
+
+TGT static void SFX(axpy)(const float *x, float *y, size_t n, float alpha) {
+    const VT s = V_SET1(alpha);
+    SIMD_MAP2(x, y, y, n, V_FMA(s, va, vb));
+}
+
+TGT static void SFX(scale)(const float *x, float *y, size_t n, float alpha) {
+    const VT s = V_SET1(alpha);
+    SIMD_MAP1(x, y, n, V_MUL(s, vx));
+}
+
+TGT static void SFX(fill)(float *y, size_t n, float value) {
+    const VT v = V_SET1(value);
+    size_t i = 0;
+    for (; i + W <= n; i += W) V_STORE(y + i, v);
+    for (; i < n; i++) y[i] = value;
+}
+
+TGT static void SFX(add_scalar)(float *y, size_t n, float value) {
+    const VT v = V_SET1(value);
+    SIMD_MAP1(y, y, n, V_ADD(vx, v));
+}
+
+TGT static float SFX(sum)(const float *x, size_t n) {
+    VT s0 = V_SET1(0.0f), s1 = s0, s2 = s0, s3 = s0;
+    size_t i = 0;
+    for (; i + 4 * W <= n; i += 4 * W) {
+        s0 = V_ADD(s0, V_LOAD(x + i));
+        s1 = V_ADD(s1, V_LOAD(x + i + W));
+        s2 = V_ADD(s2, V_LOAD(x + i + 2 * W));
+        s3 = V_ADD(s3, V_LOAD(x + i + 3 * W));
+    }
+    for (; i + W <= n; i += W) s0 = V_ADD(s0, V_LOAD(x + i));
+    float s = V_HSUM(V_ADD(V_ADD(s0, s1), V_ADD(s2, s3)));
+    for (; i < n; i++) s += x[i];
+    return s;
+}
+
+TGT static void SFX(softmax)(const float *x, float *y, size_t n) {
+    VT vmax = V_SET1(-INFINITY);
+    size_t i = 0;
+    for (; i + W <= n; i += W) vmax = V_MAX(vmax, V_LOAD(x + i));
+    float max = V_HMAX(vmax);
+    for (; i < n; i++) max = x[i] > max ? x[i] : max;
+    const VT vm = V_SET1(max);
+    SIMD_MAP1(x, y, n, SFX(vexp)(V_SUB(vx, vm)));
+    float inv = 1.0f / SFX(sum)(y, n);
+    SFX(scale)(y, y, n, inv);
+}
+
+TGT static void SFX(sgd)(float *w, const float *g, float *v, size_t n, float lr, float momentum) {
+    const VT vlr = V_SET1(lr), vmom = V_SET1(momentum);
+    size_t i = 0;
+    if (momentum == 0.0f) {
+        for (; i + W <= n; i += W) {
+            V_STORE(w + i, V_SUB(V_LOAD(w + i), V_MUL(vlr, V_LOAD(g + i))));
+        }
+        for (; i < n; i++) w[i] -= lr * g[i];
+        return;
+    }
+    for (; i + W <= n; i += W) {
+        VT vi = V_FMA(vmom, V_LOAD(v + i), V_LOAD(g + i));
+        V_STORE(v + i, vi);
+        V_STORE(w + i, V_SUB(V_LOAD(w + i), V_MUL(vlr, vi)));
+    }
+    for (; i < n; i++) {
+        float vi = momentum * v[i] + g[i];
+        v[i] = vi;
+        w[i] -= lr * vi;
+    }
+}
+
+TGT static void SFX(adam)(float *w, const float *g, float *m, float *v, size_t n, float beta1,
+                          float beta2, float eps, float step_size, float inv_sqrt_bc2) {
+    const VT b1 = V_SET1(beta1), c1 = V_SET1(1.0f - beta1);
+    const VT b2 = V_SET1(beta2), c2 = V_SET1(1.0f - beta2);
+    const VT ve = V_SET1(eps), vs = V_SET1(step_size), vbc = V_SET1(inv_sqrt_bc2);
+    size_t i = 0;
+    for (; i + W <= n; i += W) {
+        VT gi = V_LOAD(g + i);
+        VT mi = V_ADD(V_MUL(b1, V_LOAD(m + i)), V_MUL(c1, gi));
+        VT vi = V_ADD(V_MUL(b2, V_LOAD(v + i)), V_MUL(c2, V_MUL(gi, gi)));
+        V_STORE(m + i, mi);
+        V_STORE(v + i, vi);
+        VT denom = V_ADD(V_MUL(V_SQRT(vi), vbc), ve);
+        V_STORE(w + i, V_SUB(V_LOAD(w + i), V_DIV(V_MUL(vs, mi), denom)));
+    }
+    for (; i < n; i++) {
+        float mi = beta1 * m[i] + (1.0f - beta1) * g[i];
+        float vi = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
+        m[i] = mi;
+        v[i] = vi;
+        w[i] -= step_size * mi / (sqrtf(vi) * inv_sqrt_bc2 + eps);
+    }
+}
+
+/* The table of this instruction set, named by the includer. */
+#define SIMD_ELEMENTWISE_TABLE                                                               \
+    {                                                                                        \
+        .relu = SFX(relu), .relu_backward = SFX(relu_backward),                              \
+        .leaky_relu = SFX(leaky_relu), .leaky_relu_backward = SFX(leaky_relu_backward),      \
+        .sigmoid = SFX(sigmoid), .sigmoid_backward = SFX(sigmoid_backward),                  \
+        .tanh = SFX(tanh), .tanh_backward = SFX(tanh_backward), .add = SFX(add),             \
+        .mul = SFX(mul), .axpy = SFX(axpy), .scale = SFX(scale), .fill = SFX(fill),          \
+        .add_scalar = SFX(add_scalar), .sum = SFX(sum), .softmax = SFX(softmax),             \
+        .copy_rows = SFX(copy_rows), .add_rows = SFX(add_rows), .sgd = SFX(sgd),             \
+        .adam = SFX(adam),                                                                   \
+    }

@@ -1,0 +1,232 @@
+/*
+ * gemm.c — the SGEMM driver: threads, cache blocking and packing around the micro-kernel of
+ * the instruction set in use.
+ *
+ * C (M×N) is cut into one rectangle per thread (pm × pn rectangles, chosen so that the
+ * slowest thread has the least to do, counting its packing). Inside a rectangle, for each
+ * block of nc columns and kc depths, the thread packs op(B) into panels of nr columns
+ * ([kc][w] each), then for each micro-panel of mr rows packs op(A) ([kc][mr], kept in L1)
+ * and runs the micro-kernel along the packed B block (kept in L2). Packing buffers are
+ * per thread and grow only. A·Bᵀ with a short side and long rows (a convolution's weight
+ * gradient per image) skips all that for the arch's dot-product kernel.
+ */
+#include "ocm_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* MARK: - Per-thread packing buffers */
+
+typedef struct pack_buffers {
+    float *a;
+    size_t a_cap;
+    float *b;
+    size_t b_cap;
+} pack_buffers;
+
+static pthread_key_t buffers_key;
+static pthread_once_t buffers_once = PTHREAD_ONCE_INIT;
+
+static void free_buffers(void *raw) {
+    pack_buffers *buffers = raw;
+    free(buffers->a);
+    free(buffers->b);
+    free(buffers);
+}
+
+static void make_buffers_key(void) {
+    if (pthread_key_create(&buffers_key, free_buffers) != 0) {
+        fputs("OpenCoreMLKernels: pthread_key_create failed\n", stderr);
+        abort();
+    }
+}
+
+static void *alloc_or_die(size_t bytes) {
+    void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (p == NULL) {
+        fputs("OpenCoreMLKernels: out of memory for GEMM packing buffers\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+static pack_buffers *thread_buffers(void) {
+    pthread_once(&buffers_once, make_buffers_key);
+    pack_buffers *buffers = pthread_getspecific(buffers_key);
+    if (buffers == NULL) {
+        buffers = calloc(1, sizeof *buffers);
+        if (buffers == NULL || pthread_setspecific(buffers_key, buffers) != 0) {
+            fputs("OpenCoreMLKernels: cannot set up GEMM packing buffers\n", stderr);
+            abort();
+        }
+    }
+    return buffers;
+}
+
+static float *reserve(float **buffer, size_t *capacity, size_t floats) {
+    if (floats > *capacity) {
+        free(*buffer);
+        *buffer = alloc_or_die(floats * sizeof(float));
+        *capacity = floats;
+    }
+    return *buffer;
+}
+
+/* MARK: - One thread's rectangle */
+
+typedef struct gemm_job {
+    bool transA, transB;
+    int M, N, K;
+    float alpha, beta;
+    const float *A;
+    int lda;
+    const float *B;
+    int ldb;
+    float *C;
+    int ldc;
+    const ocm_gemm_arch *arch;
+    int pm, pn;         /* rectangles along M and N */
+    int m_unit, n_unit; /* rectangle edges are multiples of these */
+} gemm_job;
+
+static inline int round_up(int x, int unit) { return (x + unit - 1) / unit * unit; }
+
+static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
+    const ocm_gemm_arch *arch = g->arch;
+    const int mr = arch->mr, nr = arch->nr, vw = arch->vw;
+    const int K = g->K;
+    const int kc_max = OCM_MIN(arch->kc, K);
+    const int nc_max = OCM_MIN(arch->nc, round_up(n1 - n0, nr));
+    pack_buffers *buffers = thread_buffers();
+    float *Ap = reserve(&buffers->a, &buffers->a_cap, (size_t)kc_max * mr);
+    float *Bp = reserve(&buffers->b, &buffers->b_cap, (size_t)kc_max * nc_max);
+
+    for (int jc = n0; jc < n1; jc += nc_max) {
+        const int nc = OCM_MIN(nc_max, n1 - jc);
+        for (int pc = 0; pc < K; pc += kc_max) {
+            const int kc = OCM_MIN(kc_max, K - pc);
+            const float beta = pc == 0 ? g->beta : 1.0f;
+            for (int jr = 0; jr < nc; jr += nr) {
+                const int n = OCM_MIN(nr, nc - jr);
+                const float *b = g->transB ? g->B + (size_t)(jc + jr) * g->ldb + pc
+                                           : g->B + (size_t)pc * g->ldb + jc + jr;
+                arch->pack_b(g->transB, b, g->ldb, kc, n, round_up(n, vw), Bp + (size_t)jr * kc);
+            }
+            for (int ir = m0; ir < m1; ir += mr) {
+                const int m = OCM_MIN(mr, m1 - ir);
+                const float *a = g->transA ? g->A + (size_t)pc * g->lda + ir
+                                           : g->A + (size_t)ir * g->lda + pc;
+                arch->pack_a(g->transA, a, g->lda, m, kc, mr, Ap);
+                float *c = g->C + (size_t)ir * g->ldc + jc;
+                for (int jr = 0; jr < nc; jr += nr) {
+                    arch->kernel(kc, Ap, Bp + (size_t)jr * kc, c + jr, g->ldc, m,
+                                 OCM_MIN(nr, nc - jr), g->alpha, beta);
+                }
+            }
+        }
+    }
+}
+
+/* [begin, end) of piece `index` when `total` is cut into `pieces` runs of whole units. */
+static inline void split(int total, int unit, int pieces, int index, int *begin, int *end) {
+    int units = (total + unit - 1) / unit;
+    int lo = (int)((long)units * index / pieces), hi = (int)((long)units * (index + 1) / pieces);
+    *begin = OCM_MIN(lo * unit, total);
+    *end = OCM_MIN(hi * unit, total);
+}
+
+static void gemm_part(void *raw, int part, int nparts) {
+    (void)nparts;
+    const gemm_job *g = raw;
+    int m0, m1, n0, n1;
+    split(g->M, g->m_unit, g->pm, part / g->pn, &m0, &m1);
+    split(g->N, g->n_unit, g->pn, part % g->pn, &n0, &n1);
+    if (m0 < m1 && n0 < n1) gemm_rectangle(g, m0, m1, n0, n1);
+}
+
+/* MARK: - Thread split */
+
+static const double PACK_COST = 16.0;               /* one packed float ≈ this many multiply-adds */
+static const double MIN_WORK_PER_THREAD = 131072.0; /* multiply-adds; less runs on one thread */
+
+/* Picks pm × pn <= threads minimising the largest rectangle's cost (multiply-adds plus
+ * packing). */
+static void choose_split(gemm_job *g, int threads) {
+    const ocm_gemm_arch *arch = g->arch;
+    double work = (double)g->M * g->N * g->K;
+    int usable = (int)OCM_MIN((double)threads, OCM_MAX(1.0, work / MIN_WORK_PER_THREAD));
+    g->pm = 1;
+    g->pn = 1;
+    g->m_unit = arch->mr;
+    g->n_unit = arch->vw;
+    double best = INFINITY;
+    for (int pm = 1; pm <= usable; pm++) {
+        int pn = usable / pm;
+        int mt = round_up((g->M + pm - 1) / pm, arch->mr);
+        int nt = round_up((g->N + pn - 1) / pn, arch->vw);
+        double blocks_n = ceil((double)nt / arch->nc);
+        double cost = (double)mt * nt * g->K +
+                      PACK_COST * (double)g->K * ((double)nt + (double)mt * blocks_n);
+        if (cost < best * 0.999) {
+            best = cost;
+            g->pm = pm;
+            g->pn = pn;
+        }
+    }
+}
+
+/* MARK: - Entry point */
+
+/* A·Bᵀ with few rows on one side and long ones: dot products beat packing (which would
+ * copy all of A and B to use each element only a few times) and narrow, mostly empty tiles. */
+static bool use_dot_products(int M, int N, int K) {
+    return OCM_MIN(M, N) <= 12 && K >= 128 && (double)M * N <= 4096.0;
+}
+
+static void scale_c(int M, int N, float beta, float *C, int ldc) {
+    for (int i = 0; i < M; i++) {
+        float *c = C + (size_t)i * ldc;
+        if (beta == 0.0f) {
+            for (int j = 0; j < N; j++) c[j] = 0.0f;
+        } else if (beta != 1.0f) {
+            for (int j = 0; j < N; j++) c[j] *= beta;
+        }
+    }
+}
+
+void ocm_sgemm(bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
+               int lda, const float *B, int ldb, float beta, float *C, int ldc) {
+    assert(M >= 0 && N >= 0 && K >= 0);
+    assert(ldc >= OCM_MAX(N, 1));
+    assert(lda >= OCM_MAX(transA ? M : K, 1));
+    assert(ldb >= OCM_MAX(transB ? K : N, 1));
+    if (M == 0 || N == 0) return;
+    assert(C != NULL);
+    if (K == 0 || alpha == 0.0f) {
+        scale_c(M, N, beta, C, ldc);
+        return;
+    }
+    assert(A != NULL && B != NULL);
+
+    const ocm_gemm_arch *arch = ocm_kernels()->gemm;
+    if (!transA && transB && arch->dot_nt != NULL && use_dot_products(M, N, K)) {
+        arch->dot_nt(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    gemm_job job = {
+        .transA = transA, .transB = transB, .M = M, .N = N, .K = K,
+        .alpha = alpha, .beta = beta,
+        .A = A, .lda = lda, .B = B, .ldb = ldb, .C = C, .ldc = ldc,
+        .arch = arch,
+    };
+    /* Inside a pool job (e.g. one GEMM per image of a batch) the pool is taken: stay whole. */
+    choose_split(&job, ocm_inside_parallel_job() ? 1 : ocm_num_threads());
+    int parts = job.pm * job.pn;
+    if (parts == 1) {
+        gemm_rectangle(&job, 0, M, 0, N);
+    } else {
+        ocm_run_parts(parts, gemm_part, &job);
+    }
+}

@@ -1,0 +1,210 @@
+/*
+ * OpenCoreMLKernels.h — the C compute kernels of OpenCoreML.
+ *
+ * Float32 CPU kernels on raw pointers, counts and strides: GEMM, im2col/col2im, pooling,
+ * elementwise ops and optimizers, plus a persistent thread pool and run-time instruction-set
+ * dispatch (AVX-512 / AVX2+FMA / NEON, each with a portable scalar twin).
+ *
+ * Conventions
+ *  - Matrices are row-major; `ld*` is the distance, in elements, between consecutive rows.
+ *  - Images are NCHW; one "plane" is one (n, c) slice of H·W contiguous floats.
+ *  - Output pointers may alias input pointers only where a comment says so.
+ *  - Misuse (null pointers, negative sizes, too small leading dimensions) is a programmer
+ *    error, checked with assert().
+ *  - Kernels that take many elements split the work over the thread pool by themselves;
+ *    they may be called from any thread (a call made while the pool is busy runs serially).
+ */
+#ifndef OPENCOREML_KERNELS_H
+#define OPENCOREML_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* MARK: - Instruction-set dispatch */
+
+/* Instruction-set levels, as used by ocm_isa() / ocm_set_isa(). */
+#define OCM_ISA_SCALAR 0 /* portable C */
+#define OCM_ISA_AVX2 1   /* x86-64 AVX2 + FMA */
+#define OCM_ISA_AVX512 2 /* x86-64 AVX-512F */
+#define OCM_ISA_NEON 3   /* AArch64 Advanced SIMD */
+
+/* The level in use. At first use it is the best level the CPU supports, or the one named by
+ * the environment variable OPENCOREML_ISA (scalar|avx2|avx512|neon) if the CPU supports it. */
+int ocm_isa(void);
+
+/* The name of the level in use: "scalar", "avx2", "avx512" or "neon". */
+const char *ocm_isa_name(void);
+
+/* Whether this CPU (and this build) can run `isa`. */
+bool ocm_isa_supported(int isa);
+
+/* Switches every kernel to `isa` (for tests and benchmarks). Returns false, changing nothing,
+ * if the CPU cannot run it. A kernel call already running keeps the level it started with. */
+bool ocm_set_isa(int isa);
+
+/* MARK: - Threads */
+
+/* Sets the number of threads kernels use, the caller included; n <= 0 means the default
+ * (OPENCOREML_NUM_THREADS if set, else the number of online CPUs). Waits for a parallel kernel
+ * running on another thread to finish, then restarts the pool. */
+void ocm_set_num_threads(int n);
+
+/* The number of threads kernels use (>= 1). */
+int ocm_num_threads(void);
+
+/* A body for ocm_parallel_for: handles indices [begin, end). */
+typedef void (*ocm_range_fn)(void *ctx, size_t begin, size_t end);
+
+/* Calls fn over [0, count) split into at most ocm_num_threads() contiguous chunks, one per
+ * thread, the calling thread taking the first; returns when all are done. Allocates nothing.
+ * A call made from inside a body, or while another thread's call is running, runs serially
+ * on the calling thread (as fn(ctx, 0, count)). */
+void ocm_parallel_for(size_t count, ocm_range_fn fn, void *ctx);
+
+/* MARK: - GEMM */
+
+/* C = alpha·op(A)·op(B) + beta·C, row-major, op(X) = X or Xᵀ.
+ * op(A) is M×K (A is M×K with lda >= K, or K×M with lda >= M when transA),
+ * op(B) is K×N (B is K×N with ldb >= N, or N×K with ldb >= K when transB),
+ * C is M×N with ldc >= N. With beta == 0, C is not read (it may hold NaN).
+ * Threaded over blocks of M and N. */
+void ocm_sgemm(bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
+               int lda, const float *B, int ldb, float beta, float *C, int ldc);
+
+/* MARK: - im2col / col2im */
+
+/* Unfolds one C×H×W image into columns[C·kh·kw][outH·outW] (row-major, contiguous): row
+ * (c·kh + i)·kw + j, column oh·outW + ow holds image[c][oh·sh + i·dh − pt][ow·sw + j·dw − pl],
+ * or 0 where that falls in the padding. Usually outH = (H + pt + pb − dh·(kh−1) − 1)/sh + 1
+ * (bottom/right padding only enter through outH/outW). */
+void ocm_im2col(const float *image, int C, int H, int W, int kh, int kw, int sh, int sw, int dh,
+                int dw, int pt, int pl, int outH, int outW, float *columns);
+
+/* The adjoint of ocm_im2col: adds every entry of columns[C·kh·kw][outH·outW] into the image
+ * position it was read from (padding positions are dropped). Accumulates into `image`. */
+void ocm_col2im(const float *columns, int C, int H, int W, int kh, int kw, int sh, int sw,
+                int dh, int dw, int pt, int pl, int outH, int outW, float *image);
+
+/* ocm_im2col over a batch: images is N×C×H×W; columns is [C·kh·kw][N·outH·outW], image n
+ * filling columns n·outH·outW ..< (n+1)·outH·outW of every row. Threaded over images. */
+void ocm_im2col_batch(const float *images, int N, int C, int H, int W, int kh, int kw, int sh,
+                      int sw, int dh, int dw, int pt, int pl, int outH, int outW,
+                      float *columns);
+
+/* The adjoint of ocm_im2col_batch; accumulates into images (N×C×H×W). Threaded over images. */
+void ocm_col2im_batch(const float *columns, int N, int C, int H, int W, int kh, int kw, int sh,
+                      int sw, int dh, int dw, int pt, int pl, int outH, int outW,
+                      float *images);
+
+/* MARK: - Pooling (NCHW, `planes` = N·C planes of H×W in, outH×outW out; threaded over planes) */
+
+/* Max pooling with window kh×kw, stride sh×sw, top/left padding pt/pl (padding never wins).
+ * y is planes×outH×outW. argmax (same shape, may be NULL) receives the winner's index
+ * h·W + w inside its input plane, or −1 (with y = 0) for a window wholly in the padding. */
+void ocm_maxpool2d(const float *x, float *y, int32_t *argmax, int planes, int H, int W, int kh,
+                   int kw, int sh, int sw, int pt, int pl, int outH, int outW);
+
+/* Max-pooling backward: dx[p][argmax[p][o]] += dy[p][o] for every output o of every plane p
+ * (entries with argmax −1 are skipped). dx is planes×H×W; with accumulate == false it is
+ * zeroed first, else added into. */
+void ocm_maxpool2d_backward(const float *dy, const int32_t *argmax, float *dx, int planes, int H,
+                            int W, int outH, int outW, bool accumulate);
+
+/* Average pooling (window, strides, padding as in ocm_maxpool2d). Each output is the sum of
+ * its window's in-image inputs divided by the number of those inputs (excludePadding) or by
+ * kh·kw (padding counted as zeros). */
+void ocm_avgpool2d(const float *x, float *y, int planes, int H, int W, int kh, int kw, int sh,
+                   int sw, int pt, int pl, int outH, int outW, bool excludePadding);
+
+/* Average-pooling backward: spreads each dy over its window with the forward's divisor.
+ * dx is planes×H×W; with accumulate == false it is zeroed first, else added into. */
+void ocm_avgpool2d_backward(const float *dy, float *dx, int planes, int H, int W, int kh, int kw,
+                            int sh, int sw, int pt, int pl, int outH, int outW,
+                            bool excludePadding, bool accumulate);
+
+/* Global max pooling: y[p] = max of plane p (HW = H·W elements); argmax (may be NULL) gets the
+ * winner's index in the plane. Backward: ocm_maxpool2d_backward with outH = outW = 1. */
+void ocm_global_maxpool(const float *x, float *y, int32_t *argmax, int planes, int HW);
+
+/* Global average pooling: y[p] = mean of plane p (HW elements). */
+void ocm_global_avgpool(const float *x, float *y, int planes, int HW);
+
+/* Global average-pooling backward: dx[p][i] (+)= dy[p] / HW. */
+void ocm_global_avgpool_backward(const float *dy, float *dx, int planes, int HW,
+                                 bool accumulate);
+
+/* MARK: - Elementwise (n elements, contiguous; outputs may alias inputs exactly) */
+
+/* y = max(x, 0). */
+void ocm_relu(const float *x, float *y, size_t n);
+/* dx = dy where x > 0, else 0. `x` may be relu's input or its output (same sign test). */
+void ocm_relu_backward(const float *x, const float *dy, float *dx, size_t n);
+/* y = x > 0 ? x : slope·x. */
+void ocm_leaky_relu(const float *x, float *y, size_t n, float slope);
+/* dx = x > 0 ? dy : slope·dy, with x the forward input (or output, when slope > 0). */
+void ocm_leaky_relu_backward(const float *x, const float *dy, float *dx, size_t n, float slope);
+/* y = 1 / (1 + exp(−x)). */
+void ocm_sigmoid(const float *x, float *y, size_t n);
+/* dx = dy·y·(1 − y), with y the forward output. */
+void ocm_sigmoid_backward(const float *y, const float *dy, float *dx, size_t n);
+/* y = tanh(x). */
+void ocm_tanh(const float *x, float *y, size_t n);
+/* dx = dy·(1 − y²), with y the forward output. */
+void ocm_tanh_backward(const float *y, const float *dy, float *dx, size_t n);
+/* y = a + b. */
+void ocm_add(const float *a, const float *b, float *y, size_t n);
+/* y = a·b (elementwise). */
+void ocm_mul(const float *a, const float *b, float *y, size_t n);
+/* y += alpha·x. */
+void ocm_axpy(const float *x, float *y, size_t n, float alpha);
+/* y = alpha·x. */
+void ocm_scale(const float *x, float *y, size_t n, float alpha);
+/* y[i] = value. */
+void ocm_fill(float *y, size_t n, float value);
+
+/* MARK: - Rows and columns of a matrix ([M, N] row-major with leading dimension ld >= N) */
+
+/* y[j] (+)= Σ_i x[i][j]: the bias gradient of a dense layer ([M,N] → [N]).
+ * With accumulate == false y is overwritten (not read). */
+void ocm_sum_rows(const float *x, float *y, int M, int N, int ldx, bool accumulate);
+/* y[i] (+)= Σ_j x[i][j] ([M,N] → [M]; e.g. the bias gradient of a convolution, one channel
+ * per row). With accumulate == false y is overwritten. */
+void ocm_sum_cols(const float *x, float *y, int M, int N, int ldx, bool accumulate);
+/* x[i][j] += row[j] for every row i (dense-layer bias add, in place). */
+void ocm_add_row_vector(float *x, const float *row, int M, int N, int ldx);
+/* x[i][j] += col[i] for every column j (per-channel bias add on [C, H·W], in place). */
+void ocm_add_col_vector(float *x, const float *col, int M, int N, int ldx);
+
+/* y[i][:] = softmax(x[i][:]) for each of the M rows of N, computed stably (max subtracted).
+ * y may alias x when ldy == ldx. */
+void ocm_softmax_rows(const float *x, float *y, int M, int N, int ldx, int ldy);
+
+/* Fused softmax + cross-entropy backward: given probs (softmax output, [M,N], ld) and class
+ * indices labels[M] in [0, N), writes dx = (probs − onehot(labels)) / M ([M,N], ld; may alias
+ * probs) and returns the mean loss −(1/M)·Σ_i log(probs[i][labels[i]]) (probabilities are
+ * clamped to >= FLT_MIN inside the log). */
+float ocm_softmax_cross_entropy_backward(const float *probs, const int32_t *labels, float *dx,
+                                         int M, int N, int ld);
+
+/* MARK: - Optimizers (flat arrays of n parameters, updated in place) */
+
+/* SGD with momentum, PyTorch's rule: v = momentum·v + g; w −= lr·v.
+ * With momentum == 0 this is w −= lr·g and velocity is not touched (it may be NULL). */
+void ocm_sgd_update(float *w, const float *g, float *velocity, size_t n, float lr,
+                    float momentum);
+
+/* Adam, PyTorch's rule for step t >= 1: m = β1·m + (1−β1)·g; v = β2·v + (1−β2)·g²;
+ * m̂ = m/(1−β1ᵗ); v̂ = v/(1−β2ᵗ); w −= lr·m̂/(√v̂ + eps). m and v start at 0. */
+void ocm_adam_update(float *w, const float *g, float *m, float *v, size_t n, float lr,
+                     float beta1, float beta2, float eps, long step);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPENCOREML_KERNELS_H */

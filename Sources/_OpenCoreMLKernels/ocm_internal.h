@@ -1,0 +1,153 @@
+/*
+ * ocm_internal.h — private declarations shared by the kernel files: the dispatch table of
+ * per-instruction-set kernels, target attributes, and the thread pool's part runner.
+ */
+#ifndef OPENCOREML_KERNELS_INTERNAL_H
+#define OPENCOREML_KERNELS_INTERNAL_H
+
+#include "include/OpenCoreMLKernels.h"
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#define OCM_X86 1
+/* Functions compiled for AVX2+FMA or AVX-512F; only called when the CPU has them. */
+#define OCM_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define OCM_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
+#endif
+#if defined(__aarch64__)
+#define OCM_ARM 1
+#endif
+
+#define OCM_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define OCM_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* MARK: - GEMM building blocks (one set per instruction set) */
+
+/* Packs rows [0, m) (m <= mr) × columns [0, kc) of op(A) into dst[kc][mr], zero-filling rows
+ * m ..< mr. `a` points at op(A)[0][0]: element (r, k) is a[r·lda + k], or a[k·lda + r] when
+ * trans. */
+typedef void (*ocm_pack_a_fn)(bool trans, const float *a, int lda, int m, int kc, int mr,
+                              float *dst);
+/* Packs rows [0, kc) × columns [0, n) (n <= w) of op(B) into dst[kc][w], zero-filling columns
+ * n ..< w. `b` points at op(B)[0][0]: element (k, c) is b[k·ldb + c], or b[c·ldb + k] when
+ * trans. */
+typedef void (*ocm_pack_b_fn)(bool trans, const float *b, int ldb, int kc, int n, int w,
+                              float *dst);
+/* The micro-kernel: C[0..<m][0..<n] = alpha·(Ap·Bp) + beta·C (C not read when beta == 0),
+ * with Ap packed as [kc][mr] and Bp as [kc][w], w = n rounded up to the arch's vw (at most
+ * nr). */
+typedef void (*ocm_gemm_kernel_fn)(int kc, const float *Ap, const float *Bp, float *C, int ldc,
+                                   int m, int n, float alpha, float beta);
+
+/* C = alpha·A·Bᵀ + beta·C by dot products along contiguous rows of A (M×K, lda) and B (N×K,
+ * ldb), without packing: for few, long rows (a convolution's weight gradient per image). */
+typedef void (*ocm_gemm_dot_nt_fn)(int M, int N, int K, float alpha, const float *A, int lda,
+                                   const float *B, int ldb, float beta, float *C, int ldc);
+
+typedef struct ocm_gemm_arch {
+    int mr;   /* rows of a micro-tile */
+    int nr;   /* widest micro-tile */
+    int vw;   /* packed B panels are n rounded up to a multiple of vw */
+    int kc;   /* K block */
+    int nc;   /* N block (multiple of nr) */
+    ocm_gemm_kernel_fn kernel;
+    ocm_pack_a_fn pack_a;
+    ocm_pack_b_fn pack_b;
+    ocm_gemm_dot_nt_fn dot_nt; /* may be NULL */
+} ocm_gemm_arch;
+
+void ocm_gemm_pack_a_generic(bool trans, const float *a, int lda, int m, int kc, int mr,
+                             float *dst);
+void ocm_gemm_pack_b_generic(bool trans, const float *b, int ldb, int kc, int n, int w,
+                             float *dst);
+
+/* MARK: - Elementwise building blocks (serial; the public functions add the threads) */
+
+typedef struct ocm_elementwise_ops {
+    void (*relu)(const float *x, float *y, size_t n);
+    void (*relu_backward)(const float *x, const float *dy, float *dx, size_t n);
+    void (*leaky_relu)(const float *x, float *y, size_t n, float slope);
+    void (*leaky_relu_backward)(const float *x, const float *dy, float *dx, size_t n,
+                                float slope);
+    void (*sigmoid)(const float *x, float *y, size_t n);
+    void (*sigmoid_backward)(const float *y, const float *dy, float *dx, size_t n);
+    void (*tanh)(const float *x, float *y, size_t n);
+    void (*tanh_backward)(const float *y, const float *dy, float *dx, size_t n);
+    void (*add)(const float *a, const float *b, float *y, size_t n);
+    void (*mul)(const float *a, const float *b, float *y, size_t n);
+    void (*axpy)(const float *x, float *y, size_t n, float alpha);
+    void (*scale)(const float *x, float *y, size_t n, float alpha);
+    void (*fill)(float *y, size_t n, float value);
+    void (*add_scalar)(float *y, size_t n, float value); /* y[i] += value */
+    float (*sum)(const float *x, size_t n);
+    /* One softmax row: y = exp(x − max) / Σ exp(x − max). */
+    void (*softmax)(const float *x, float *y, size_t n);
+    /* 2-D copy and add of `rows` runs of `cols` floats (short runs: convolution rows):
+     * d[r·ldd + c] = s[r·lds + c], resp. d[r·ldd + c] += s[r·lds + c]. No overlap. */
+    void (*copy_rows)(float *d, size_t ldd, const float *s, size_t lds, int rows, int cols);
+    void (*add_rows)(float *d, size_t ldd, const float *s, size_t lds, int rows, int cols);
+    void (*sgd)(float *w, const float *g, float *v, size_t n, float lr, float momentum);
+    /* Adam with the bias corrections folded in: step_size = lr/(1−β1ᵗ),
+     * inv_sqrt_bc2 = 1/√(1−β2ᵗ); w −= step_size·m/(√v·inv_sqrt_bc2 + eps). */
+    void (*adam)(float *w, const float *g, float *m, float *v, size_t n, float beta1,
+                 float beta2, float eps, float step_size, float inv_sqrt_bc2);
+} ocm_elementwise_ops;
+
+/* MARK: - Pooling building blocks */
+
+typedef struct ocm_pooling_ops {
+    /* 2×2 window, stride 2, no padding, one plane: y[oh][ow] = max of x[2oh..][2ow..], argmax
+     * (may be NULL) the index in the plane. Needs 2·outH <= H and 2·outW <= W. */
+    void (*maxpool_2x2s2)(const float *x, float *y, int32_t *argmax, int H, int W, int outH,
+                          int outW);
+} ocm_pooling_ops;
+
+/* MARK: - The dispatch table */
+
+typedef struct ocm_kernel_table {
+    int isa;
+    const char *name;
+    const ocm_gemm_arch *gemm;
+    const ocm_elementwise_ops *elementwise;
+    const ocm_pooling_ops *pooling;
+} ocm_kernel_table;
+
+/* The table of the instruction set in use (initialised on first call). */
+const ocm_kernel_table *ocm_kernels(void);
+
+extern const ocm_gemm_arch ocm_gemm_scalar;
+extern const ocm_elementwise_ops ocm_elementwise_scalar;
+extern const ocm_pooling_ops ocm_pooling_scalar;
+#if OCM_X86
+extern const ocm_gemm_arch ocm_gemm_avx2;
+extern const ocm_gemm_arch ocm_gemm_avx512;
+extern const ocm_elementwise_ops ocm_elementwise_avx2;
+extern const ocm_elementwise_ops ocm_elementwise_avx512;
+extern const ocm_pooling_ops ocm_pooling_avx2;
+extern const ocm_pooling_ops ocm_pooling_avx512;
+#endif
+#if OCM_ARM
+/* NEON: the GEMM micro-kernel; the other families use the scalar code, which the compiler
+ * vectorises for AArch64 (Advanced SIMD is part of its baseline). */
+extern const ocm_gemm_arch ocm_gemm_neon;
+#endif
+
+/* MARK: - Threads */
+
+/* A body run once per part: part in [0, nparts). */
+typedef void (*ocm_part_fn)(void *ctx, int part, int nparts);
+
+/* Runs fn for every part in [0, nparts) over the pool (part t on thread t mod threads, the
+ * caller taking part 0), or serially on the caller when nested or when the pool is busy. */
+void ocm_run_parts(int nparts, ocm_part_fn fn, void *ctx);
+
+/* Whether the calling thread is running a part of a pool job (nested calls run serially). */
+bool ocm_inside_parallel_job(void);
+
+/* ocm_parallel_for, using at most count/grain chunks (so each has >= grain indices). */
+void ocm_parallel_for_grain(size_t count, size_t grain, ocm_range_fn fn, void *ctx);
+
+#endif /* OPENCOREML_KERNELS_INTERNAL_H */

@@ -1,0 +1,156 @@
+import Testing
+import _OpenCoreMLKernels
+
+/// One SGEMM problem: sizes, transposes, extra leading-dimension padding, alpha/beta, and
+/// whether C starts as NaN (only meaningful with beta == 0).
+struct GEMMCase: CustomTestStringConvertible, Sendable {
+    var M: Int, N: Int, K: Int
+    var transA = false, transB = false
+    var padA = 0, padB = 0, padC = 0
+    var alpha: Float = 1, beta: Float = 0
+    var nanC = false
+
+    var testDescription: String {
+        "\(M)×\(N)×\(K) \(transA ? "T" : "N")\(transB ? "T" : "N") pads \(padA)/\(padB)/\(padC) α=\(alpha) β=\(beta)\(nanC ? " NaN C" : "")"
+    }
+
+    var lda: Int { (transA ? M : K) + padA }
+    var ldb: Int { (transB ? K : N) + padB }
+    var ldc: Int { N + padC }
+}
+
+private let transposes = [(false, false), (false, true), (true, false), (true, true)]
+
+private let gemmCases: [GEMMCase] = {
+    var cases: [GEMMCase] = []
+    for (ta, tb) in transposes {
+        // Odd sizes, no multiple of any tile, padded leading dimensions, α and β ≠ 1.
+        cases.append(GEMMCase(M: 37, N: 53, K: 29, transA: ta, transB: tb, padA: 3, padB: 5,
+                              padC: 7, alpha: 0.7, beta: -1.3))
+        // β = 0 must not read C (NaN-filled).
+        cases.append(GEMMCase(M: 37, N: 53, K: 29, transA: ta, transB: tb, padC: 2, alpha: 1.5,
+                              beta: 0, nanC: true))
+        // Several K blocks (β applied only once), threads splitting M.
+        cases.append(GEMMCase(M: 67, N: 45, K: 300, transA: ta, transB: tb, padA: 1, padB: 2,
+                              padC: 3, alpha: -0.5, beta: 0.25))
+    }
+    // Degenerate shapes.
+    for (ta, tb) in [(false, false), (true, true)] {
+        cases.append(GEMMCase(M: 1, N: 1, K: 1, transA: ta, transB: tb, alpha: 2, beta: 0.5))
+        cases.append(GEMMCase(M: 1, N: 53, K: 29, transA: ta, transB: tb, beta: 1))
+        cases.append(GEMMCase(M: 37, N: 1, K: 29, transA: ta, transB: tb, beta: 1))
+        cases.append(GEMMCase(M: 37, N: 53, K: 1, transA: ta, transB: tb, alpha: 3, beta: -1))
+    }
+    // Several N blocks, threads splitting N (small M), edge tiles everywhere.
+    cases.append(GEMMCase(M: 9, N: 1030, K: 37, transB: true, padC: 1, beta: 1))
+    cases.append(GEMMCase(M: 19, N: 700, K: 40, transA: true, alpha: 1, beta: 0, nanC: true))
+    // A·Bᵀ with a short side and long rows (dot-product path), with every remainder.
+    cases.append(GEMMCase(M: 37, N: 9, K: 300, transB: true, padA: 3, padB: 1, padC: 2,
+                          alpha: 0.5, beta: 2))
+    cases.append(GEMMCase(M: 5, N: 7, K: 129, transB: true, beta: 0, nanC: true))
+    cases.append(GEMMCase(M: 1, N: 1, K: 200, transB: true, alpha: -1, beta: 1))
+    cases.append(GEMMCase(M: 32, N: 9, K: 676, transB: true, beta: 1))  // LeNet conv 1, dW
+    // Tall: threads splitting M.
+    cases.append(GEMMCase(M: 301, N: 19, K: 45, beta: 0, nanC: true))
+    return cases
+}()
+
+/// alpha·op(A)·op(B) + beta·C in Double, and the sum of the terms' magnitudes (for the
+/// error bound).
+private func referenceGEMM(_ g: GEMMCase, _ a: [Float], _ b: [Float], _ c: [Float])
+    -> (value: [Double], scale: [Double])
+{
+    var value = [Double](repeating: 0, count: g.M * g.ldc)
+    var scale = [Double](repeating: 0, count: g.M * g.ldc)
+    a.withUnsafeBufferPointer { a in
+        b.withUnsafeBufferPointer { b in
+            for i in 0..<g.M {
+                for j in 0..<g.N {
+                    var sum = 0.0, magnitude = 0.0
+                    for k in 0..<g.K {
+                        let x = Double(g.transA ? a[k * g.lda + i] : a[i * g.lda + k])
+                        let y = Double(g.transB ? b[j * g.ldb + k] : b[k * g.ldb + j])
+                        sum += x * y
+                        magnitude += abs(x * y)
+                    }
+                    let c0 = g.beta == 0 ? 0 : Double(g.beta) * Double(c[i * g.ldc + j])
+                    value[i * g.ldc + j] = Double(g.alpha) * sum + c0
+                    scale[i * g.ldc + j] = abs(Double(g.alpha)) * magnitude + abs(c0)
+                }
+                for j in g.N..<g.ldc {  // padding must stay as it was
+                    value[i * g.ldc + j] = Double(c[i * g.ldc + j])
+                }
+            }
+        }
+    }
+    return (value, scale)
+}
+
+extension KernelTests {
+    @Suite("GEMM")
+    struct GEMM {
+        @Test(arguments: gemmCases)
+        func matchesReference(_ g: GEMMCase) {
+            var random = TestRandom(seed: UInt64(g.M * 1_000_003 + g.N * 1009 + g.K))
+            let a = random.floats((g.transA ? g.K : g.M) * g.lda)
+            let b = random.floats((g.transB ? g.N : g.K) * g.ldb)
+            var c0 = random.floats(g.M * g.ldc)
+            if g.nanC {
+                for i in 0..<g.M { for j in 0..<g.N { c0[i * g.ldc + j] = .nan } }
+            }
+            let (expected, scale) = referenceGEMM(g, a, b, c0)
+            forEachISAAndThreadCount { context in
+                var c = c0
+                ocm_sgemm(
+                    g.transA, g.transB, Int32(g.M), Int32(g.N), Int32(g.K), g.alpha, a,
+                    Int32(g.lda), b, Int32(g.ldb), g.beta, &c, Int32(g.ldc))
+                expectClose(
+                    c, expected, scale: scale, relative: 1e-6 * Double(g.K + 2),
+                    "\(g.testDescription) [\(context)]")
+            }
+        }
+
+        @Test func zeroDepthOrZeroAlphaOnlyScalesC() {
+            var random = TestRandom(seed: 7)
+            let a = random.floats(12), b = random.floats(12)
+            let c0 = random.floats(3 * 4)
+            forEachISA { isa in
+                // K = 0: C = beta·C.
+                var c = c0
+                ocm_sgemm(false, false, 3, 4, 0, 1, a, 1, b, 4, 2, &c, 4)
+                expectClose(c, c0.map { 2 * Double($0) }, relative: 1e-7, "K = 0 [\(isa)]")
+                // alpha = 0 with beta = 0: zeros, even over NaN.
+                c = [Float](repeating: .nan, count: 12)
+                ocm_sgemm(false, false, 3, 4, 3, 0, a, 3, b, 4, 0, &c, 4)
+                expectIdentical(c, [Float](repeating: 0, count: 12), "alpha = 0 [\(isa)]")
+            }
+        }
+
+        @Test func emptyShapesTouchNothing() {
+            var c: [Float] = [1, 2, 3]
+            ocm_sgemm(false, false, 0, 3, 5, 1, nil, 5, nil, 3, 0, &c, 3)
+            ocm_sgemm(false, false, 1, 0, 5, 1, nil, 5, nil, 1, 0, &c, 1)
+            #expect(c == [1, 2, 3])
+        }
+
+        /// The same product from every instruction set and thread count agrees closely on a
+        /// training-sized problem (dense layer, batch 128).
+        @Test func trainingShapeAgreesAcrossISAs() {
+            let (M, N, K) = (128, 96, 576)
+            var random = TestRandom(seed: 11)
+            let x = random.floats(M * K), w = random.floats(N * K)
+            var first: [Float]? = nil
+            forEachISAAndThreadCount { context in
+                var y = [Float](repeating: .nan, count: M * N)
+                ocm_sgemm(false, true, Int32(M), Int32(N), Int32(K), 1, x, Int32(K), w, Int32(K),
+                          0, &y, Int32(N))
+                if let first {
+                    expectClose(y, first.map(Double.init), relative: 1e-4, absolute: 1e-4,
+                                "x·wᵀ [\(context)]")
+                } else {
+                    first = y
+                }
+            }
+        }
+    }
+}
