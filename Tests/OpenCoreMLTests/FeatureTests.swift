@@ -20,6 +20,14 @@ struct MultiArrayTests {
         #expect(label[0].intValue == 7)
         label[0] = 3.9  // stored as Int32, truncated like a C cast
         #expect(label[0].intValue == 3)
+        // Values an Int32 cannot hold saturate instead of trapping; NaN becomes 0.
+        label[0] = NSNumber(value: Double.infinity)
+        #expect(label[0].intValue == Int(Int32.max))
+        label[0] = NSNumber(value: -1e300)
+        #expect(label[0].intValue == Int(Int32.min))
+        label[0] = NSNumber(value: Double.nan)
+        #expect(label[0].intValue == 0)
+        #expect(throws: MLModelError.self) { try MLFeatureValue(dictionary: [AnyHashable(UInt64.max): 1]) }
     }
 
     @Test func invalidShapesThrow() {

@@ -32,8 +32,11 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
                 sawString = true
                 converted[AnyHashable(text)] = number
             case let integer as any BinaryInteger:
+                guard let key = Int64(exactly: integer) else {
+                    throw MLModelError(.featureType, "dictionary key \(integer) does not fit in Int64")
+                }
                 sawInteger = true
-                converted[AnyHashable(Int64(integer))] = number
+                converted[AnyHashable(key)] = number
             case let number as NSNumber:
                 sawInteger = true
                 converted[AnyHashable(number.int64Value)] = number

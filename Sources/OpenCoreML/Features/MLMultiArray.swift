@@ -145,10 +145,16 @@ public final class MLMultiArray: @unchecked Sendable, CustomStringConvertible {
         switch dataType {
         case .float32: dataPointer.assumingMemoryBound(to: Float.self)[offset] = Float(value)
         case .double: dataPointer.assumingMemoryBound(to: Double.self)[offset] = value
-        case .int32: dataPointer.assumingMemoryBound(to: Int32.self)[offset] = Int32(clamping: Int64(value.rounded(.towardZero)))
-        case .int8: dataPointer.assumingMemoryBound(to: Int8.self)[offset] = Int8(clamping: Int64(value.rounded(.towardZero)))
+        case .int32: dataPointer.assumingMemoryBound(to: Int32.self)[offset] = Int32(clamping: Self.integer(value))
+        case .int8: dataPointer.assumingMemoryBound(to: Int8.self)[offset] = Int8(clamping: Self.integer(value))
         case .float16: dataPointer.assumingMemoryBound(to: UInt16.self)[offset] = HalfPrecision.bits(from: Float(value))
         }
+    }
+
+    /// Truncates toward zero like a C cast, saturating at the type's limits; NaN becomes 0.
+    private static func integer(_ value: Double) -> Int64 {
+        if value.isNaN { return 0 }
+        return Int64(exactly: value.rounded(.towardZero)) ?? (value < 0 ? .min : .max)
     }
 
     public var description: String {
