@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "_OpenCoreMLTestSupport", dependencies: ["CoreMLSpec"], path: "Tests/_OpenCoreMLTestSupport"),
 
         .testTarget(name: "CoreMLSpecTests", dependencies: ["CoreMLSpec", "_OpenCoreMLTestSupport"]),
-        .testTarget(name: "OpenCoreMLKernelsTests", dependencies: ["_OpenCoreMLKernels"]),
+        .testTarget(name: "OpenCoreMLKernelsTests", dependencies: ["_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "opencoreml", "_OpenCoreMLTestSupport"]),
     ]

@@ -57,7 +57,7 @@ struct BadInputTests {
     }
 
     @Test func randomBytes() {
-        var generator = SplitMix64(seed: 7)
+        var generator = TestRandom(seed: 7)
         var refusedOnRead = 0
         for trial in 0..<500 {
             let count = 1 + Int(generator.next() % 4096)
@@ -93,18 +93,5 @@ struct BadInputTests {
         let error = fileError { _ = try CoreML_Specification_Model(serializedModel: text, path: "model.json") }
         #expect(error != nil)
         #expect(error?.description.hasPrefix("model.json: ") == true)
-    }
-}
-
-/// A small deterministic generator so random-input tests are repeatable.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import _OpenCoreMLTestSupport
 import Testing
 import _OpenCoreMLKernels
 

@@ -1,3 +1,4 @@
+import _OpenCoreMLTestSupport
 import Foundation
 import Testing
 import _OpenCoreMLKernels
