@@ -37,7 +37,7 @@ let package = Package(
         .target(
             name: "OpenCoreMLCLI",
             dependencies: [
-                "OpenCoreML", "CoreMLSpec",
+                "OpenCoreML", "CoreMLSpec", "_OpenCoreMLKernels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -7,7 +7,7 @@ public struct OpenCoreMLCommand: AsyncParsableCommand {
         commandName: "opencoreml",
         abstract: "Inspect, convert and build Core ML models on any platform Swift runs on.",
         version: "0.1.0",
-        subcommands: [Demo.self, Inspect.self, Convert.self]
+        subcommands: [Demo.self, Inspect.self, Convert.self, Bench.self]
     )
 
     public init() {}

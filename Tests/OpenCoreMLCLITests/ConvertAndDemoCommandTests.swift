@@ -30,3 +30,17 @@ struct ConvertAndDemoCommandTests {
         }
     }
 }
+
+struct BenchCommandTests {
+    /// The benchmark runs and reports every shape; timings are not asserted (they are benchmarks).
+    @Test func gemmReportsEveryShape() throws {
+        let result = try CommandRunner.run(["bench", "gemm", "--json", "--threads", "1", "--seconds", "0.01"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["threads"] as? Int == 1)
+        let results = try #require(json["results"] as? [[String: Any]])
+        #expect(results.count == 5)
+        #expect(results.allSatisfy { ($0["gflops"] as? Double ?? 0) > 0 })
+        #expect(try CommandRunner.run(["bench", "gemm", "--threads", "0"]).status == 2)
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import _OpenCoreMLKernels
+
+/// `opencoreml bench …`: speed measurements; `Scripts/bench_gemm.py` compares them with a peer.
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure OpenCoreML's speed.",
+        subcommands: [BenchGEMM.self]
+    )
+}
+
+/// `opencoreml bench gemm`: the matrix products of one LeNet training step, in GFLOP/s.
+struct BenchGEMM: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gemm",
+        abstract: "Time the matrix products of a LeNet training step (batch 128) and print GFLOP/s."
+    )
+
+    @Option(help: "Threads to use (default: all cores).")
+    var threads: Int?
+
+    @Option(help: "Seconds to spend timing each shape.")
+    var seconds = 0.5
+
+    @Flag(help: "Print one JSON object instead of a table.")
+    var json = false
+
+    /// A product C[M,N] = op(A)·op(B) and what it is for.
+    struct Shape: Encodable {
+        var name: String
+        var transA: Bool
+        var transB: Bool
+        var m: Int
+        var n: Int
+        var k: Int
+    }
+
+    struct Result: Encodable {
+        var shape: Shape
+        var medianSeconds: Double
+        var gflops: Double
+    }
+
+    struct Report: Encodable {
+        var isa: String
+        var threads: Int
+        var results: [Result]
+    }
+
+    static let shapes = [
+        Shape(name: "dense1 forward (X·Wᵀ)", transA: false, transB: true, m: 128, n: 500, k: 1152),
+        Shape(name: "dense1 input gradient (dY·W)", transA: false, transB: false, m: 128, n: 1152, k: 500),
+        Shape(name: "dense1 weight gradient (dYᵀ·X)", transA: true, transB: false, m: 500, n: 1152, k: 128),
+        Shape(name: "conv2 forward, one image (W·columns)", transA: false, transB: false, m: 32, n: 144, k: 128),
+        Shape(name: "conv1 forward, one image (W·columns)", transA: false, transB: false, m: 32, n: 676, k: 9),
+    ]
+
+    func validate() throws {
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
+        if !(seconds > 0 && seconds <= 60) { throw ValidationError("--seconds must be in (0, 60], got \(seconds)") }
+    }
+
+    func run() throws {
+        if let threads { ocm_set_num_threads(Int32(threads)) }
+        var results: [Result] = []
+        for shape in Self.shapes {
+            let median = time(shape)
+            results.append(Result(shape: shape, medianSeconds: median, gflops: 2.0 * Double(shape.m * shape.n * shape.k) / median / 1e9))
+        }
+        let report = Report(isa: String(cString: ocm_isa_name()), threads: Int(ocm_num_threads()), results: results)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            return
+        }
+        print("GEMM, \(report.isa), \(report.threads) thread(s); median of repeated runs")
+        var table = TextTable(["shape", "M×N×K", "median", "GFLOP/s"], alignments: [.left, .left, .right, .right])
+        for result in results {
+            let s = result.shape
+            table.append([s.name, "\(s.m)×\(s.n)×\(s.k)", String(format: "%.1f µs", result.medianSeconds * 1e6), String(format: "%.1f", result.gflops)])
+        }
+        print(table.render())
+    }
+
+    /// The median seconds of one product, timed for about `seconds`.
+    private func time(_ shape: Shape) -> Double {
+        var random = SeededGenerator(seed: 7)
+        let a = (0..<(shape.m * shape.k)).map { _ in Float.random(in: -1...1, using: &random) }
+        let b = (0..<(shape.k * shape.n)).map { _ in Float.random(in: -1...1, using: &random) }
+        var c = [Float](repeating: 0, count: shape.m * shape.n)
+        let lda = shape.transA ? shape.m : shape.k
+        let ldb = shape.transB ? shape.k : shape.n
+        func once() -> Double {
+            let start = DispatchTime.now().uptimeNanoseconds
+            ocm_sgemm(shape.transA, shape.transB, Int32(shape.m), Int32(shape.n), Int32(shape.k), 1, a, Int32(lda), b, Int32(ldb), 0, &c, Int32(shape.n))
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        for _ in 0..<3 { _ = once() }
+        var samples: [Double] = []
+        var spent = 0.0
+        while spent < seconds || samples.count < 5 {
+            let sample = once()
+            samples.append(sample)
+            spent += sample
+        }
+        samples.sort()
+        return samples[samples.count / 2]
+    }
+}
