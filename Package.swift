@@ -23,21 +23,27 @@ let package = Package(
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")]
         ),
         /// Core ML's API (`MLModel`, `MLModelDescription`, ...) on every platform Swift runs on.
-        .target(name: "OpenCoreML", dependencies: ["CoreMLSpec"]),
+        .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "OpenCoreMLEngine"]),
 
         // MARK: Implementation
 
         /// C kernels (GEMM, im2col, pooling, elementwise, optimizers) with runtime CPU dispatch
         /// (AVX-512 / AVX2+FMA / NEON / scalar) and a thread pool. Raw pointers, counts and strides only.
         .target(name: "_OpenCoreMLKernels"),
+        /// The engine: tensors, a graph compiled once from a specification, forward and backward per
+        /// layer, losses, optimizers. Used by `OpenCoreML`; Swift API for the layers above.
+        .target(name: "OpenCoreMLEngine", dependencies: ["CoreMLSpec", "_OpenCoreMLKernels"]),
 
         // MARK: Command-line tool
+
+        /// The system zlib (gzip data sets).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         /// The `opencoreml` subcommands, as a library so that tests can reach them.
         .target(
             name: "OpenCoreMLCLI",
             dependencies: [
-                "OpenCoreML", "CoreMLSpec", "_OpenCoreMLKernels",
+                "OpenCoreML", "OpenCoreMLEngine", "CoreMLSpec", "_OpenCoreMLKernels", "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -46,10 +52,11 @@ let package = Package(
         // MARK: Tests
 
         /// Fixture lookup, the fixtures' independent facts, temporary folders.
-        .target(name: "_OpenCoreMLTestSupport", dependencies: ["CoreMLSpec"], path: "Tests/_OpenCoreMLTestSupport"),
+        .target(name: "_OpenCoreMLTestSupport", dependencies: ["CoreMLSpec", "OpenCoreMLEngine"], path: "Tests/_OpenCoreMLTestSupport"),
 
         .testTarget(name: "CoreMLSpecTests", dependencies: ["CoreMLSpec", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLKernelsTests", dependencies: ["_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLEngineTests", dependencies: ["OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "opencoreml", "_OpenCoreMLTestSupport"]),
     ]

@@ -1,17 +1,13 @@
-/// A small deterministic generator (SplitMix64), so random test inputs are the same on every run
-/// and failures reproduce.
+import OpenCoreMLEngine
+
+/// A deterministic generator (the engine's SplitMix64), so random test inputs are the same on
+/// every run and failures reproduce.
 public struct TestRandom: RandomNumberGenerator {
-    private var state: UInt64
+    private var generator: SplitMix64
 
-    public init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { generator.next() }
 
     /// Uniform in [lo, hi).
     public mutating func float(_ lo: Float = -1, _ hi: Float = 1) -> Float {

@@ -18,6 +18,11 @@ public final class MLDictionaryFeatureProvider: MLFeatureProvider, @unchecked Se
         self.dictionary = values
     }
 
+    /// Wraps feature values directly (an OpenCoreML addition; nothing to convert, nothing thrown).
+    public init(featureValues: [String: MLFeatureValue]) {
+        dictionary = featureValues
+    }
+
     public var featureNames: Set<String> { Set(dictionary.keys) }
 
     public func featureValue(for featureName: String) -> MLFeatureValue? { dictionary[featureName] }

@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 
 /// A multidimensional array of numbers, the way Core ML passes tensors in and out of models.

@@ -18,6 +18,7 @@ open class MLModel: MLWritable, @unchecked Sendable {
     public let specification: CoreML_Specification_Model
     public let modelDescription: MLModelDescription
     public let configuration: MLModelConfiguration
+    private let runnerCache = RunnerCache()
 
     /// Loads and validates the model at `url` with the default configuration.
     public convenience init(contentsOf url: URL) throws {
@@ -48,6 +49,23 @@ open class MLModel: MLWritable, @unchecked Sendable {
         self.modelDescription = description
         self.configuration = configuration.copy()
         self.configuration.parameters = configuration.parameters == nil ? nil : overrides
+    }
+
+    /// Wraps a specification known to be valid (a trained copy of a validated model).
+    init(trustedSpecification specification: CoreML_Specification_Model, configuration: MLModelConfiguration) {
+        self.specification = specification
+        modelDescription = MLModelDescription(specification: specification)
+        self.configuration = configuration.copy()
+    }
+
+    /// The compiled runner for predictions, made on first use.
+    func runner() throws -> NeuralNetworkRunner {
+        try runnerCache.runner { [specification] in
+            guard specification.neuralNetworkSpecification != nil else {
+                throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")
+            }
+            return try NeuralNetworkRunner(specification: specification)
+        }
     }
 
     /// The value a parameter has in this model: the configuration's override or the model's default,

@@ -1,4 +1,5 @@
 import CoreMLSpec
+import OpenCoreMLEngine
 
 /// The seeds' LeNet ("Fully Training a Core ML CNN On-Device"), built directly as a specification:
 /// conv 32 3×3 → ReLU → max-pool 2 → conv 32 2×2 → ReLU → max-pool 2 → flatten → dense 500 → ReLU
@@ -166,15 +167,5 @@ enum LeNet {
     }
 }
 
-/// SplitMix64: a small, fast generator with a seed, so built models are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The seeded generator demo data and weights are drawn from.
+typealias SeededGenerator = SplitMix64

@@ -1,6 +1,6 @@
 /// IEEE 754 half-precision conversion, so `.float16` arrays work where Swift's `Float16` is unavailable.
-enum HalfPrecision {
-    static func float(fromBits bits: UInt16) -> Float {
+public enum HalfPrecision {
+    public static func float(fromBits bits: UInt16) -> Float {
         let sign = UInt32(bits & 0x8000) << 16
         let exponent = Int((bits >> 10) & 0x1F)
         let mantissa = UInt32(bits & 0x3FF)
@@ -17,7 +17,7 @@ enum HalfPrecision {
     }
 
     /// Rounds to nearest, ties to even; overflows to infinity.
-    static func bits(from value: Float) -> UInt16 {
+    public static func bits(from value: Float) -> UInt16 {
         let pattern = value.bitPattern
         let sign = UInt16((pattern >> 16) & 0x8000)
         if value.isNaN { return sign | 0x7E00 }

@@ -1,0 +1,2 @@
+// The system zlib, for reading and writing gzip files.
+#include <zlib.h>

@@ -1,0 +1,42 @@
+import Foundation
+
+extension MLMultiArray {
+    /// Copies the elements, in row-major order and converted to `Float`, to `destination`
+    /// (which must hold `count` floats). Contiguous float32, double and int32 arrays take a fast path.
+    func copyFloats(to destination: UnsafeMutablePointer<Float>) {
+        guard isContiguous else {
+            let values = floatValues()
+            values.withUnsafeBufferPointer { destination.update(from: $0.baseAddress!, count: count) }
+            return
+        }
+        switch dataType {
+        case .float32:
+            destination.update(from: dataPointer.assumingMemoryBound(to: Float.self), count: count)
+        case .double:
+            let source = dataPointer.assumingMemoryBound(to: Double.self)
+            for i in 0..<count { destination[i] = Float(source[i]) }
+        case .int32:
+            let source = dataPointer.assumingMemoryBound(to: Int32.self)
+            for i in 0..<count { destination[i] = Float(source[i]) }
+        default:
+            let values = floatValues()
+            values.withUnsafeBufferPointer { destination.update(from: $0.baseAddress!, count: count) }
+        }
+    }
+
+    /// A new contiguous array of `shape` and `dataType` holding `values` (row-major).
+    static func make(shape: [Int], dataType: MLMultiArrayDataType, values: UnsafePointer<Float>) throws -> MLMultiArray {
+        let array = try MLMultiArray(shape: shape.map { NSNumber(value: $0) }, dataType: dataType)
+        let count = array.count
+        switch dataType {
+        case .float32:
+            array.dataPointer.assumingMemoryBound(to: Float.self).update(from: values, count: count)
+        case .double:
+            let target = array.dataPointer.assumingMemoryBound(to: Double.self)
+            for i in 0..<count { target[i] = Double(values[i]) }
+        default:
+            for i in 0..<count { array[i] = NSNumber(value: values[i]) }
+        }
+        return array
+    }
+}

@@ -1,0 +1,152 @@
+import CoreMLSpec
+import Foundation
+import OpenCoreMLEngine
+
+/// Runs a neural-network model's predictions through the engine: the network is compiled once,
+/// examples go through in batches, one batch at a time (a lock serializes callers).
+final class NeuralNetworkRunner: @unchecked Sendable {
+    static let batchLimit = 64
+
+    private let network: Network
+    private let lock = NSLock()
+    private let inputs: [(name: String, count: Int, shape: [Int])]
+    private let outputs: [CoreML_Specification_FeatureDescription]
+    private let predictedFeatureName: String?
+    private let probabilitiesName: String?
+    private let classLabels: ClassLabelSet
+    /// The blob holding class probabilities (classifiers only).
+    private let probabilityBlob: Blob?
+
+    init(specification: CoreML_Specification_Model) throws {
+        let network: Network
+        do {
+            network = try Network(model: specification)
+        } catch let error as EngineError {
+            throw MLModelError(.generic, error.description)
+        }
+        self.network = network
+        let description = specification.description_p
+        inputs = description.input.map { feature in
+            let blob = network.inputBlob(named: feature.name)!
+            let declared: [Int]
+            if case .multiArrayType(let array)? = feature.type.type, !array.shape.isEmpty {
+                declared = array.shape.map(Int.init)
+            } else {
+                declared = blob.shape.dims
+            }
+            return (feature.name, blob.shape.count, declared)
+        }
+        outputs = description.output
+        if case .neuralNetworkClassifier(let classifier)? = specification.type {
+            classLabels = classifier.classLabelSet
+            predictedFeatureName = description.predictedFeatureName.isEmpty ? nil : description.predictedFeatureName
+            probabilitiesName = description.predictedProbabilitiesName.isEmpty ? nil : description.predictedProbabilitiesName
+            let named = classifier.labelProbabilityLayerName
+            let blob = network.blobs[named]
+                ?? network.nodes.first(where: { $0.name == named })?.outputs.first
+                ?? network.nodes.last?.outputs.first
+            guard let blob, blob.shape.count == classLabels.count else {
+                throw MLModelError(.generic, "the classifier's probabilities blob does not have one value per class (\(classLabels.count))")
+            }
+            probabilityBlob = blob
+        } else {
+            classLabels = .none
+            predictedFeatureName = nil
+            probabilitiesName = nil
+            probabilityBlob = nil
+        }
+        for output in outputs where output.name != predictedFeatureName && output.name != probabilitiesName {
+            guard network.blobs[output.name] != nil else {
+                throw MLModelError(.generic, "output '\(output.name)' is produced by no layer")
+            }
+        }
+    }
+
+    func predictions(_ examples: [MLFeatureProvider]) throws -> [MLFeatureProvider] {
+        lock.lock()
+        defer { lock.unlock() }
+        var results: [MLFeatureProvider] = []
+        results.reserveCapacity(examples.count)
+        var start = 0
+        while start < examples.count {
+            let batch = min(Self.batchLimit, examples.count - start)
+            network.reserve(batch: batch, training: false)
+            for input in inputs {
+                let blob = network.inputBlob(named: input.name)!
+                for row in 0..<batch {
+                    try FeatureEncoding.write(
+                        examples[start + row].featureValue(for: input.name), name: input.name, example: start + row,
+                        count: input.count, shape: input.shape, to: blob.value.pointer + row * input.count)
+                }
+            }
+            network.forward(batch: batch)
+            for row in 0..<batch { results.append(try outputFeatures(row: row)) }
+            start += batch
+        }
+        return results
+    }
+
+    private func outputFeatures(row: Int) throws -> MLFeatureProvider {
+        var values: [String: MLFeatureValue] = [:]
+        for output in outputs {
+            if output.name == predictedFeatureName || output.name == probabilitiesName, let blob = probabilityBlob {
+                let count = blob.shape.count
+                let probabilities = blob.value.pointer + row * count
+                if output.name == probabilitiesName {
+                    var dictionary: [AnyHashable: NSNumber] = [:]
+                    for index in 0..<count { dictionary[classLabels.key(at: index)] = NSNumber(value: Double(probabilities[index])) }
+                    values[output.name] = try MLFeatureValue(dictionary: dictionary)
+                } else {
+                    var best = 0
+                    for index in 1..<max(count, 1) where probabilities[index] > probabilities[best] { best = index }
+                    values[output.name] = classLabels.featureValue(at: best)
+                }
+                continue
+            }
+            let blob = network.blobs[output.name]!
+            let count = blob.shape.count
+            var shape = blob.shape.dims
+            var dataType = MLMultiArrayDataType.float32
+            if case .multiArrayType(let array)? = output.type.type {
+                if !array.shape.isEmpty, array.shape.reduce(1, *) == Int64(count) { shape = array.shape.map(Int.init) }
+                dataType = MLMultiArrayDataType(rawValue: array.dataType.rawValue) ?? .float32
+            }
+            switch output.type.type {
+            case .doubleType?: values[output.name] = MLFeatureValue(double: Double(blob.value.pointer[row * count]))
+            case .int64Type?: values[output.name] = MLFeatureValue(int64: Int64(blob.value.pointer[row * count].rounded()))
+            default:
+                values[output.name] = MLFeatureValue(multiArray: try MLMultiArray.make(shape: shape, dataType: dataType, values: blob.value.pointer + row * count))
+            }
+        }
+        return MLDictionaryFeatureProvider(featureValues: values)
+    }
+}
+
+extension ClassLabelSet {
+    /// The dictionary key of class `index`.
+    func key(at index: Int) -> AnyHashable {
+        switch self {
+        case .strings(let labels): return AnyHashable(labels[index])
+        case .int64s(let labels): return AnyHashable(labels[index])
+        case .none: return AnyHashable(Int64(index))
+        }
+    }
+
+    /// The predicted-label feature value of class `index`.
+    func featureValue(at index: Int) -> MLFeatureValue {
+        switch self {
+        case .strings(let labels): return MLFeatureValue(string: labels[index])
+        case .int64s(let labels): return MLFeatureValue(int64: labels[index])
+        case .none: return MLFeatureValue(int64: Int64(index))
+        }
+    }
+
+    /// The class index of a label feature value, if it names one of the classes.
+    func index(of value: MLFeatureValue) -> Int? {
+        switch self {
+        case .strings(let labels): return value.type == .string ? labels.firstIndex(of: value.stringValue) : nil
+        case .int64s(let labels): return value.type == .int64 ? labels.firstIndex(of: value.int64Value) : nil
+        case .none: return nil
+        }
+    }
+}

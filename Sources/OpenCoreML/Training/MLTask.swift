@@ -1,0 +1,40 @@
+import Foundation
+
+/// A long-running piece of work (an update) with a state, an error and start/cancel controls.
+open class MLTask: @unchecked Sendable {
+    /// A unique identifier of this task.
+    public let taskIdentifier: String
+    let lock = NSLock()
+    private var currentState: MLTaskState = .suspended
+    private var currentError: Error?
+
+    init() {
+        taskIdentifier = UUID().uuidString
+    }
+
+    public var state: MLTaskState {
+        lock.lock()
+        defer { lock.unlock() }
+        return currentState
+    }
+
+    /// The error that stopped the task, when `state` is `.failed`.
+    public var error: Error? {
+        lock.lock()
+        defer { lock.unlock() }
+        return currentError
+    }
+
+    func setState(_ state: MLTaskState, error: Error? = nil) {
+        lock.lock()
+        currentState = state
+        if let error { currentError = error }
+        lock.unlock()
+    }
+
+    /// Starts the task (again, if it was suspended).
+    open func resume() {}
+
+    /// Asks the task to stop.
+    open func cancel() {}
+}

@@ -1,0 +1,171 @@
+import Foundation
+
+/// Trains an updatable model on device, reporting progress to handlers: Core ML's API.
+///
+/// ```swift
+/// let handlers = MLUpdateProgressHandlers(forEvents: [.epochEnd], progressHandler: { context in
+///     print(context.metrics[.epochIndex] as! Int, context.metrics[.lossValue] as! Double)
+/// }, completionHandler: { context in
+///     try? context.model.write(to: trainedURL)
+/// })
+/// let task = try MLUpdateTask(forModelAt: modelURL, trainingData: batch, configuration: nil, progressHandlers: handlers)
+/// task.resume()
+/// ```
+///
+/// Training runs on a background thread; handlers are called on it one at a time, and training
+/// waits while a handler runs. Differences from Core ML:
+/// - `cancel()` stops after the current mini-batch and the completion handler still gets the
+///   model trained so far (`state` is `.cancelling` during that call, `.completed` after).
+/// - `resume(withParameters:)` called from a handler applies from the next mini-batch; a value the
+///   model does not allow fails the task with an error naming the parameter.
+/// - The model URL may be an `.mlmodel` file as well as a compiled `.mlmodelc` folder.
+/// - Handlers are released when the task finishes, so tasks do not leak.
+public final class MLUpdateTask: MLTask, @unchecked Sendable {
+    private let model: MLModel
+    private let trainingData: MLBatchProvider
+    private var handlers: MLUpdateProgressHandlers?
+    private var started = false
+    private var cancelRequested = false
+    private var failure: Error?
+    private var updater: NeuralNetworkUpdater?
+    private var initialOverrides: [MLParameterKey: Any] = [:]
+    private var trainingThread: Thread?
+
+    /// Trains the model at `url`, calling `completionHandler` when done.
+    public convenience init(
+        forModelAt url: URL, trainingData: MLBatchProvider, configuration: MLModelConfiguration?,
+        completionHandler: @escaping (MLUpdateContext) -> Void
+    ) throws {
+        try self.init(forModelAt: url, trainingData: trainingData, configuration: configuration,
+                      progressHandlers: MLUpdateProgressHandlers(forEvents: [], progressHandler: nil, completionHandler: completionHandler))
+    }
+
+    /// Trains the model at `url`, calling the handlers at their events and at the end.
+    public convenience init(
+        forModelAt url: URL, trainingData: MLBatchProvider, configuration: MLModelConfiguration?,
+        progressHandlers: MLUpdateProgressHandlers
+    ) throws {
+        let model = try MLModel(contentsOf: url, configuration: configuration ?? MLModelConfiguration())
+        self.init(model: model, trainingData: trainingData, progressHandlers: progressHandlers)
+    }
+
+    public convenience init(forModelAt url: URL, trainingData: MLBatchProvider, completionHandler: @escaping (MLUpdateContext) -> Void) throws {
+        try self.init(forModelAt: url, trainingData: trainingData, configuration: nil, completionHandler: completionHandler)
+    }
+
+    public convenience init(forModelAt url: URL, trainingData: MLBatchProvider, progressHandlers: MLUpdateProgressHandlers) throws {
+        try self.init(forModelAt: url, trainingData: trainingData, configuration: nil, progressHandlers: progressHandlers)
+    }
+
+    /// Trains an already loaded model (an OpenCoreML addition); its configuration's parameters apply.
+    public init(model: MLModel, trainingData: MLBatchProvider, progressHandlers: MLUpdateProgressHandlers) {
+        self.model = model
+        self.trainingData = trainingData
+        handlers = progressHandlers
+        super.init()
+    }
+
+    /// Starts training on a background thread. Does nothing once started.
+    public override func resume() {
+        resume(withParameters: [:])
+    }
+
+    /// Starts training with these parameters overriding the model's, or — from a progress
+    /// handler — changes them from the next mini-batch.
+    public func resume(withParameters parameters: [MLParameterKey: Any]) {
+        lock.lock()
+        if started {
+            let updater = self.updater
+            lock.unlock()
+            guard !parameters.isEmpty else { return }
+            do {
+                try updater?.schedule(parameters)
+            } catch {
+                lock.lock()
+                failure = error
+                lock.unlock()
+            }
+            return
+        }
+        started = true
+        initialOverrides = parameters
+        lock.unlock()
+        setState(.running)
+        let thread = Thread { [self] in train() }
+        thread.stackSize = 8 << 20
+        thread.name = "OpenCoreML.MLUpdateTask"
+        trainingThread = thread
+        thread.start()
+    }
+
+    /// Stops after the current mini-batch; the completion handler gets the model trained so far.
+    public override func cancel() {
+        lock.lock()
+        cancelRequested = true
+        let running = started
+        lock.unlock()
+        if state == .running || !running { setState(.cancelling) }
+        if !running {
+            // Never started: finish at once with the untouched model.
+            lock.lock()
+            started = true
+            lock.unlock()
+            finish(updater: nil, progress: nil)
+        }
+    }
+
+    private var shouldStop: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelRequested || failure != nil
+    }
+
+    private func train() {
+        var last: UpdateProgress?
+        var updater: NeuralNetworkUpdater?
+        do {
+            let made = try NeuralNetworkUpdater(model: model, trainingData: trainingData)
+            if !initialOverrides.isEmpty { try made.schedule(initialOverrides) }
+            lock.lock()
+            self.updater = made
+            lock.unlock()
+            updater = made
+            let events = handlers?.interestedEvents ?? []
+            try made.run(events: events.union(.epochEnd), report: { progress in
+                if progress.event == .epochEnd { last = progress }
+                guard events.contains(progress.event), let handler = handlers?.progressHandler else { return }
+                handler(context(progress.event, progress: progress, updater: made))
+            }, shouldStop: { shouldStop })
+        } catch {
+            lock.lock()
+            failure = failure ?? error
+            lock.unlock()
+        }
+        finish(updater: updater, progress: last)
+    }
+
+    private func context(_ event: MLUpdateProgressEvent, progress: UpdateProgress?, updater: NeuralNetworkUpdater?) -> MLUpdateContext {
+        let model = self.model
+        return MLUpdateContext(
+            task: self, event: event, metrics: progress?.metrics ?? [:],
+            parameters: updater?.parameterValues ?? UpdateSettings(model: model).values,
+            model: { updater?.trainedModel() ?? model })
+    }
+
+    private func finish(updater: NeuralNetworkUpdater?, progress: UpdateProgress?) {
+        lock.lock()
+        let error = failure
+        let cancelled = cancelRequested
+        let handlers = self.handlers
+        self.handlers = nil
+        self.updater = nil
+        lock.unlock()
+        if let error {
+            setState(.failed, error: error)
+        } else {
+            setState(cancelled ? .cancelling : .completed)
+        }
+        handlers?.completionHandler(context([], progress: progress, updater: updater))
+        if error == nil { setState(.completed) }
+    }
+}

@@ -1,0 +1,114 @@
+import CoreMLSpec
+import Foundation
+import OpenCoreMLEngine
+
+/// A batch provider's examples converted once into float rows for the network's inputs and loss
+/// targets, checked on the way (shapes, NaN/inf, labels), so epochs only copy rows.
+final class TrainingSet: @unchecked Sendable {
+    struct Column {
+        let name: String
+        let width: Int
+        var values: [Float]
+    }
+
+    let count: Int
+    private(set) var columns: [Column] = []
+
+    init(_ provider: MLBatchProvider, network: Network, specification: CoreML_Specification_Model) throws {
+        count = provider.count
+        guard count > 0 else { throw MLModelError(.update, "the training data holds no examples") }
+        let description = specification.description_p
+        let predictedFeature = description.predictedFeatureName
+        let labels = specification.classLabelSetForTraining
+        var columns: [Column] = []
+        for name in network.inputNames {
+            let blob = network.inputBlob(named: name)!
+            columns.append(Column(name: name, width: blob.shape.count, values: [Float](repeating: 0, count: count * blob.shape.count)))
+        }
+        for name in network.targetNames {
+            let blob = network.inputBlob(named: name)!
+            columns.append(Column(name: name, width: blob.shape.count, values: [Float](repeating: 0, count: count * blob.shape.count)))
+        }
+        let isIndex = network.targetIsClassIndex
+        let classCounts = network.classCounts
+        let inputNames = Set(network.inputNames)
+        for example in 0..<count {
+            let features = provider.features(at: example)
+            for column in columns.indices {
+                let name = columns[column].name
+                let width = columns[column].width
+                let shape = network.inputBlob(named: name)!.shape.dims
+                try columns[column].values.withUnsafeMutableBufferPointer { buffer in
+                    let row = buffer.baseAddress! + example * width
+                    if inputNames.contains(name) || isIndex[name] != true {
+                        try FeatureEncoding.write(features.featureValue(for: name), name: name, example: example, count: width, shape: shape, to: row)
+                        try FeatureEncoding.checkFinite(row, count: width, name: name, example: example)
+                        return
+                    }
+                    row[0] = Float(try Self.classIndex(
+                        features: features, target: name, predictedFeature: predictedFeature, labels: labels,
+                        classes: classCounts[name] ?? 0, example: example))
+                }
+            }
+        }
+        self.columns = columns
+    }
+
+    /// The class index an example's label names: the target feature (an index, or a label for
+    /// classifiers), else the classifier's predicted-feature training input.
+    private static func classIndex(
+        features: MLFeatureProvider, target: String, predictedFeature: String, labels: ClassLabelSet, classes: Int, example: Int
+    ) throws -> Int {
+        let fromTarget = features.featureValue(for: target)
+        let value = fromTarget ?? (predictedFeature.isEmpty ? nil : features.featureValue(for: predictedFeature))
+        guard let value, !value.isUndefined else {
+            let names = predictedFeature.isEmpty || predictedFeature == target ? "'\(target)'" : "'\(target)' or '\(predictedFeature)'"
+            throw MLModelError(.featureType, "example \(example): the label (\(names)) is missing")
+        }
+        let name = fromTarget == nil ? predictedFeature : target
+        // Labels of a classifier: strings, or int64 values naming a class (from the label feature).
+        if labels.count > 0, value.type == .string || (fromTarget == nil && value.type == .int64) {
+            guard let index = labels.index(of: value) else {
+                throw MLModelError(.featureType, "example \(example): label \(value) in '\(name)' is not one of the model's classes (\(labels.descriptions.prefix(20).joined(separator: ", ")))")
+            }
+            return index
+        }
+        let number: Double
+        switch value.type {
+        case .int64: number = Double(value.int64Value)
+        case .double: number = value.doubleValue
+        case .multiArray:
+            let array = value.multiArrayValue!
+            guard array.count == 1 else {
+                throw MLModelError(.featureType, "example \(example): '\(name)' holds \(array.count) values; one class index expected")
+            }
+            number = array[0].doubleValue
+        default:
+            throw MLModelError(.featureType, "example \(example): '\(name)' is a \(value.type); a class index or label expected")
+        }
+        guard number.isFinite, number == number.rounded(), number >= 0, number < Double(classes) else {
+            throw MLModelError(.featureType, "example \(example): class index \(formatNumber(number)) in '\(name)' is outside 0..<\(classes)")
+        }
+        return Int(number)
+    }
+
+    /// Copies the rows of `examples` into the network's input and target blobs (rows 0, 1, …).
+    func gather(_ examples: ArraySlice<Int>, into network: Network) {
+        for column in columns {
+            let destination = network.inputBlob(named: column.name)!.value.pointer
+            column.values.withUnsafeBufferPointer { source in
+                for (row, example) in examples.enumerated() {
+                    (destination + row * column.width).update(from: source.baseAddress! + example * column.width, count: column.width)
+                }
+            }
+        }
+    }
+}
+
+extension CoreML_Specification_Model {
+    /// The class labels a classifier's training labels are matched against.
+    var classLabelSetForTraining: ClassLabelSet {
+        if case .neuralNetworkClassifier(let classifier)? = type { return classifier.classLabelSet }
+        return .none
+    }
+}

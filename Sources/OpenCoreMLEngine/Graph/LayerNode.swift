@@ -1,0 +1,59 @@
+import CoreMLSpec
+
+/// One compiled layer: its input and output blobs, its parameters, forward and backward.
+///
+/// Subclasses override `inferShapes()`, `forward(batch:training:)` and, when they can be trained
+/// through, `backward(batch:)`. Buffers are sized by `reserve(batch:training:)` before a batch runs.
+open class LayerNode: @unchecked Sendable {
+    public let name: String
+    /// The Core ML layer type name (`convolution`, `innerProduct`, …).
+    public let typeName: String
+    public let inputs: [Blob]
+    public let outputs: [Blob]
+    public internal(set) var parameters: [Parameter] = []
+
+    init(_ spec: CoreML_Specification_NeuralNetworkLayer, inputs: [Blob], outputs: [Blob]) {
+        name = spec.name
+        typeName = spec.layerTypeName
+        self.inputs = inputs
+        self.outputs = outputs
+    }
+
+    var input: Blob { inputs[0] }
+    var output: Blob { outputs[0] }
+
+    /// Whether this layer can pass gradients back (layers without a backward say false).
+    var supportsBackward: Bool { true }
+
+    /// Sets the output shapes from the input shapes, checking they fit the layer.
+    func inferShapes() throws {
+        output.shape = input.shape
+    }
+
+    /// Sizes scratch buffers for `batch` examples (blobs are sized by the network).
+    func reserve(batch: Int, training: Bool) {}
+
+    /// Computes the outputs for `batch` examples.
+    func forward(batch: Int, training: Bool) {}
+
+    /// Given the outputs' gradients, adds the parameters' gradients (overwriting them: each batch
+    /// starts afresh) and writes the gradients of the inputs whose `needsGradient` is set.
+    func backward(batch: Int) {}
+
+    /// Writes the trained parameters back into the layer's specification.
+    func store(in spec: inout CoreML_Specification_NeuralNetworkLayer) {}
+
+    /// Whether any parameter of this layer is trained.
+    var hasTrainableParameters: Bool { parameters.contains(where: \.isTrainable) }
+
+    private let accumulationScratch = FloatBuffer()
+
+    /// Lets `body` overwrite `blob`'s gradient; see `Blob.setGradient(count:scratch:_:)`.
+    func setGradient(of blob: Blob, count: Int, _ body: (UnsafeMutablePointer<Float>) -> Void) {
+        blob.setGradient(count: count, scratch: accumulationScratch, body)
+    }
+
+    func fail(_ message: String) -> EngineError {
+        EngineError("layer '\(name)' (\(typeName))", message)
+    }
+}

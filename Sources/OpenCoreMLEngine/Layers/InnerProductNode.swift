@@ -1,0 +1,60 @@
+import CoreMLSpec
+import _OpenCoreMLKernels
+
+/// A dense layer `y = W·x + b` over the channels of each position of the sequence
+/// (the input's C·H·W values form one row; H and W must be 1 in Core ML, the engine also accepts more).
+final class InnerProductNode: LayerNode, @unchecked Sendable {
+    let inputChannels: Int
+    let outputChannels: Int
+    let weights: Parameter
+    let bias: Parameter?
+
+    init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_InnerProductLayerParams, inputs: [Blob], outputs: [Blob]) throws {
+        inputChannels = Int(params.inputChannels)
+        outputChannels = Int(params.outputChannels)
+        weights = try Parameter(layer: spec, field: "weights", weights: params.weights, expected: inputChannels * outputChannels)
+        bias = params.hasBias_p
+            ? try Parameter(layer: spec, field: "bias", weights: params.bias, expected: outputChannels) : nil
+        super.init(spec, inputs: inputs, outputs: outputs)
+        parameters = [weights] + (bias.map { [$0] } ?? [])
+    }
+
+    override func inferShapes() throws {
+        let (outer, c, h, w) = input.shape.classic
+        guard c * h * w == inputChannels else {
+            throw fail("input '\(input.name)' has \(c * h * w) values per position (shape \(input.shape)), the layer expects \(inputChannels)")
+        }
+        output.shape = .classic(outer: outer, channels: outputChannels, height: 1, width: 1)
+    }
+
+    override func forward(batch: Int, training: Bool) {
+        let rows = Int32(batch * input.shape.classic.outer)
+        let n = Int32(outputChannels), k = Int32(inputChannels)
+        ocm_sgemm(false, true, rows, n, k, 1, input.value.pointer, k, weights.value.pointer, k, 0, output.value.pointer, n)
+        if let bias { ocm_add_row_vector(output.value.pointer, bias.value.pointer, rows, n, n) }
+    }
+
+    override func backward(batch: Int) {
+        let rows = Int32(batch * input.shape.classic.outer)
+        let n = Int32(outputChannels), k = Int32(inputChannels)
+        let dy = output.gradient.pointer
+        if weights.isTrainable {
+            // dW (n×k) = dYᵀ (n×rows) · X (rows×k)
+            ocm_sgemm(true, false, n, k, rows, 1, dy, n, input.value.pointer, k, 0, weights.gradient.pointer, k)
+        }
+        if let bias, bias.isTrainable { ocm_sum_rows(dy, bias.gradient.pointer, rows, n, n, false) }
+        if input.needsGradient {
+            input.writeGradient { dx, accumulate in
+                // dX (rows×k) = dY (rows×n) · W (n×k)
+                ocm_sgemm(false, false, rows, k, n, 1, dy, n, weights.value.pointer, k, accumulate ? 1 : 0, dx, k)
+            }
+        }
+    }
+
+    override func store(in spec: inout CoreML_Specification_NeuralNetworkLayer) {
+        guard case .innerProduct(var params)? = spec.layer else { return }
+        weights.store(in: &params.weights)
+        bias?.store(in: &params.bias)
+        spec.innerProduct = params
+    }
+}

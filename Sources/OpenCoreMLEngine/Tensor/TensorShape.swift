@@ -1,0 +1,31 @@
+/// The shape of one example's tensor in a blob (the batch dimension is kept apart).
+///
+/// Core ML's classic layers see rank-5 blobs `[Seq, Batch, C, H, W]`. The engine stores a blob
+/// batch-major as `[Batch][dims…]`, where `dims` are the example's dimensions, and classic layers
+/// read them as `[outer…, C, H, W]`: the last three dimensions are channels, height and width
+/// (missing ones count as 1) and everything before them (the sequence) is folded into `outer`.
+public struct TensorShape: Hashable, Sendable, CustomStringConvertible {
+    public var dims: [Int]
+
+    public init(_ dims: [Int]) { self.dims = dims }
+
+    /// The number of elements per example.
+    public var count: Int { dims.reduce(1, *) }
+
+    public var rank: Int { dims.count }
+
+    /// The classic-layer view: `(outer, channels, height, width)`.
+    public var classic: (outer: Int, channels: Int, height: Int, width: Int) {
+        let padded = [Int](repeating: 1, count: max(0, 3 - dims.count)) + dims
+        let tail = padded.suffix(3)
+        let outer = padded.dropLast(3).reduce(1, *)
+        return (outer, tail[tail.startIndex], tail[tail.startIndex + 1], tail[tail.startIndex + 2])
+    }
+
+    /// A classic blob shape `[outer?, C, H, W]`, dropping a sequence length of 1.
+    public static func classic(outer: Int = 1, channels: Int, height: Int, width: Int) -> TensorShape {
+        outer == 1 ? TensorShape([channels, height, width]) : TensorShape([outer, channels, height, width])
+    }
+
+    public var description: String { dims.map(String.init).joined(separator: "×") }
+}

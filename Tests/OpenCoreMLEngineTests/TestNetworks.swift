@@ -1,0 +1,118 @@
+import CoreMLSpec
+import OpenCoreMLEngine
+import _OpenCoreMLTestSupport
+
+/// Builds small updatable networks for the engine tests, by hand (no DSL below OpenCoreMLTools).
+struct TestNetwork {
+    var model = CoreML_Specification_Model()
+    var layers: [CoreML_Specification_NeuralNetworkLayer] = []
+    var random: TestRandom
+
+    init(seed: UInt64, input: String = "x", shape: [Int64]) {
+        random = TestRandom(seed: seed)
+        model.specificationVersion = 4
+        model.isUpdatable = true
+        model.description_p.input = [Self.array(input, shape)]
+    }
+
+    static func array(_ name: String, _ shape: [Int64], _ type: CoreML_Specification_ArrayFeatureType.ArrayDataType = .float32) -> CoreML_Specification_FeatureDescription {
+        var feature = CoreML_Specification_FeatureDescription()
+        feature.name = name
+        feature.type.multiArrayType.shape = shape
+        feature.type.multiArrayType.dataType = type
+        return feature
+    }
+
+    mutating func weights(_ count: Int, scale: Float = 0.5, updatable: Bool = true) -> CoreML_Specification_WeightParams {
+        var weights = CoreML_Specification_WeightParams()
+        weights.floatValue = random.floats(count, -scale, scale)
+        weights.isUpdatable = updatable
+        return weights
+    }
+
+    mutating func add(_ name: String, _ inputs: [String], _ outputs: [String], updatable: Bool = false,
+                      _ configure: (inout CoreML_Specification_NeuralNetworkLayer) -> Void) {
+        var layer = CoreML_Specification_NeuralNetworkLayer()
+        layer.name = name
+        layer.input = inputs
+        layer.output = outputs
+        layer.isUpdatable = updatable
+        configure(&layer)
+        layers.append(layer)
+    }
+
+    mutating func innerProduct(_ name: String, _ input: String, _ output: String, inputs: Int, outputs: Int, updatable: Bool = true) {
+        var params = CoreML_Specification_InnerProductLayerParams()
+        params.inputChannels = UInt64(inputs)
+        params.outputChannels = UInt64(outputs)
+        params.hasBias_p = true
+        params.weights = weights(inputs * outputs, updatable: updatable)
+        params.bias = weights(outputs, updatable: updatable)
+        add(name, [input], [output], updatable: updatable) { $0.innerProduct = params }
+    }
+
+    mutating func convolution(
+        _ name: String, _ input: String, _ output: String, inputChannels: Int, outputChannels: Int, kernel: [Int] = [3, 3],
+        stride: [Int] = [1, 1], dilation: [Int] = [1, 1], groups: Int = 1, same: Bool = false, padding: [Int] = [0, 0, 0, 0],
+        updatable: Bool = true
+    ) {
+        var params = CoreML_Specification_ConvolutionLayerParams()
+        params.outputChannels = UInt64(outputChannels)
+        params.kernelChannels = UInt64(inputChannels / groups)
+        params.nGroups = UInt64(groups)
+        params.kernelSize = kernel.map(UInt64.init)
+        params.stride = stride.map(UInt64.init)
+        params.dilationFactor = dilation.map(UInt64.init)
+        if same {
+            params.same = CoreML_Specification_SamePadding()
+        } else {
+            var valid = CoreML_Specification_ValidPadding()
+            var top = CoreML_Specification_BorderAmounts.EdgeSizes(), left = CoreML_Specification_BorderAmounts.EdgeSizes()
+            top.startEdgeSize = UInt64(padding[0]); top.endEdgeSize = UInt64(padding[1])
+            left.startEdgeSize = UInt64(padding[2]); left.endEdgeSize = UInt64(padding[3])
+            valid.paddingAmounts.borderAmounts = [top, left]
+            params.valid = valid
+        }
+        params.hasBias_p = true
+        params.weights = weights(outputChannels * inputChannels / groups * kernel[0] * kernel[1], updatable: updatable)
+        params.bias = weights(outputChannels, updatable: updatable)
+        add(name, [input], [output], updatable: updatable) { $0.convolution = params }
+    }
+
+    /// Sets the loss (MSE against `target`, or CCE on softmax output `input`) and a plain SGD optimizer.
+    mutating func finish(output: String, outputShape: [Int64], loss: Loss, target: String = "target", targetShape: [Int64]? = nil) {
+        var network = CoreML_Specification_NeuralNetwork()
+        network.layers = layers
+        var lossLayer = CoreML_Specification_LossLayer()
+        lossLayer.name = "loss"
+        let targetFeature: CoreML_Specification_FeatureDescription
+        switch loss {
+        case .meanSquaredError:
+            lossLayer.meanSquaredErrorLossLayer.input = output
+            lossLayer.meanSquaredErrorLossLayer.target = target
+            targetFeature = Self.array(target, targetShape ?? outputShape)
+        case .crossEntropy:
+            lossLayer.categoricalCrossEntropyLossLayer.input = output
+            lossLayer.categoricalCrossEntropyLossLayer.target = target
+            targetFeature = Self.array(target, [1], .int32)
+        }
+        network.updateParams.lossLayers = [lossLayer]
+        var sgd = CoreML_Specification_SGDOptimizer()
+        sgd.learningRate.defaultValue = 0.01
+        sgd.learningRate.range.maxValue = 1
+        sgd.miniBatchSize.defaultValue = 4
+        sgd.miniBatchSize.range.minValue = 1
+        sgd.miniBatchSize.range.maxValue = 1024
+        sgd.momentum.defaultValue = 0
+        sgd.momentum.range.maxValue = 1
+        network.updateParams.optimizer.sgdOptimizer = sgd
+        network.updateParams.epochs.defaultValue = 1
+        network.updateParams.epochs.range.minValue = 1
+        network.updateParams.epochs.range.maxValue = 100
+        model.neuralNetwork = network
+        model.description_p.output = [Self.array(output, outputShape)]
+        model.description_p.trainingInput = model.description_p.input + [targetFeature]
+    }
+
+    enum Loss { case meanSquaredError, crossEntropy }
+}
