@@ -11,6 +11,8 @@ enum LayerFactory {
         case .softmax?: return SoftmaxNode(spec, inputs: inputs, outputs: outputs)
         case .flatten(let p)?: return FlattenNode(spec, p, inputs: inputs, outputs: outputs)
         default:
+            if let node = try makeElementwiseOrShapeNode(spec, inputs: inputs, outputs: outputs) { return node }
+            if let node = try makeSequenceOrNDNode(spec, inputs: inputs, outputs: outputs) { return node }
             throw EngineError("layer '\(spec.name)'", "\(spec.layerTypeName) layers are not supported by the OpenCoreML engine yet")
         }
     }
