@@ -28,7 +28,12 @@ extension MLModel {
     }
 
     /// Predicts off the calling thread.
-    public func prediction(from input: MLFeatureProvider, options: MLPredictionOptions = MLPredictionOptions()) async throws -> MLFeatureProvider {
+    public func prediction(from input: MLFeatureProvider) async throws -> MLFeatureProvider {
+        try await prediction(from: input, options: MLPredictionOptions())
+    }
+
+    /// Predicts off the calling thread.
+    public func prediction(from input: MLFeatureProvider, options: MLPredictionOptions) async throws -> MLFeatureProvider {
         let box = UncheckedBox((input, options))
         return try await Task.detached { [self] in UncheckedBox(try self.prediction(from: box.value.0, options: box.value.1)) }.value.value
     }
