@@ -21,7 +21,7 @@ for model in Tests/Fixtures/models/*.mlmodel; do
   "$bin" convert "$model" "$out/mlmodelc/$name.mlmodelc" > /dev/null
   "$bin" convert "$out/mlmodelc/$name.mlmodelc" "$out/mlmodel/$name.mlmodel" > /dev/null
 done
-"$bin" demo --output "$out/demo" > /dev/null
+"$bin" demo --output "$out/demo" --epochs 1 --examples 256 --test-examples 64 > /dev/null 2>&1
 
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py --compare Tests/Fixtures/models "$out/mlmodel" "$out/mlmodelc"
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/demo"

@@ -18,11 +18,18 @@ struct ConvertAndDemoCommandTests {
         }
     }
 
-    @Test func demoBuildsAndRoundTripsLeNet() throws {
+    @Test func demoBuildsTrainsAndSavesLeNet() throws {
         try withTemporaryDirectory { folder in
-            let result = try CommandRunner.run(["demo", "--output", folder.path])
+            let result = try CommandRunner.run(["demo", "--output", folder.path, "--epochs", "1", "--examples", "256", "--test-examples", "64"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("Total parameters: 585,958"))
+            #expect(result.stdout.contains("Test accuracy:"))
+            // The trained model differs from the built one and loads.
+            let trained = try CoreML_Specification_Model(contentsOf: folder.appendingPathComponent("LeNet-trained.mlmodel"))
+            #expect(trained.validationIssues().isEmpty)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("LeNet-trained.mlmodel")) != Data(contentsOf: folder.appendingPathComponent("LeNet.mlmodel")))
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("loss.svg").path))
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("confusion.svg").path))
             let model = try CoreML_Specification_Model(contentsOf: folder.appendingPathComponent("LeNet.mlmodel"))
             #expect(model.validationIssues().isEmpty)
             #expect(model.neuralNetwork.layers.count == 11)

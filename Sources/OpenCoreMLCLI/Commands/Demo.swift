@@ -1,39 +1,115 @@
 import ArgumentParser
 import CoreMLSpec
 import Foundation
+import OpenCoreML
 
-/// `opencoreml demo`: builds the seeds' LeNet in Swift, validates it, saves it as `.mlmodel` and as a
-/// `.mlmodelc` folder, reads both back and shows what `inspect` shows. Needs no data or downloads.
+/// `opencoreml demo`: the seeds' on-device training story end to end. Builds LeNet in Swift,
+/// trains it with `MLUpdateTask` on digits the program draws itself (or on `--data`), evaluates it,
+/// and writes the model before and after training.
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Build the seeds' LeNet in Swift, save it as .mlmodel and .mlmodelc, read it back and inspect it."
+        abstract: "Build the seeds' LeNet in Swift, train it on generated digits (or --data), evaluate it and save it.",
+        discussion: "Needs no download: the digits are rendered by the program. With --data, a folder of MNIST-format IDX files is used instead."
     )
 
-    @Option(help: "The folder to write the models to.")
+    @Option(help: "The folder to write the models and charts to.")
     var output = "opencoreml-demo"
+
+    @Option(help: "A folder of MNIST-format IDX files (e.g. /usr/share/datasets/fashion-mnist) to train on instead of generated digits.")
+    var data: String?
+
+    @Option(help: "Epochs.")
+    var epochs = 3
+
+    @Option(help: "Training examples (generated, or the first N of --data).")
+    var examples = 12_000
+
+    @Option(name: .customLong("test-examples"), help: "Held-out examples to evaluate on.")
+    var testExamples = 2_000
+
+    @Option(name: .customLong("learning-rate"), help: "Adam's learning rate (the model's default is the seeds' 1e-4).")
+    var learningRate = 1e-3
+
+    func validate() throws {
+        guard epochs >= 1, examples >= 1, testExamples >= 1 else {
+            throw ValidationError("--epochs, --examples and --test-examples must be at least 1")
+        }
+    }
 
     func run() throws {
         let folder = URL(fileURLWithPath: output)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let model = LeNet.specification()
-            try model.validate()
-            let file = folder.appendingPathComponent("LeNet.mlmodel")
-            let compiled = folder.appendingPathComponent("LeNet.mlmodelc")
-            let back = folder.appendingPathComponent("LeNet-from-compiled.mlmodel")
-            try model.write(to: file)
-            try CoreML_Specification_Model(contentsOf: file).write(to: compiled)
-            try CoreML_Specification_Model(contentsOf: compiled).write(to: back)
-            guard try Data(contentsOf: back) == Data(contentsOf: file) else {
-                throw CLIError.roundTripMismatch(path: back.path)
-            }
-            print(ModelReport(try CoreML_Specification_Model(contentsOf: file), path: file.path).renderText())
-            print("")
-            print("Wrote \(file.path) (\(grouped(try Data(contentsOf: file).count)) bytes),")
-            print("compiled it to \(compiled.path) and turned that back into \(back.lastPathComponent): identical bytes.")
-            print("Next: opencoreml inspect \(file.path) --json")
+        } catch {
+            throw CLIError.file(output, "could not create the folder")
+        }
+        // 1. Build the model in Swift and save it (as .mlmodel and as a compiled folder).
+        let specification = LeNet.specification()
+        let file = folder.appendingPathComponent("LeNet.mlmodel")
+        do {
+            try specification.validate()
+            try specification.write(to: file)
+            try CoreML_Specification_Model(contentsOf: file).write(to: folder.appendingPathComponent("LeNet.mlmodelc"))
         } catch {
             throw CLIError.wrap(error)
         }
+        print(ModelReport(specification, path: file.path).renderText())
+        print("")
+
+        // 2. Data: generated digits, or a real dataset.
+        let (train, test) = try datasets()
+        print("Training on \(grouped(train.count)) examples of \(train.name), evaluating on \(grouped(test.count)).")
+
+        // 3. Train with MLUpdateTask, as an app would.
+        let configuration = MLModelConfiguration()
+        configuration.parameters = [.epochs: epochs, .learningRate: learningRate]
+        let model: MLModel
+        do {
+            model = try MLModel(contentsOf: file, configuration: configuration)
+        } catch {
+            throw CLIError.wrap(error)
+        }
+        let binding = try DatasetBinding(model: model, dataset: train)
+        let (trained, history) = try TrainingSession(model: model, dataset: train, binding: binding).run()
+        print("")
+        print(EpochTable.render(history))
+
+        // 4. Evaluate, chart, save.
+        let before = try Evaluation(model: model, dataset: test, binding: binding)
+        let after = try Evaluation(model: trained, dataset: test, binding: binding)
+        let trainedFile = folder.appendingPathComponent("LeNet-trained.mlmodel")
+        do {
+            try trained.write(to: trainedFile)
+        } catch {
+            throw CLIError.wrap(error)
+        }
+        let curve = folder.appendingPathComponent("loss.svg").path
+        let matrix = folder.appendingPathComponent("confusion.svg").path
+        let accuracy = history.compactMap(\.accuracy)
+        try writeText(LossCurveSVG.render(loss: history.map(\.loss), accuracy: accuracy.count == history.count ? accuracy : nil), to: curve)
+        try writeText(ConfusionMatrixSVG.render(after.report, title: "LeNet on \(test.name)"), to: matrix)
+        print("")
+        print(after.report.renderText())
+        print("")
+        print(String(format: "Test accuracy: %.2f%% before training, %.2f%% after.", before.accuracy * 100, after.accuracy * 100))
+        print("Wrote \(file.path) (untrained), \(trainedFile.path) (trained),")
+        print("      \(curve) and \(matrix).")
+        print("Next: opencoreml evaluate \(trainedFile.path) --data DIR, or opencoreml train \(file.path) --data DIR --output OUT.mlmodel")
+    }
+
+    private func datasets() throws -> (train: LabeledDataset, test: LabeledDataset) {
+        if let data {
+            let train = try IDXDataset.load(folder: data, split: .train).prefix(examples)
+            let test = try IDXDataset.load(folder: data, split: .test).prefix(testExamples)
+            return (train, test)
+        }
+        func generated(_ count: Int, seed: UInt64, name: String) -> LabeledDataset {
+            let (pixels, labels) = SyntheticDigits(seed: seed).make(count: count)
+            let side = SyntheticDigits.side
+            return LabeledDataset(
+                name: name, count: count, featureCount: side * side, values: pixels.map { Float($0) / 255 }, labels: labels,
+                sampleShape: [side, side])
+        }
+        return (generated(examples, seed: 1, name: "generated digits"), generated(testExamples, seed: 2, name: "generated digits (held out)"))
     }
 }

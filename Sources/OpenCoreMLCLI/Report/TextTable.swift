@@ -1,4 +1,5 @@
-/// A plain-text table: columns padded to their widest cell, numbers right-aligned.
+/// A plain-text table: columns padded to their widest cell (in terminal columns, so emoji and CJK
+/// count twice), numbers right-aligned.
 struct TextTable {
     enum Alignment { case left, right }
 
@@ -19,12 +20,12 @@ struct TextTable {
         var widths = [Int](repeating: 0, count: headers.count)
         for row in all {
             for (column, cell) in row.enumerated() where column < widths.count {
-                widths[column] = max(widths[column], cell.count)
+                widths[column] = max(widths[column], displayWidth(cell))
             }
         }
         return all.map { row in
             let cells = row.enumerated().map { column, cell -> String in
-                let padding = String(repeating: " ", count: max(0, widths[column] - cell.count))
+                let padding = String(repeating: " ", count: max(0, widths[column] - displayWidth(cell)))
                 let isLast = column == row.count - 1
                 return alignments[column] == .right ? padding + cell : (isLast ? cell : cell + padding)
             }
@@ -33,6 +34,25 @@ struct TextTable {
         }.joined(separator: "\n")
     }
 }
+
+/// The columns `text` takes in a terminal: 2 for emoji and East Asian wide characters, else 1.
+func displayWidth(_ text: String) -> Int {
+    text.reduce(0) { width, character in
+        let scalars = character.unicodeScalars
+        let first = scalars.first!
+        let isEmoji = first.properties.isEmojiPresentation
+            || (first.properties.isEmoji && scalars.contains("\u{FE0F}"))
+            || scalars.count > 1 && first.properties.isEmoji && scalars.contains { $0.properties.isEmojiModifier || $0 == "\u{200D}" }
+        let isWide = first.value >= 0x1100 && wideRanges.contains { $0.contains(first.value) }
+        return width + (isEmoji || isWide ? 2 : 1)
+    }
+}
+
+/// East Asian wide blocks: Hangul Jamo, CJK, Hiragana and Katakana, Hangul syllables, fullwidth forms.
+private let wideRanges: [ClosedRange<UInt32>] = [
+    0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+    0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD,
+]
 
 /// `585958` → `585,958`.
 func grouped(_ value: Int) -> String {

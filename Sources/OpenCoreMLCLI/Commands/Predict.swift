@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import OpenCoreML
+
+/// `opencoreml predict MODEL --input NAME=FILE …`: one prediction from array files.
+struct Predict: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run one prediction; inputs come from .npy, .json or .csv files.",
+        discussion: "Each --input NAME=FILE fills the model input NAME; the values are reshaped to the input's shape when the counts agree."
+    )
+
+    @Argument(help: "The .mlmodel file or .mlmodelc folder.")
+    var model: String
+
+    @Option(name: .customLong("input"), help: "NAME=FILE (.npy, .json or .csv); repeat for several inputs.")
+    var inputs: [String] = []
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    func run() throws {
+        let loaded: MLModel
+        do {
+            loaded = try MLModel(contentsOf: URL(fileURLWithPath: model))
+        } catch {
+            throw CLIError.model("\(model): \(CLIError.wrap(error))")
+        }
+        let descriptions = loaded.modelDescription.inputDescriptionsByName
+        var values: [String: MLFeatureValue] = [:]
+        for assignment in inputs {
+            let (name, path) = try parseInputAssignment(assignment)
+            guard let description = descriptions[name] else {
+                throw CLIError.model("the model has no input '\(name)' (it has: \(descriptions.keys.sorted().joined(separator: ", ")))")
+            }
+            let (numbers, shape) = try loadInputArray(path: path)
+            if let bad = numbers.firstIndex(where: { !$0.isFinite }) {
+                throw CLIError.file(path, "value \(bad) is \(numbers[bad])")
+            }
+            switch description.type {
+            case .int64 where numbers.count == 1: values[name] = MLFeatureValue(int64: Int64(numbers[0]))
+            case .double where numbers.count == 1: values[name] = MLFeatureValue(double: numbers[0])
+            case .multiArray:
+                let declared = description.multiArrayConstraint?.shape.map(\.intValue) ?? shape
+                let target = declared.reduce(1, *) == numbers.count ? declared : shape
+                guard target.reduce(1, *) == numbers.count, declared.reduce(1, *) == numbers.count else {
+                    throw CLIError.file(path, "holds \(numbers.count) values (shape \(shape)); input '\(name)' takes shape \(declared)")
+                }
+                let array = try MLMultiArray(shape: target.map { NSNumber(value: $0) }, dataType: .float32)
+                for (index, number) in numbers.enumerated() { array[index] = NSNumber(value: number) }
+                values[name] = MLFeatureValue(multiArray: array)
+            default:
+                throw CLIError.model("input '\(name)' is a \(description.type); predict fills numbers and multi-arrays")
+            }
+        }
+        for name in descriptions.keys where values[name] == nil && descriptions[name]?.isOptional == false {
+            throw CLIError.model("input '\(name)' is missing; give it with --input \(name)=FILE")
+        }
+        let output: MLFeatureProvider
+        do {
+            output = try loaded.prediction(from: MLDictionaryFeatureProvider(featureValues: values))
+        } catch {
+            throw CLIError.wrap(error)
+        }
+        let names = loaded.modelDescription.outputDescriptions.map(\.name)
+        if json {
+            var object: [String: Any] = [:]
+            for name in names { object[name] = output.featureValue(for: name).map(Self.jsonValue) }
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        for name in names {
+            guard let value = output.featureValue(for: name) else { continue }
+            print("\(name): \(Self.text(value))")
+        }
+    }
+
+    static func jsonValue(_ value: MLFeatureValue) -> Any {
+        switch value.type {
+        case .int64: return value.int64Value
+        case .double: return value.doubleValue
+        case .string: return value.stringValue
+        case .multiArray:
+            let array = value.multiArrayValue!
+            return ["shape": array.shape.map(\.intValue), "values": array.floatValues().map(Double.init)] as [String: Any]
+        case .dictionary:
+            var result: [String: Double] = [:]
+            for (key, number) in value.dictionaryValue { result["\(key.base)"] = number.doubleValue }
+            return result
+        default: return NSNull()
+        }
+    }
+
+    static func text(_ value: MLFeatureValue) -> String {
+        switch value.type {
+        case .multiArray:
+            let array = value.multiArrayValue!
+            let values = array.floatValues()
+            let shown = values.prefix(20).map { String(format: "%.6g", $0) }.joined(separator: ", ")
+            return "shape \(array.shape.map(\.intValue)) [\(shown)\(values.count > 20 ? ", …" : "")]"
+        case .dictionary:
+            let sorted = value.dictionaryValue.sorted { $0.value.doubleValue > $1.value.doubleValue }
+            return sorted.prefix(10).map { "\($0.key.base): \(String(format: "%.4f", $0.value.doubleValue))" }.joined(separator: ", ")
+        default:
+            return value.description
+        }
+    }
+}

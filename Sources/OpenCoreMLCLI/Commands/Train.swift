@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import OpenCoreML
+
+/// `opencoreml train MODEL --data DATASET --output OUT`: on-device training, from the command line.
+struct Train: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Train an updatable model on a dataset and write the trained model.",
+        discussion: """
+            Values map onto the model's single input (reshaped to its shape), labels onto its loss target \
+            (a class index) or, for classifiers, its label input. Hyperparameters default to the model's and \
+            must be values the model allows. OUT is written only at the end, atomically.
+            """
+    )
+
+    @Argument(help: "The updatable .mlmodel file or .mlmodelc folder.")
+    var model: String
+
+    @OptionGroup var dataset: DatasetOptions
+
+    @Option(help: "Where to write the trained model (.mlmodel or .mlmodelc).")
+    var output: String
+
+    @Option(help: "Epochs (default: the model's).")
+    var epochs: Int?
+
+    @Option(name: .customLong("learning-rate"), help: "Learning rate (default: the model's).")
+    var learningRate: Double?
+
+    @Option(name: .customLong("batch-size"), help: "Mini-batch size (default: the model's).")
+    var batchSize: Int?
+
+    @Option(help: "Seed for shuffling (default: the model's).")
+    var seed: Int?
+
+    @Option(help: "Append one JSON line per epoch to this file.")
+    var log: String?
+
+    @Option(name: .customLong("loss-curve"), help: "Write the loss (and accuracy) per epoch as an SVG chart.")
+    var lossCurve: String?
+
+    func validate() throws {
+        guard output.hasSuffix(".mlmodel") || output.hasSuffix(".mlmodelc") else {
+            throw CLIError.unsupportedExtension(path: output)
+        }
+    }
+
+    func run() throws {
+        let configuration = MLModelConfiguration()
+        var parameters: [MLParameterKey: Any] = [:]
+        if let epochs { parameters[.epochs] = epochs }
+        if let learningRate { parameters[.learningRate] = learningRate }
+        if let batchSize { parameters[.miniBatchSize] = batchSize }
+        if let seed { parameters[.seed] = seed }
+        configuration.parameters = parameters.isEmpty ? nil : parameters
+        let loaded: MLModel
+        do {
+            loaded = try MLModel(contentsOf: URL(fileURLWithPath: model), configuration: configuration)
+        } catch {
+            throw CLIError.model("\(model): \(CLIError.wrap(error))")
+        }
+        guard loaded.modelDescription.isUpdatable else { throw CLIError.model("\(model): the model is not updatable") }
+        let examples = try dataset.load(defaultSplit: .train)
+        let binding = try DatasetBinding(model: loaded, dataset: examples)
+        guard binding.labelName != nil else {
+            throw CLIError.model("\(model): the model has no training input for the labels")
+        }
+        FileHandle.standardError.write(Data("Training on \(grouped(examples.count)) examples of \(examples.name)\n".utf8))
+        let (trained, history) = try TrainingSession(model: loaded, dataset: examples, binding: binding, logPath: log).run()
+        do {
+            try trained.write(to: URL(fileURLWithPath: output))
+        } catch {
+            throw CLIError.wrap(error)
+        }
+        if let lossCurve {
+            let accuracy = history.compactMap(\.accuracy)
+            let svg = LossCurveSVG.render(loss: history.map(\.loss), accuracy: accuracy.count == history.count ? accuracy : nil)
+            try writeText(svg, to: lossCurve)
+        }
+        print(EpochTable.render(history))
+        print("Wrote \(output)")
+    }
+}
+
+/// Writes text atomically (temporary file, then rename).
+func writeText(_ text: String, to path: String) throws {
+    do {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+        throw CLIError.file(path, "could not write: \(error.localizedDescription)")
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+
+/// `--data`, `--split`, `--scale`, `--limit`: where examples come from, shared by `train`,
+/// `evaluate` and `demo`.
+struct DatasetOptions: ParsableArguments {
+    @Option(help: "A folder of MNIST-format IDX files (train-*/t10k-*, gzipped or not), or a CSV file (label first, then the values).")
+    var data: String?
+
+    @Option(help: "Which IDX files to read: train or test.")
+    var split: String?
+
+    @Option(help: "Multiply every value by this (default 1/255, for 8-bit pixels).")
+    var scale: Float = 1 / 255
+
+    @Option(help: "Use only the first N examples.")
+    var limit: Int?
+
+    /// Loads `--data`, using `defaultSplit` for IDX folders when `--split` is not given.
+    func load(defaultSplit: IDXDataset.Split) throws -> LabeledDataset {
+        guard let data else { throw CLIError.model("give the examples with --data FOLDER or --data FILE.csv") }
+        guard scale.isFinite, scale > 0 else { throw CLIError.model("--scale must be a positive number, got \(scale)") }
+        if let limit, limit < 1 { throw CLIError.model("--limit must be at least 1, got \(limit)") }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: data, isDirectory: &isFolder) else {
+            throw CLIError.file(data, "no such file or folder")
+        }
+        var dataset: LabeledDataset
+        if isFolder.boolValue {
+            let chosen: IDXDataset.Split
+            if let split {
+                guard let parsed = IDXDataset.Split(rawValue: split) else { throw CLIError.model("--split must be train or test, got '\(split)'") }
+                chosen = parsed
+            } else {
+                chosen = defaultSplit
+            }
+            dataset = try IDXDataset.load(folder: data, split: chosen, scale: scale)
+        } else {
+            dataset = try CSVDataset.load(path: data, scale: scale)
+        }
+        if let limit { dataset = dataset.prefix(limit) }
+        guard dataset.count > 0 else { throw CLIError.file(data, "holds no examples") }
+        return dataset
+    }
+}
