@@ -116,3 +116,87 @@ struct TestNetwork {
 
     enum Loss { case meanSquaredError, crossEntropy }
 }
+
+// MARK: - Sequence and rank-N layers
+
+extension TestNetwork {
+    /// Adds another model input (call before `finish`, which copies the inputs into the training inputs).
+    mutating func addInput(_ name: String, _ shape: [Int64]) {
+        model.description_p.input.append(Self.array(name, shape))
+    }
+
+    /// Switches the network to Core ML's exact array mapping (call after `finish`).
+    mutating func useExactMapping() {
+        model.neuralNetwork.arrayInputShapeMapping = .exactArrayMapping
+    }
+
+    /// Adds a second (or further) mean-squared-error loss on `input` against a new training input
+    /// `<input>_true` of `shape`, and declares `input` as a model output (call after `finish`).
+    mutating func addMeanSquaredErrorLoss(on input: String, shape: [Int64]) {
+        var update = model.neuralNetwork.updateParams
+        var loss = CoreML_Specification_LossLayer()
+        loss.name = "loss_\(input)"
+        loss.meanSquaredErrorLossLayer.input = input
+        loss.meanSquaredErrorLossLayer.target = "\(input)_true"
+        update.lossLayers.append(loss)
+        model.neuralNetwork.updateParams = update
+        model.description_p.trainingInput.append(Self.array("\(input)_true", shape))
+        model.description_p.output.append(Self.array(input, shape))
+    }
+
+    /// A one-input `batchedMatmul` `[…, rows] → […, columns]` with trainable weights and bias.
+    mutating func batchedMatmul(_ name: String, _ input: String, _ output: String, rows: Int, columns: Int, bias: Bool = true, updatable: Bool = true) {
+        var params = CoreML_Specification_BatchedMatMulLayerParams()
+        params.weightMatrixFirstDimension = UInt64(rows)
+        params.weightMatrixSecondDimension = UInt64(columns)
+        params.weights = weights(rows * columns, updatable: updatable)
+        params.hasBias_p = bias
+        if bias { params.bias = weights(columns, updatable: updatable) }
+        add(name, [input], [output], updatable: updatable) { $0.batchedMatmul = params }
+    }
+
+    /// A `uniDirectionalLSTM` with random weights (and biases, peepholes when asked).
+    mutating func lstm(
+        _ name: String, inputs: [String], outputs: [String], inputSize: Int, hiddenSize: Int,
+        sequenceOutput: Bool = true, reverse: Bool = false, peepholes: Bool = false, biases: Bool = true,
+        forgetBias: Bool = false, coupled: Bool = false, cellClip: Float = 0,
+        activations: [CoreML_Specification_ActivationParams] = [], updatable: Bool = true
+    ) {
+        var params = CoreML_Specification_UniDirectionalLSTMLayerParams()
+        params.inputVectorSize = UInt64(inputSize)
+        params.outputVectorSize = UInt64(hiddenSize)
+        params.activations = activations
+        params.reverseInput = reverse
+        var lstm = CoreML_Specification_LSTMParams()
+        lstm.sequenceOutput = sequenceOutput
+        lstm.hasBiasVectors_p = biases
+        lstm.hasPeepholeVectors_p = peepholes
+        lstm.forgetBias = forgetBias
+        lstm.coupledInputAndForgetGate = coupled
+        lstm.cellClipThreshold = cellClip
+        params.params = lstm
+        let (x, h) = (inputSize, hiddenSize)
+        var w = CoreML_Specification_LSTMWeightParams()
+        w.inputGateWeightMatrix = weights(h * x, updatable: updatable)
+        w.forgetGateWeightMatrix = weights(h * x, updatable: updatable)
+        w.blockInputWeightMatrix = weights(h * x, updatable: updatable)
+        w.outputGateWeightMatrix = weights(h * x, updatable: updatable)
+        w.inputGateRecursionMatrix = weights(h * h, updatable: updatable)
+        w.forgetGateRecursionMatrix = weights(h * h, updatable: updatable)
+        w.blockInputRecursionMatrix = weights(h * h, updatable: updatable)
+        w.outputGateRecursionMatrix = weights(h * h, updatable: updatable)
+        if biases {
+            w.inputGateBiasVector = weights(h, updatable: updatable)
+            w.forgetGateBiasVector = weights(h, updatable: updatable)
+            w.blockInputBiasVector = weights(h, updatable: updatable)
+            w.outputGateBiasVector = weights(h, updatable: updatable)
+        }
+        if peepholes {
+            w.inputGatePeepholeVector = weights(h, updatable: updatable)
+            w.forgetGatePeepholeVector = weights(h, updatable: updatable)
+            w.outputGatePeepholeVector = weights(h, updatable: updatable)
+        }
+        params.weightParams = w
+        add(name, inputs, outputs, updatable: updatable) { $0.uniDirectionalLstm = params }
+    }
+}

@@ -1,0 +1,205 @@
+import _OpenCoreMLKernels
+
+/// Helpers shared by the classic elementwise and shape layers: the `[outer, C, H, W]` view of a
+/// blob, broadcasting of axes of size 1, and gathers through precomputed index maps.
+
+/// The four classic dimensions `[outer, C, H, W]` of one example.
+struct ClassicDims: Equatable, CustomStringConvertible {
+    var outer: Int, channels: Int, height: Int, width: Int
+
+    init(outer: Int, channels: Int, height: Int, width: Int) {
+        self.outer = outer
+        self.channels = channels
+        self.height = height
+        self.width = width
+    }
+
+    init(_ shape: TensorShape) {
+        let (outer, c, h, w) = shape.classic
+        self.init(outer: outer, channels: c, height: h, width: w)
+    }
+
+    var array: [Int] { [outer, channels, height, width] }
+    var count: Int { outer * channels * height * width }
+    var plane: Int { height * width }
+
+    var description: String { "\(outer)×\(channels)×\(height)×\(width)" }
+}
+
+extension TensorShape {
+    /// A shape with the classic dimensions `dims`: `self` with its last three dimensions replaced
+    /// when the sequence part is unchanged (so ranks and leading dimensions survive), else a fresh
+    /// classic shape.
+    func replacingClassicDims(with dims: ClassicDims) -> TensorShape {
+        if rank >= 3, ClassicDims(self).outer == dims.outer {
+            return TensorShape(Array(self.dims.dropLast(3)) + [dims.channels, dims.height, dims.width])
+        }
+        return .classic(outer: dims.outer, channels: dims.channels, height: dims.height, width: dims.width)
+    }
+}
+
+/// How a tensor of classic dimensions `source` is read at the positions of a larger tensor of
+/// classic dimensions `target`, each axis of size 1 being repeated (stride 0).
+///
+/// Strides are `[batch, outer, C, H, W]`; a batch stride of 0 reads the same values for every
+/// example (a layer's parameter).
+struct ClassicBroadcast {
+    let target: ClassicDims
+    let strides: [Int]
+    /// Whether the source is laid out exactly like the target (same dimensions, one per example).
+    let isIdentity: Bool
+
+    /// Nil when some axis of `source` is neither 1 nor the target's size.
+    init?(_ source: ClassicDims, to target: ClassicDims, perExample: Bool) {
+        let s = source.array, t = target.array
+        var strides = [Int](repeating: 0, count: 5)
+        var stride = 1
+        for axis in (0..<4).reversed() {
+            guard s[axis] == t[axis] || s[axis] == 1 else { return nil }
+            strides[axis + 1] = s[axis] == 1 ? 0 : stride
+            stride *= s[axis]
+        }
+        strides[0] = perExample ? stride : 0
+        self.target = target
+        self.strides = strides
+        isIdentity = s == t && perExample
+    }
+
+    /// Calls `body(targetOffset, sourceOffset, sourceStepAlongW)` for every row of W values of the
+    /// first `batch` examples of the target.
+    @inline(__always)
+    func forEachRow(batch: Int, _ body: (_ target: Int, _ source: Int, _ step: Int) -> Void) {
+        let t = target
+        var offset = 0
+        for b in 0..<batch {
+            for o in 0..<t.outer {
+                for c in 0..<t.channels {
+                    let base = b * strides[0] + o * strides[1] + c * strides[2]
+                    for h in 0..<t.height {
+                        body(offset, base + h * strides[3], strides[4])
+                        offset += t.width
+                    }
+                }
+            }
+        }
+    }
+
+    /// `y[i] = x[source(i)]` over the target.
+    func assign(_ x: UnsafePointer<Float>, to y: UnsafeMutablePointer<Float>, batch: Int) {
+        if isIdentity {
+            y.update(from: x, count: batch * target.count)
+            return
+        }
+        let width = target.width
+        forEachRow(batch: batch) { out, source, step in
+            for w in 0..<width { y[out + w] = x[source + w * step] }
+        }
+    }
+
+    /// `y[i] += x[source(i)]` over the target.
+    func add(_ x: UnsafePointer<Float>, to y: UnsafeMutablePointer<Float>, batch: Int) {
+        if isIdentity {
+            ocm_axpy(x, y, batch * target.count, 1)
+            return
+        }
+        let width = target.width
+        forEachRow(batch: batch) { out, source, step in
+            for w in 0..<width { y[out + w] += x[source + w * step] }
+        }
+    }
+
+    /// `y[i] *= x[source(i)]` over the target.
+    func multiply(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, batch: Int) {
+        if isIdentity {
+            ocm_mul(y, x, y, batch * target.count)
+            return
+        }
+        let width = target.width
+        forEachRow(batch: batch) { out, source, step in
+            for w in 0..<width { y[out + w] *= x[source + w * step] }
+        }
+    }
+
+    /// The adjoint of `assign`: overwrites `x` (the source, `sourceCount` values) with the sums
+    /// of the target values `y` read from each of its positions.
+    func reduce(_ y: UnsafePointer<Float>, into x: UnsafeMutablePointer<Float>, sourceCount: Int, batch: Int) {
+        if isIdentity {
+            x.update(from: y, count: batch * target.count)
+            return
+        }
+        x.update(repeating: 0, count: sourceCount)
+        let width = target.width
+        forEachRow(batch: batch) { out, source, step in
+            if step == 0 {
+                var sum: Float = 0
+                for w in 0..<width { sum += y[out + w] }
+                x[source] += sum
+            } else {
+                for w in 0..<width { x[source + w * step] += y[out + w] }
+            }
+        }
+    }
+}
+
+/// A fixed rearrangement of each example's values: `y[i] = x[map[i]]` (a bijection).
+struct ClassicIndexMap {
+    let map: [Int]
+
+    func gather(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, batch: Int) {
+        let n = map.count
+        map.withUnsafeBufferPointer { map in
+            for b in 0..<batch {
+                let source = x + b * n, target = y + b * n
+                for i in 0..<n { target[i] = source[map[i]] }
+            }
+        }
+    }
+
+    /// The adjoint of `gather` (its inverse, as the map is a bijection).
+    func scatter(_ dy: UnsafePointer<Float>, into dx: UnsafeMutablePointer<Float>, batch: Int) {
+        let n = map.count
+        map.withUnsafeBufferPointer { map in
+            for b in 0..<batch {
+                let source = dy + b * n, target = dx + b * n
+                for i in 0..<n { target[map[i]] = source[i] }
+            }
+        }
+    }
+}
+
+extension ClassicBroadcast {
+    /// How a `bias`/`scale` layer's parameter of declared `shape` (`[1]`, `[C]`, `[1, H, W]` or
+    /// `[C, H, W]`; empty to infer it from `count`) is read across inputs of dimensions `input`;
+    /// nil with the reason when it does not fit.
+    static func parameter(shape: [UInt64], count: Int, input: ClassicDims) -> Result<ClassicBroadcast, ClassicParameterShapeError> {
+        let s = shape.map { Int($0) }
+        let declared: ClassicDims?
+        switch s.count {
+        case 0:
+            declared = count == 1 ? ClassicDims(outer: 1, channels: 1, height: 1, width: 1)
+                : count == input.channels ? ClassicDims(outer: 1, channels: input.channels, height: 1, width: 1)
+                : count == input.channels * input.plane ? ClassicDims(outer: 1, channels: input.channels, height: input.height, width: input.width)
+                : nil
+        case 1: declared = ClassicDims(outer: 1, channels: s[0], height: 1, width: 1)
+        case 3: declared = ClassicDims(outer: 1, channels: s[0], height: s[1], width: s[2])
+        default: return .failure(ClassicParameterShapeError("shape \(s) must be [1], [C], [1, H, W] or [C, H, W]"))
+        }
+        guard let declared else {
+            return .failure(ClassicParameterShapeError("\(count) values fit neither 1, C (\(input.channels)) nor C×H×W (\(input.channels * input.plane))"))
+        }
+        guard declared.count == count else {
+            return .failure(ClassicParameterShapeError("shape \(s) needs \(declared.count) values but \(count) are given"))
+        }
+        let spatialOK = (declared.height == 1 && declared.width == 1) || (declared.height == input.height && declared.width == input.width)
+        guard spatialOK, declared.channels == 1 || declared.channels == input.channels,
+              let broadcast = ClassicBroadcast(declared, to: input, perExample: false) else {
+            return .failure(ClassicParameterShapeError("shape \(declared.channels)×\(declared.height)×\(declared.width) does not fit an input of C×H×W \(input.channels)×\(input.height)×\(input.width)"))
+        }
+        return .success(broadcast)
+    }
+}
+
+struct ClassicParameterShapeError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,501 @@
+import CoreMLSpec
+import Foundation
+import _OpenCoreMLKernels
+
+/// Core ML's `uniDirectionalLSTM`, forward and backpropagation through time.
+///
+/// Blobs: inputs `x` (required), `h0`, `c0` (optional, zeros when absent); outputs `y`, `h_T`, `c_T`
+/// (the last two optional). `x` is a sequence: the blob's outer (sequence) axis is time and each
+/// step holds `inputVectorSize` values (C·H·W). `h0`, `c0`, `h_T`, `c_T` hold `outputVectorSize` values.
+/// `y` holds every step's output when `sequenceOutput`, else the last one.
+///
+/// Per step, with `f`, `g`, `h` the three activations (default sigmoid, tanh, tanh):
+///
+///     i = f(clip(W_i x + R_i y₋ + p_i ⊙ c₋ + b_i))
+///     f = f(clip(W_f x + R_f y₋ + p_f ⊙ c₋ + b_f (+ 1 with forgetBias)))
+///     z = g(clip(W_z x + R_z y₋ + b_z))
+///     c = clamp(c₋ ⊙ f + i ⊙ z, ±cellClipThreshold)      (coupled gates: c₋ ⊙ (1 − i) + i ⊙ z)
+///     o = f(clip(W_o x + R_o y₋ + p_o ⊙ c + b_o))
+///     y = o ⊙ h(c)
+///
+/// where `clip` limits pre-activations to ±50 and `cellClipThreshold` 0 means 50 (both as the
+/// specification states; values beyond a clip get no gradient).
+///
+/// Conventions where the specification is silent:
+/// - `reverseInput` processes the steps from last to first and `y` lists the outputs in processing
+///   order (`y[0]` is the output after reading the last input step), as coremltools' reference tests
+///   for the neural-network backend expect.
+/// - Core ML lists `linear`, `scaledTanh` and `sigmoidHard` with fixed constants for recurrent layers
+///   (1 and 0; 1.71 and 2/3; 0.2 and 0.5), while coremltools writes those activations without
+///   parameters. An activation whose alpha and beta are both 0 takes those constants; otherwise its
+///   own alpha and beta are used.
+/// - With `coupledInputAndForgetGate` the forget-gate weights are not used (they may be empty) and
+///   get zero gradients. `forgetBias` adds 1 to the forget gate even without bias vectors.
+/// - Under the exact mapping a rank-5 `[Seq, Batch, C, 1, 1]` input needs Batch = 1 (the engine
+///   batches on its own axis); outputs then keep rank 5.
+///
+/// Every weight, recursion matrix, bias and peephole is trainable (when marked updatable); backward
+/// also gives `x`, `h0` and `c0` their gradients.
+final class LSTMNode: LayerNode, @unchecked Sendable {
+    /// A recurrent activation and its derivative.
+    enum Activation {
+        case sigmoid, tanh, relu
+        case linear(alpha: Float, beta: Float)
+        case scaledTanh(alpha: Float, beta: Float)
+        case sigmoidHard(alpha: Float, beta: Float)
+
+        init(_ params: CoreML_Specification_ActivationParams, location: String) throws {
+            switch params.nonlinearityType {
+            case .sigmoid?: self = .sigmoid
+            case .tanh?: self = .tanh
+            case .reLu?: self = .relu
+            case .linear(let p)?:
+                self = p.alpha == 0 && p.beta == 0 ? .linear(alpha: 1, beta: 0) : .linear(alpha: p.alpha, beta: p.beta)
+            case .scaledTanh(let p)?:
+                self = p.alpha == 0 && p.beta == 0 ? .scaledTanh(alpha: 1.71, beta: 2.0 / 3) : .scaledTanh(alpha: p.alpha, beta: p.beta)
+            case .sigmoidHard(let p)?:
+                self = p.alpha == 0 && p.beta == 0 ? .sigmoidHard(alpha: 0.2, beta: 0.5) : .sigmoidHard(alpha: p.alpha, beta: p.beta)
+            case nil:
+                throw EngineError(location, "an activation is not set")
+            default:
+                throw EngineError(location, "activation \(params.nonlinearityType.map { "\($0)".prefix { $0 != "(" } } ?? "") is not supported in an LSTM; use sigmoid, tanh, linear, relu, scaledTanh or sigmoidHard")
+            }
+        }
+
+        @inline(__always)
+        func callAsFunction(_ x: Float) -> Float {
+            switch self {
+            case .sigmoid: return 1 / (1 + Foundation.exp(-x))
+            case .tanh: return Foundation.tanh(x)
+            case .relu: return max(x, 0)
+            case .linear(let alpha, let beta): return alpha * x + beta
+            case .scaledTanh(let alpha, let beta): return alpha * Foundation.tanh(beta * x)
+            case .sigmoidHard(let alpha, let beta): return min(max(alpha * x + beta, 0), 1)
+            }
+        }
+
+        /// The derivative at `x`, whose value is `y`.
+        @inline(__always)
+        func derivative(_ x: Float, _ y: Float) -> Float {
+            switch self {
+            case .sigmoid: return y * (1 - y)
+            case .tanh: return 1 - y * y
+            case .relu: return x > 0 ? 1 : 0
+            case .linear(let alpha, _): return alpha
+            case .scaledTanh(let alpha, let beta):
+                let t = Foundation.tanh(beta * x)
+                return alpha * beta * (1 - t * t)
+            case .sigmoidHard(let alpha, let beta):
+                let v = alpha * x + beta
+                return v > 0 && v < 1 ? alpha : 0
+            }
+        }
+    }
+
+    /// The gates in the order of the buffers: input, forget, block input, output.
+    private enum Gate: Int, CaseIterable { case input = 0, forget, block, output }
+
+    let inputSize: Int
+    let hiddenSize: Int
+    let gateActivation: Activation
+    let cellActivation: Activation
+    let outputActivation: Activation
+    let sequenceOutput: Bool
+    let reverseInput: Bool
+    let forgetBias: Bool
+    let coupled: Bool
+    let cellClip: Float
+    /// W_i, W_f, W_z, W_o ([hidden, input] row-major).
+    let inputWeights: [Parameter]
+    /// R_i, R_f, R_z, R_o ([hidden, hidden] row-major).
+    let recursionWeights: [Parameter]
+    /// b_i, b_f, b_z, b_o, when the layer has bias vectors.
+    let biases: [Parameter]?
+    /// p_i, p_f, p_o, when the layer has peepholes.
+    let peepholes: [Parameter]?
+
+    /// The pre-activation clip the specification applies to every gate.
+    private static let gateClip: Float = 50
+
+    // Geometry, set by inferShapes.
+    private var steps = 1
+    private var hasInitialHidden: Bool { inputs.count > 1 }
+    private var hasInitialCell: Bool { inputs.count > 2 }
+
+    // Per-step state, `[batch][steps][hidden]` indexed by input position (the gates: 4 such blocks).
+    private let preactivations = FloatBuffer()
+    private let activations = FloatBuffer()
+    private let previousHidden = FloatBuffer()
+    private let previousCell = FloatBuffer()
+    private let rawCell = FloatBuffer()
+    private let cell = FloatBuffer()
+    private let cellOutput = FloatBuffer()
+    private let hidden = FloatBuffer()
+    // Backward scratch.
+    private let preactivationGradients = FloatBuffer()
+    private let hiddenGradient = FloatBuffer()
+    private let cellGradient = FloatBuffer()
+    private let peepholeScratch = FloatBuffer()
+
+    init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_UniDirectionalLSTMLayerParams, inputs: [Blob], outputs: [Blob]) throws {
+        let location = "layer '\(spec.name)' (uniDirectionalLSTM)"
+        inputSize = Int(params.inputVectorSize)
+        hiddenSize = Int(params.outputVectorSize)
+        guard inputSize > 0, hiddenSize > 0 else {
+            throw EngineError(location, "inputVectorSize (\(inputSize)) and outputVectorSize (\(hiddenSize)) must be positive")
+        }
+        switch params.activations.count {
+        case 0:
+            (gateActivation, cellActivation, outputActivation) = (.sigmoid, .tanh, .tanh)
+        case 3:
+            gateActivation = try Activation(params.activations[0], location: location)
+            cellActivation = try Activation(params.activations[1], location: location)
+            outputActivation = try Activation(params.activations[2], location: location)
+        default:
+            throw EngineError(location, "\(params.activations.count) activations given; 3 expected (gates, block input, output)")
+        }
+        let lstm = params.params
+        sequenceOutput = lstm.sequenceOutput
+        reverseInput = params.reverseInput
+        forgetBias = lstm.forgetBias
+        coupled = lstm.coupledInputAndForgetGate
+        cellClip = lstm.cellClipThreshold == 0 ? 50 : abs(lstm.cellClipThreshold)
+
+        let w = params.weightParams
+        let (h, x) = (hiddenSize, inputSize)
+        // The forget gate's weights may be left out when the gates are coupled (they are unused).
+        func read(_ field: String, _ weights: CoreML_Specification_WeightParams, _ count: Int, optional: Bool) throws -> Parameter {
+            if optional && weights.count == 0 {
+                return Parameter(name: "\(spec.name).\(field)", values: [Float](repeating: 0, count: count), isTrainable: false)
+            }
+            return try Parameter(layer: spec, field: field, weights: weights, expected: count)
+        }
+        inputWeights = [
+            try read("inputGateWeightMatrix", w.inputGateWeightMatrix, h * x, optional: false),
+            try read("forgetGateWeightMatrix", w.forgetGateWeightMatrix, h * x, optional: coupled),
+            try read("blockInputWeightMatrix", w.blockInputWeightMatrix, h * x, optional: false),
+            try read("outputGateWeightMatrix", w.outputGateWeightMatrix, h * x, optional: false),
+        ]
+        recursionWeights = [
+            try read("inputGateRecursionMatrix", w.inputGateRecursionMatrix, h * h, optional: false),
+            try read("forgetGateRecursionMatrix", w.forgetGateRecursionMatrix, h * h, optional: coupled),
+            try read("blockInputRecursionMatrix", w.blockInputRecursionMatrix, h * h, optional: false),
+            try read("outputGateRecursionMatrix", w.outputGateRecursionMatrix, h * h, optional: false),
+        ]
+        biases = lstm.hasBiasVectors_p ? [
+            try read("inputGateBiasVector", w.inputGateBiasVector, h, optional: false),
+            try read("forgetGateBiasVector", w.forgetGateBiasVector, h, optional: coupled),
+            try read("blockInputBiasVector", w.blockInputBiasVector, h, optional: false),
+            try read("outputGateBiasVector", w.outputGateBiasVector, h, optional: false),
+        ] : nil
+        peepholes = lstm.hasPeepholeVectors_p ? [
+            try read("inputGatePeepholeVector", w.inputGatePeepholeVector, h, optional: false),
+            try read("forgetGatePeepholeVector", w.forgetGatePeepholeVector, h, optional: coupled),
+            try read("outputGatePeepholeVector", w.outputGatePeepholeVector, h, optional: false),
+        ] : nil
+        super.init(spec, inputs: inputs, outputs: outputs)
+        parameters = inputWeights + recursionWeights + (biases ?? []) + (peepholes ?? [])
+    }
+
+    override func inferShapes() throws {
+        try checkSequenceBlobCounts(inputs: 1...3, outputs: 1...3)
+        let shape = input.shape
+        let (outer, c, h, w) = shape.classic
+        guard c * h * w == inputSize else {
+            throw fail("input '\(input.name)' has \(c * h * w) values per step (shape \(shape)); inputVectorSize is \(inputSize)")
+        }
+        steps = outer
+        let leading = Array(shape.dims.dropLast(3))
+        // Exact mapping, [Seq, Batch, C, H, W]: time is the first axis and the inner batch must be 1.
+        let keepsRank = leading.count >= 2
+        if keepsRank && !leading.dropFirst().allSatisfy({ $0 == 1 }) {
+            throw fail("input '\(input.name)' has shape \(shape); the batch axis of [Seq, Batch, C, H, W] must be 1 (pass examples as the batch)")
+        }
+        for (index, state) in inputs.enumerated().dropFirst() where state.shape.count != hiddenSize {
+            throw fail("input '\(state.name)' (initial \(index == 1 ? "output" : "cell state")) has \(state.shape.count) values (shape \(state.shape)); outputVectorSize is \(hiddenSize)")
+        }
+        func outputShape(outer: Int) -> TensorShape {
+            keepsRank
+                ? TensorShape([outer] + [Int](repeating: 1, count: leading.count - 1) + [hiddenSize, 1, 1])
+                : .classic(outer: outer, channels: hiddenSize, height: 1, width: 1)
+        }
+        outputs[0].shape = outputShape(outer: sequenceOutput ? steps : 1)
+        for state in outputs.dropFirst() { state.shape = outputShape(outer: 1) }
+    }
+
+    override func reserve(batch: Int, training: Bool) {
+        let size = batch * steps * hiddenSize
+        preactivations.reserve(4 * size)
+        activations.reserve(4 * size)
+        previousHidden.reserve(size)
+        previousCell.reserve(size)
+        rawCell.reserve(size)
+        cell.reserve(size)
+        cellOutput.reserve(size)
+        hidden.reserve(size)
+        if training {
+            preactivationGradients.reserve(4 * size)
+            hiddenGradient.reserve(batch * hiddenSize)
+            cellGradient.reserve(batch * hiddenSize)
+            peepholeScratch.reserve(size)
+        }
+    }
+
+    /// Input positions in processing order.
+    private var order: [Int] { reverseInput ? Array((0..<steps).reversed()) : Array(0..<steps) }
+
+    override func forward(batch: Int, training: Bool) {
+        let (s, hs, xs) = (steps, hiddenSize, inputSize)
+        let rows = batch * s
+        let size = rows * hs
+        let pre = preactivations.pointer, act = activations.pointer
+        let x = input.value.pointer
+        // Input projections of every step at once, plus the biases.
+        for gate in Gate.allCases {
+            let g = gate.rawValue
+            if coupled && gate == .forget { continue }
+            ocm_sgemm(false, true, Int32(rows), Int32(hs), Int32(xs), 1, x, Int32(xs), inputWeights[g].value.pointer, Int32(xs), 0, pre + g * size, Int32(hs))
+            if let biases { ocm_add_row_vector(pre + g * size, biases[g].value.pointer, Int32(rows), Int32(hs), Int32(hs)) }
+            if gate == .forget && forgetBias {
+                let p = pre + g * size
+                for index in 0..<size { p[index] += 1 }
+            }
+        }
+        let hPrev = previousHidden.pointer, cPrev = previousCell.pointer
+        let hOut = hidden.pointer, cRaw = rawCell.pointer, cOut = cell.pointer, cAct = cellOutput.pointer
+        let ldState = s * hs
+        let peep = peepholes.map { $0.map(\.value.pointer) }
+        let (fAct, gAct, hAct) = (gateActivation, cellActivation, outputActivation)
+        let clip = Self.gateClip, cellClip = self.cellClip, coupled = self.coupled
+        var previous: Int? = nil
+        for t in order {
+            // The state entering step t, kept for backward.
+            for example in 0..<batch {
+                let row = (example * s + t) * hs
+                if let previous {
+                    let from = (example * s + previous) * hs
+                    (hPrev + row).update(from: hOut + from, count: hs)
+                    (cPrev + row).update(from: cOut + from, count: hs)
+                } else {
+                    if hasInitialHidden { (hPrev + row).update(from: inputs[1].value.pointer + example * hs, count: hs) }
+                    else { (hPrev + row).update(repeating: 0, count: hs) }
+                    if hasInitialCell { (cPrev + row).update(from: inputs[2].value.pointer + example * hs, count: hs) }
+                    else { (cPrev + row).update(repeating: 0, count: hs) }
+                }
+            }
+            // Recurrent contributions: one GEMM per gate over the batch.
+            if previous != nil || hasInitialHidden {
+                for gate in Gate.allCases {
+                    let g = gate.rawValue
+                    if coupled && gate == .forget { continue }
+                    ocm_sgemm(false, true, Int32(batch), Int32(hs), Int32(hs), 1, hPrev + t * hs, Int32(ldState),
+                              recursionWeights[g].value.pointer, Int32(hs), 1, pre + g * size + t * hs, Int32(ldState))
+                }
+            }
+            for example in 0..<batch {
+                let row = (example * s + t) * hs
+                for j in 0..<hs {
+                    let index = row + j
+                    let cp = cPrev[index]
+                    var preI = pre[index], preF = pre[size + index]
+                    if let peep {
+                        preI += peep[0][j] * cp
+                        preF += peep[1][j] * cp
+                        pre[index] = preI
+                        pre[size + index] = preF
+                    }
+                    let i = fAct(min(max(preI, -clip), clip))
+                    let z = gAct(min(max(pre[2 * size + index], -clip), clip))
+                    let f: Float
+                    if coupled {
+                        f = 1 - i
+                    } else {
+                        f = fAct(min(max(preF, -clip), clip))
+                    }
+                    let raw = cp * f + i * z
+                    let c = min(max(raw, -cellClip), cellClip)
+                    var preO = pre[3 * size + index]
+                    if let peep {
+                        preO += peep[2][j] * c
+                        pre[3 * size + index] = preO
+                    }
+                    let o = fAct(min(max(preO, -clip), clip))
+                    let hc = hAct(c)
+                    act[index] = i
+                    act[size + index] = f
+                    act[2 * size + index] = z
+                    act[3 * size + index] = o
+                    cRaw[index] = raw
+                    cOut[index] = c
+                    cAct[index] = hc
+                    hOut[index] = o * hc
+                }
+            }
+            previous = t
+        }
+        // Outputs.
+        let last = previous ?? 0
+        let y = outputs[0].value.pointer
+        for example in 0..<batch {
+            if sequenceOutput {
+                for (k, t) in order.enumerated() {
+                    (y + (example * s + k) * hs).update(from: hOut + (example * s + t) * hs, count: hs)
+                }
+            } else {
+                (y + example * hs).update(from: hOut + (example * s + last) * hs, count: hs)
+            }
+            if outputs.count > 1 { (outputs[1].value.pointer + example * hs).update(from: hOut + (example * s + last) * hs, count: hs) }
+            if outputs.count > 2 { (outputs[2].value.pointer + example * hs).update(from: cOut + (example * s + last) * hs, count: hs) }
+        }
+    }
+
+    override func backward(batch: Int) {
+        let (s, hs, xs) = (steps, hiddenSize, inputSize)
+        let rows = batch * s
+        let size = rows * hs
+        let pre = preactivations.pointer, act = activations.pointer
+        let dPre = preactivationGradients.pointer
+        let dh = hiddenGradient.pointer, dc = cellGradient.pointer
+        let cPrev = previousCell.pointer, cRaw = rawCell.pointer, cOut = cell.pointer, cAct = cellOutput.pointer
+        let ldState = s * hs
+        let peep = peepholes.map { $0.map(\.value.pointer) }
+        let (fAct, gAct, hAct) = (gateActivation, cellActivation, outputActivation)
+        let clip = Self.gateClip, cellClip = self.cellClip, coupled = self.coupled
+        let order = self.order
+        let dy = outputs[0].gradient.pointer
+
+        // Gradients entering the last step: from h_T, c_T and (without sequence output) y.
+        for example in 0..<batch {
+            let dhRow = dh + example * hs, dcRow = dc + example * hs
+            if outputs.count > 1 { dhRow.update(from: outputs[1].gradient.pointer + example * hs, count: hs) }
+            else { dhRow.update(repeating: 0, count: hs) }
+            if !sequenceOutput { for j in 0..<hs { dhRow[j] += dy[example * hs + j] } }
+            if outputs.count > 2 { dcRow.update(from: outputs[2].gradient.pointer + example * hs, count: hs) }
+            else { dcRow.update(repeating: 0, count: hs) }
+        }
+        if coupled { (dPre + size).update(repeating: 0, count: size) }
+
+        for (k, t) in order.enumerated().reversed() {
+            for example in 0..<batch {
+                let row = (example * s + t) * hs
+                for j in 0..<hs {
+                    let index = row + j
+                    var dhj = dh[example * hs + j]
+                    if sequenceOutput { dhj += dy[(example * s + k) * hs + j] }
+                    let i = act[index], f = act[size + index], z = act[2 * size + index], o = act[3 * size + index]
+                    let c = cOut[index], hc = cAct[index], cp = cPrev[index]
+                    let preI = pre[index], preF = pre[size + index], preZ = pre[2 * size + index], preO = pre[3 * size + index]
+
+                    let dO = dhj * hc
+                    let dPreO = abs(preO) <= clip ? dO * fAct.derivative(preO, o) : 0
+                    var dC = dc[example * hs + j] + dhj * o * hAct.derivative(c, hc)
+                    if let peep { dC += dPreO * peep[2][j] }
+                    // Clamped cells pass no gradient.
+                    let raw = cRaw[index]
+                    let dRaw = raw >= -cellClip && raw <= cellClip ? dC : 0
+                    let dI: Float, dF: Float, dCPrev: Float
+                    if coupled {
+                        dI = dRaw * (z - cp)
+                        dF = 0
+                        dCPrev = dRaw * (1 - i)
+                    } else {
+                        dI = dRaw * z
+                        dF = dRaw * cp
+                        dCPrev = dRaw * f
+                    }
+                    let dZ = dRaw * i
+                    let dPreI = abs(preI) <= clip ? dI * fAct.derivative(preI, i) : 0
+                    let dPreF = !coupled && abs(preF) <= clip ? dF * fAct.derivative(preF, f) : 0
+                    let dPreZ = abs(preZ) <= clip ? dZ * gAct.derivative(preZ, z) : 0
+                    var dCarry = dCPrev
+                    if let peep { dCarry += dPreI * peep[0][j] + dPreF * peep[1][j] }
+                    dc[example * hs + j] = dCarry
+                    dPre[index] = dPreI
+                    dPre[size + index] = dPreF
+                    dPre[2 * size + index] = dPreZ
+                    dPre[3 * size + index] = dPreO
+                }
+            }
+            // dh₋ = Σ_gates dPre · R.
+            var first = true
+            for gate in Gate.allCases {
+                let g = gate.rawValue
+                if coupled && gate == .forget { continue }
+                ocm_sgemm(false, false, Int32(batch), Int32(hs), Int32(hs), 1, dPre + g * size + t * hs, Int32(ldState),
+                          recursionWeights[g].value.pointer, Int32(hs), first ? 0 : 1, dh, Int32(hs))
+                first = false
+            }
+        }
+
+        // Initial states.
+        if hasInitialHidden && inputs[1].needsGradient {
+            setGradient(of: inputs[1], count: batch * hs) { $0.update(from: dh, count: batch * hs) }
+        }
+        if hasInitialCell && inputs[2].needsGradient {
+            setGradient(of: inputs[2], count: batch * hs) { $0.update(from: dc, count: batch * hs) }
+        }
+
+        // Parameters: sums over every step of every example.
+        let x = input.value.pointer, hPrev = previousHidden.pointer
+        for g in 0..<4 {
+            let dGate = dPre + g * size
+            let w = inputWeights[g], r = recursionWeights[g]
+            if w.isTrainable {
+                ocm_sgemm(true, false, Int32(hs), Int32(xs), Int32(rows), 1, dGate, Int32(hs), x, Int32(xs), 0, w.gradient.pointer, Int32(xs))
+            }
+            if r.isTrainable {
+                ocm_sgemm(true, false, Int32(hs), Int32(hs), Int32(rows), 1, dGate, Int32(hs), hPrev, Int32(hs), 0, r.gradient.pointer, Int32(hs))
+            }
+            if let b = biases?[g], b.isTrainable {
+                ocm_sum_rows(dGate, b.gradient.pointer, Int32(rows), Int32(hs), Int32(hs), false)
+            }
+        }
+        if let peepholes {
+            // p_i and p_f meet the previous cell state, p_o the new one.
+            let sources: [(gate: Int, state: UnsafeMutablePointer<Float>)] = [(0, cPrev), (1, cPrev), (3, cOut)]
+            let scratch = peepholeScratch.pointer
+            for (p, source) in zip(peepholes, sources) where p.isTrainable {
+                ocm_mul(dPre + source.gate * size, source.state, scratch, size)
+                ocm_sum_rows(scratch, p.gradient.pointer, Int32(rows), Int32(hs), Int32(hs), false)
+            }
+        }
+        if input.needsGradient {
+            setGradient(of: input, count: rows * xs) { dx in
+                var first = true
+                for gate in Gate.allCases {
+                    let g = gate.rawValue
+                    if coupled && gate == .forget { continue }
+                    ocm_sgemm(false, false, Int32(rows), Int32(xs), Int32(hs), 1, dPre + g * size, Int32(hs),
+                              inputWeights[g].value.pointer, Int32(xs), first ? 0 : 1, dx, Int32(xs))
+                    first = false
+                }
+            }
+        }
+    }
+
+    override func store(in spec: inout CoreML_Specification_NeuralNetworkLayer) {
+        guard case .uniDirectionalLstm(var params)? = spec.layer else { return }
+        var w = params.weightParams
+        inputWeights[0].store(in: &w.inputGateWeightMatrix)
+        inputWeights[1].store(in: &w.forgetGateWeightMatrix)
+        inputWeights[2].store(in: &w.blockInputWeightMatrix)
+        inputWeights[3].store(in: &w.outputGateWeightMatrix)
+        recursionWeights[0].store(in: &w.inputGateRecursionMatrix)
+        recursionWeights[1].store(in: &w.forgetGateRecursionMatrix)
+        recursionWeights[2].store(in: &w.blockInputRecursionMatrix)
+        recursionWeights[3].store(in: &w.outputGateRecursionMatrix)
+        if let biases {
+            biases[0].store(in: &w.inputGateBiasVector)
+            biases[1].store(in: &w.forgetGateBiasVector)
+            biases[2].store(in: &w.blockInputBiasVector)
+            biases[3].store(in: &w.outputGateBiasVector)
+        }
+        if let peepholes {
+            peepholes[0].store(in: &w.inputGatePeepholeVector)
+            peepholes[1].store(in: &w.forgetGatePeepholeVector)
+            peepholes[2].store(in: &w.outputGatePeepholeVector)
+        }
+        params.weightParams = w
+        spec.uniDirectionalLstm = params
+    }
+}

@@ -1,0 +1,63 @@
+import CoreMLSpec
+
+/// Core ML's classic `permute`: reorders the axes `[Seq, C, H, W]` of each example; output axis k
+/// is input axis `axis[k]`. Core ML's batch axis is kept apart and never moves.
+///
+/// `axis` must be a permutation of `[0, 1, 2, 3]` (empty means unchanged). As an extension, a
+/// permutation of `[0, 1, 2]` reorders `[C, H, W]` at every sequence position.
+final class PermuteNode: LayerNode, @unchecked Sendable {
+    let axis: [Int]
+    private var indexMap: ClassicIndexMap?
+
+    init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_PermuteLayerParams, inputs: [Blob], outputs: [Blob]) throws {
+        let given = params.axis.map { Int($0) }
+        axis = given.count == 3 ? [0] + given.map { $0 + 1 } : given.isEmpty ? [0, 1, 2, 3] : given
+        super.init(spec, inputs: inputs, outputs: outputs)
+        guard axis.count == 4, axis.sorted() == [0, 1, 2, 3] else {
+            throw fail("axis \(given) must be a permutation of [0, 1, 2, 3] (Seq, C, H, W)")
+        }
+    }
+
+    override func inferShapes() throws {
+        let source = ClassicDims(input.shape).array
+        let dims = axis.map { source[$0] }
+        let target = ClassicDims(outer: dims[0], channels: dims[1], height: dims[2], width: dims[3])
+        output.shape = .classic(outer: target.outer, channels: target.channels, height: target.height, width: target.width)
+        indexMap = axis == [0, 1, 2, 3] ? nil : Self.map(source: source, axis: axis)
+    }
+
+    /// For each output position the input position it reads.
+    static func map(source: [Int], axis: [Int]) -> ClassicIndexMap {
+        var strides = [Int](repeating: 1, count: 4)
+        for k in (0..<3).reversed() { strides[k] = strides[k + 1] * source[k + 1] }
+        let dims = axis.map { source[$0] }
+        let step = axis.map { strides[$0] }
+        var map = [Int](repeating: 0, count: source.reduce(1, *))
+        var index = 0
+        for a in 0..<dims[0] {
+            for b in 0..<dims[1] {
+                for c in 0..<dims[2] {
+                    let base = a * step[0] + b * step[1] + c * step[2]
+                    for d in 0..<dims[3] {
+                        map[index] = base + d * step[3]
+                        index += 1
+                    }
+                }
+            }
+        }
+        return ClassicIndexMap(map: map)
+    }
+
+    override func forward(batch: Int, training: Bool) {
+        let x = input.value.pointer, y = output.value.pointer
+        if let indexMap { indexMap.gather(x, into: y, batch: batch) } else { y.update(from: x, count: batch * input.shape.count) }
+    }
+
+    override func backward(batch: Int) {
+        guard input.needsGradient else { return }
+        let dy = output.gradient.pointer
+        setGradient(of: input, count: batch * input.shape.count) { dx in
+            if let indexMap { indexMap.scatter(dy, into: dx, batch: batch) } else { dx.update(from: dy, count: batch * input.shape.count) }
+        }
+    }
+}
