@@ -47,35 +47,6 @@ struct SequenceLayerGradientTests {
         }
     }
 
-    /// Central differences of the loss for every trainable parameter, with the inputs and targets
-    /// already in the network (for inputs `GradientCheck.fillRandomly` cannot make, such as indices).
-    @discardableResult
-    static func checkFilled(_ network: Network, batch: Int, samples: Int = 12, step: Float = 1e-2, tolerance: Double = 3e-2,
-                            seed: UInt64 = 7, sourceLocation: SourceLocation = #_sourceLocation) throws -> Double {
-        _ = try network.trainingStep(batch: batch)
-        let trainable = network.parameters.filter(\.isTrainable)
-        let gradients = trainable.map { $0.gradient.array($0.count) }
-        var random = TestRandom(seed: seed)
-        var worst = 0.0
-        for (parameter, analytic) in zip(trainable, gradients) {
-            let positions = parameter.count <= samples ? Array(0..<parameter.count) : (0..<samples).map { _ in random.int(0..<parameter.count) }
-            for index in positions {
-                let original = parameter.value.pointer[index]
-                parameter.value.pointer[index] = original + step
-                let plus = Double(try network.trainingStep(batch: batch))
-                parameter.value.pointer[index] = original - step
-                let minus = Double(try network.trainingStep(batch: batch))
-                parameter.value.pointer[index] = original
-                let numeric = (plus - minus) / (2 * Double(step))
-                let error = abs(numeric - Double(analytic[index])) / max(abs(numeric), abs(Double(analytic[index])), 1e-2)
-                worst = max(worst, error)
-                #expect(error < tolerance, "\(parameter.name)[\(index)]: analytic \(analytic[index]), numeric \(numeric)", sourceLocation: sourceLocation)
-            }
-        }
-        #expect(!trainable.isEmpty, sourceLocation: sourceLocation)
-        return worst
-    }
-
     // MARK: Embedding
 
     @Test func embeddingLooksUpColumnsAndAddsBias() throws {
@@ -116,7 +87,7 @@ struct SequenceLayerGradientTests {
         // Indices repeat (so gradients add up) and one is out of range (no gradient).
         Self.set(network, "x", [0, 2, 2, 5, 1, 3, 3, 3, 0, 9, 4, 1, 1, 2, 5])
         Self.set(network, "target", random.floats(batch * 15))
-        try Self.checkFilled(network, batch: batch, samples: 18)
+        try GradientCheck.checkFilled(network, batch: batch, samples: 18)
 
         // The analytic gradient itself: column j of dW sums the output gradients of positions holding j.
         _ = try network.trainingStep(batch: batch)
@@ -146,7 +117,7 @@ struct SequenceLayerGradientTests {
         var random = TestRandom(seed: 14)
         Self.set(network, "tokens", (0..<(batch * 5)).map { _ in Float(random.int(0..<7)) })
         Self.set(network, "target", random.floats(batch * 2))
-        try Self.checkFilled(network, batch: batch)
+        try GradientCheck.checkFilled(network, batch: batch)
     }
 
     // MARK: LSTM forward

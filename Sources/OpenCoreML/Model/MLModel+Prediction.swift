@@ -38,9 +38,3 @@ extension MLModel {
         return try await Task.detached { [self] in UncheckedBox(try self.prediction(from: box.value.0, options: box.value.1)) }.value.value
     }
 }
-
-/// Carries a non-Sendable value across a task boundary that the caller knows is safe.
-struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}

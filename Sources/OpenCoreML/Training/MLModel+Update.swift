@@ -22,7 +22,7 @@ extension MLModel {
         let job = UncheckedBox((self, trainingData, parameters))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MLModel, Error>) in
-                let thread = Thread {
+                startTrainingThread {
                     do {
                         let (model, data, parameters) = job.value
                         let updater = try NeuralNetworkUpdater(model: model, trainingData: data)
@@ -33,8 +33,6 @@ extension MLModel {
                         continuation.resume(throwing: error)
                     }
                 }
-                thread.stackSize = 8 << 20
-                thread.start()
             }
         } onCancel: {
             flag.set()

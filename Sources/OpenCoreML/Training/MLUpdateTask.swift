@@ -29,7 +29,6 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
     private var failure: Error?
     private var updater: NeuralNetworkUpdater?
     private var initialOverrides: [MLParameterKey: Any] = [:]
-    private var trainingThread: Thread?
 
     /// Trains the model at `url`, calling `completionHandler` when done.
     public convenience init(
@@ -91,26 +90,21 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
         initialOverrides = parameters
         lock.unlock()
         setState(.running)
-        let thread = Thread { [self] in train() }
-        thread.stackSize = 8 << 20
-        thread.name = "OpenCoreML.MLUpdateTask"
-        trainingThread = thread
-        thread.start()
+        startTrainingThread { [self] in train() }
     }
 
     /// Stops after the current mini-batch; the completion handler gets the model trained so far.
     public override func cancel() {
         lock.lock()
         cancelRequested = true
-        let running = started
+        let wasStarted = started
+        started = true
         lock.unlock()
-        if state == .running || !running { setState(.cancelling) }
-        if !running {
+        if !wasStarted {
             // Never started: finish at once with the untouched model.
-            lock.lock()
-            started = true
-            lock.unlock()
             finish(updater: nil, progress: nil)
+        } else if state == .running {
+            setState(.cancelling)
         }
     }
 

@@ -8,6 +8,8 @@ final class TrainingSet: @unchecked Sendable {
     struct Column {
         let name: String
         let width: Int
+        /// The example shape, for error messages.
+        let shape: [Int]
         var values: [Float]
     }
 
@@ -19,15 +21,11 @@ final class TrainingSet: @unchecked Sendable {
         guard count > 0 else { throw MLModelError(.update, "the training data holds no examples") }
         let description = specification.description_p
         let predictedFeature = description.predictedFeatureName
-        let labels = specification.classLabelSetForTraining
+        let labels = specification.classLabelSet
         var columns: [Column] = []
-        for name in network.inputNames {
-            let blob = network.inputBlob(named: name)!
-            columns.append(Column(name: name, width: blob.shape.count, values: [Float](repeating: 0, count: count * blob.shape.count)))
-        }
-        for name in network.targetNames {
-            let blob = network.inputBlob(named: name)!
-            columns.append(Column(name: name, width: blob.shape.count, values: [Float](repeating: 0, count: count * blob.shape.count)))
+        for name in network.inputNames + network.targetNames {
+            let shape = network.inputBlob(named: name)!.shape
+            columns.append(Column(name: name, width: shape.count, shape: shape.dims, values: [Float](repeating: 0, count: count * shape.count)))
         }
         let isIndex = network.targetIsClassIndex
         let classCounts = network.classCounts
@@ -35,9 +33,7 @@ final class TrainingSet: @unchecked Sendable {
         for example in 0..<count {
             let features = provider.features(at: example)
             for column in columns.indices {
-                let name = columns[column].name
-                let width = columns[column].width
-                let shape = network.inputBlob(named: name)!.shape.dims
+                let (name, width, shape) = (columns[column].name, columns[column].width, columns[column].shape)
                 try columns[column].values.withUnsafeMutableBufferPointer { buffer in
                     let row = buffer.baseAddress! + example * width
                     if inputNames.contains(name) || isIndex[name] != true {
@@ -102,13 +98,5 @@ final class TrainingSet: @unchecked Sendable {
                 }
             }
         }
-    }
-}
-
-extension CoreML_Specification_Model {
-    /// The class labels a classifier's training labels are matched against.
-    var classLabelSetForTraining: ClassLabelSet {
-        if case .neuralNetworkClassifier(let classifier)? = type { return classifier.classLabelSet }
-        return .none
     }
 }

@@ -41,8 +41,7 @@ struct DatasetBinding {
             throw CLIError.model("\(dataset.name): examples have \(dataset.featureCount) values (shape \(dataset.sampleShape)); input '\(input.name)' takes \(expected) (shape \(inputShape))")
         }
         let specification = model.specification
-        let labels: ClassLabelSet
-        if case .neuralNetworkClassifier(let classifier)? = specification.type { labels = classifier.classLabelSet } else { labels = .none }
+        let labels = specification.classLabelSet
         var classCount = labels.count
         var probabilities: String? = description.predictedProbabilitiesName
         if labels.count == 0 {

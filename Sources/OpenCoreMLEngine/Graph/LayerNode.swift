@@ -22,9 +22,6 @@ open class LayerNode: @unchecked Sendable {
     var input: Blob { inputs[0] }
     var output: Blob { outputs[0] }
 
-    /// Whether this layer can pass gradients back (layers without a backward say false).
-    var supportsBackward: Bool { true }
-
     /// Sets the output shapes from the input shapes, checking they fit the layer.
     func inferShapes() throws {
         output.shape = input.shape

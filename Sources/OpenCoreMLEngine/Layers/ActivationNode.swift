@@ -64,18 +64,25 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
         output.shape = input.shape
     }
 
-    /// The per-channel parameter value for flat index `index` of an example-major blob.
+    /// The per-channel parameter value for flat index `index` of an example-major blob whose
+    /// channels repeat every `plane` values, `channels` times.
     @inline(__always)
-    private func channelValue(_ parameter: Parameter, _ index: Int) -> (value: Float, slot: Int) {
+    private func channelValue(_ parameter: Parameter, _ index: Int, plane: Int, channels: Int) -> (value: Float, slot: Int) {
         if parameter.count == 1 { return (parameter.value.pointer[0], 0) }
-        let (_, c, h, w) = input.shape.classic
-        let slot = (index / (h * w)) % c
+        let slot = (index / plane) % channels
         return (parameter.value.pointer[slot], slot)
+    }
+
+    /// `(plane, channels)` of the input, for `channelValue`.
+    private var channelLayout: (plane: Int, channels: Int) {
+        let (_, c, h, w) = input.shape.classic
+        return (h * w, c)
     }
 
     override func forward(batch: Int, training: Bool) {
         let n = batch * input.shape.count
         let x = input.value.pointer, y = output.value.pointer
+        let (plane, channels) = channelLayout
         switch kind {
         case .relu: ocm_relu(x, y, n)
         case .leakyRelu(let a): ocm_leaky_relu(x, y, n, a)
@@ -90,12 +97,12 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
         case .softplus: for i in 0..<n { y[i] = Self.softplus(x[i]) }
         case .prelu:
             for i in 0..<n {
-                let a = channelValue(alpha!, i).value
+                let a = channelValue(alpha!, i, plane: plane, channels: channels).value
                 y[i] = x[i] > 0 ? x[i] : a * x[i]
             }
         case .parametricSoftplus:
             for i in 0..<n {
-                let a = channelValue(alpha!, i).value, b = channelValue(beta!, i).value
+                let a = channelValue(alpha!, i, plane: plane, channels: channels).value, b = channelValue(beta!, i, plane: plane, channels: channels).value
                 y[i] = a * Self.softplus(b * x[i])
             }
         }
@@ -110,22 +117,23 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
     override func backward(batch: Int) {
         let n = batch * input.shape.count
         let x = input.value.pointer, y = output.value.pointer, dy = output.gradient.pointer
+        let (plane, channels) = channelLayout
         switch kind {
         case .prelu where alpha!.isTrainable:
             let g = alpha!.gradient.pointer
             g.update(repeating: 0, count: alpha!.count)
-            for i in 0..<n where x[i] <= 0 { g[channelValue(alpha!, i).slot] += dy[i] * x[i] }
+            for i in 0..<n where x[i] <= 0 { g[channelValue(alpha!, i, plane: plane, channels: channels).slot] += dy[i] * x[i] }
         case .parametricSoftplus:
             if alpha!.isTrainable {
                 let g = alpha!.gradient.pointer
                 g.update(repeating: 0, count: alpha!.count)
-                for i in 0..<n { g[channelValue(alpha!, i).slot] += dy[i] * Self.softplus(channelValue(beta!, i).value * x[i]) }
+                for i in 0..<n { g[channelValue(alpha!, i, plane: plane, channels: channels).slot] += dy[i] * Self.softplus(channelValue(beta!, i, plane: plane, channels: channels).value * x[i]) }
             }
             if beta!.isTrainable {
                 let g = beta!.gradient.pointer
                 g.update(repeating: 0, count: beta!.count)
                 for i in 0..<n {
-                    let a = channelValue(alpha!, i).value, b = channelValue(beta!, i)
+                    let a = channelValue(alpha!, i, plane: plane, channels: channels).value, b = channelValue(beta!, i, plane: plane, channels: channels)
                     g[b.slot] += dy[i] * a * x[i] * Self.logistic(b.value * x[i])
                 }
             }
@@ -158,10 +166,10 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
                 }
             case .softplus: for i in 0..<n { dx[i] = dy[i] * Self.logistic(x[i]) }
             case .prelu:
-                for i in 0..<n { dx[i] = x[i] > 0 ? dy[i] : channelValue(alpha!, i).value * dy[i] }
+                for i in 0..<n { dx[i] = x[i] > 0 ? dy[i] : channelValue(alpha!, i, plane: plane, channels: channels).value * dy[i] }
             case .parametricSoftplus:
                 for i in 0..<n {
-                    let a = channelValue(alpha!, i).value, b = channelValue(beta!, i).value
+                    let a = channelValue(alpha!, i, plane: plane, channels: channels).value, b = channelValue(beta!, i, plane: plane, channels: channels).value
                     dx[i] = dy[i] * a * b * Self.logistic(b * x[i])
                 }
             }

@@ -146,7 +146,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
             }
         }
         // Few images: one thread walks them and each GEMM uses the thread pool instead.
-        if images < chunkCount(Int.max) { run(0, 0..<images) } else { parallelChunks(images, run) }
+        if images < kernelThreadCount { run(0, 0..<images) } else { parallelChunks(images, run) }
     }
 
     override func backward(batch: Int) {
@@ -206,7 +206,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
             }
         }
         // Few images: one thread walks them and each GEMM uses the thread pool instead.
-        let serial = images < chunkCount(Int.max)
+        let serial = images < kernelThreadCount
         if serial { run(0, 0..<images) } else { parallelChunks(images, run) }
         if needsInput { input.gradientWritten = true }
         // Sum the per-chunk partials into the parameter gradients.

@@ -22,8 +22,6 @@ final class LoadConstantNode: LayerNode, @unchecked Sendable {
         }
     }
 
-    override var supportsBackward: Bool { false }
-
     override func inferShapes() throws {
         output.shape = TensorShape(shape)
     }

@@ -1,6 +1,4 @@
 import CoreMLSpec
-import Foundation
-import _OpenCoreMLKernels
 
 /// Core ML's `softmaxND`: softmax along one axis of the example's exact shape (a negative axis
 /// counts from the end). The shape is unchanged.
@@ -25,27 +23,7 @@ final class SoftmaxNDNode: LayerNode, @unchecked Sendable {
     }
 
     override func forward(batch: Int, training: Bool) {
-        let x = input.value.pointer, y = output.value.pointer
-        let blocks = batch * outer
-        if inner == 1 {
-            ocm_softmax_rows(x, y, Int32(blocks), Int32(length), Int32(length), Int32(length))
-            return
-        }
-        let (length, inner) = (self.length, self.inner)
-        for block in 0..<blocks {
-            let base = block * length * inner
-            for position in 0..<inner {
-                var largest = -Float.infinity
-                for i in 0..<length { largest = max(largest, x[base + i * inner + position]) }
-                var sum: Float = 0
-                for i in 0..<length {
-                    let e = Foundation.exp(x[base + i * inner + position] - largest)
-                    y[base + i * inner + position] = e
-                    sum += e
-                }
-                for i in 0..<length { y[base + i * inner + position] /= sum }
-            }
-        }
+        AxisSoftmax.forward(input.value.pointer, output.value.pointer, blocks: batch * outer, length: length, inner: inner)
     }
 
     override func backward(batch: Int) {
@@ -53,18 +31,7 @@ final class SoftmaxNDNode: LayerNode, @unchecked Sendable {
         let y = output.value.pointer, dy = output.gradient.pointer
         let (blocks, length, inner) = (batch * outer, self.length, self.inner)
         setGradient(of: input, count: batch * input.shape.count) { dx in
-            // dx = y ⊙ (dy − Σ_axis dy·y) along every line of the axis.
-            for block in 0..<blocks {
-                let base = block * length * inner
-                for position in 0..<inner {
-                    var dot: Float = 0
-                    for i in 0..<length { dot += dy[base + i * inner + position] * y[base + i * inner + position] }
-                    for i in 0..<length {
-                        let index = base + i * inner + position
-                        dx[index] = y[index] * (dy[index] - dot)
-                    }
-                }
-            }
+            AxisSoftmax.backward(y: y, dy: dy, dx: dx, blocks: blocks, length: length, inner: inner)
         }
     }
 }

@@ -22,6 +22,9 @@ func parallelChunks(_ count: Int, _ body: (_ chunk: Int, _ range: Range<Int>) ->
     }
 }
 
+/// The number of threads the kernels use (the caller included).
+var kernelThreadCount: Int { Int(ocm_num_threads()) }
+
 /// The number of chunks `parallelChunks` uses for `count` items.
 func chunkCount(_ count: Int) -> Int { max(1, min(Int(ocm_num_threads()), count)) }
 

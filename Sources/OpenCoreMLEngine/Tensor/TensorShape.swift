@@ -16,10 +16,10 @@ public struct TensorShape: Hashable, Sendable, CustomStringConvertible {
 
     /// The classic-layer view: `(outer, channels, height, width)`.
     public var classic: (outer: Int, channels: Int, height: Int, width: Int) {
-        let padded = [Int](repeating: 1, count: max(0, 3 - dims.count)) + dims
-        let tail = padded.suffix(3)
-        let outer = padded.dropLast(3).reduce(1, *)
-        return (outer, tail[tail.startIndex], tail[tail.startIndex + 1], tail[tail.startIndex + 2])
+        let r = dims.count
+        var outer = 1
+        for index in 0..<max(0, r - 3) { outer *= dims[index] }
+        return (outer, r >= 3 ? dims[r - 3] : 1, r >= 2 ? dims[r - 2] : 1, r >= 1 ? dims[r - 1] : 1)
     }
 
     /// A classic blob shape `[outer?, C, H, W]`, dropping a sequence length of 1.
