@@ -4,7 +4,7 @@ import OpenCoreMLEngine
 
 /// Runs a neural-network model's predictions through the engine: the network is compiled once,
 /// examples go through in batches, one batch at a time (a lock serializes callers).
-final class NeuralNetworkRunner: @unchecked Sendable {
+final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
     static let batchLimit = 64
 
     private let network: Network

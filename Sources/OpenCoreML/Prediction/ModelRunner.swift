@@ -1,0 +1,28 @@
+import CoreMLSpec
+
+/// Something that turns examples into predictions for one kind of model, compiled once.
+protocol ModelRunner: AnyObject, Sendable {
+    func predictions(_ examples: [MLFeatureProvider]) throws -> [MLFeatureProvider]
+}
+
+enum ModelRunners {
+    /// The runner for `specification`; `parameters` are the configuration's checked overrides
+    /// (for pipelines they apply to the last model, the one that declares parameters).
+    static func make(_ specification: CoreML_Specification_Model, parameters: [MLParameterKey: Any]) throws -> any ModelRunner {
+        switch specification.type {
+        case .kNearestNeighborsClassifier?:
+            return try NearestNeighborsRunner(specification: specification, parameters: parameters)
+        case .pipeline(let pipeline)?:
+            return try PipelineRunner(specification: specification, models: pipeline.models, parameters: parameters)
+        case .pipelineClassifier(let classifier)?:
+            return try PipelineRunner(specification: specification, models: classifier.pipeline.models, parameters: parameters)
+        case .pipelineRegressor(let regressor)?:
+            return try PipelineRunner(specification: specification, models: regressor.pipeline.models, parameters: parameters)
+        default:
+            guard specification.neuralNetworkSpecification != nil else {
+                throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")
+            }
+            return try NeuralNetworkRunner(specification: specification)
+        }
+    }
+}
