@@ -7,7 +7,7 @@ public struct OpenCoreMLCommand: AsyncParsableCommand {
         commandName: "opencoreml",
         abstract: "Inspect, run, train, evaluate and convert Core ML models on any platform Swift runs on.",
         version: "0.1.0",
-        subcommands: [Demo.self, Inspect.self, Predict.self, Train.self, Evaluate.self, Convert.self, Bench.self]
+        subcommands: [Demo.self, Inspect.self, Predict.self, Train.self, Evaluate.self, Convert.self, KNN.self, Bench.self]
     )
 
     public init() {}

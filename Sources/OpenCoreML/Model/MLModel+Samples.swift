@@ -19,22 +19,25 @@ extension MLModel {
     /// The number of samples the model's k-NN classifier stores, or nil if it has none.
     public var sampleCount: Int? { specification.nearestNeighborsClassifier?.sampleCount }
 
+    /// The label of every sample of the model's k-NN classifier, in order, or nil if it has none.
+    public var sampleLabels: [MLFeatureValue]? {
+        switch specification.nearestNeighborsClassifier?.classLabelSet {
+        case .strings(let labels)?: return labels.map { MLFeatureValue(string: $0) }
+        case .int64s(let labels)?: return labels.map { MLFeatureValue(int64: $0) }
+        case .none?: return []
+        case nil: return nil
+        }
+    }
+
     /// The model without the samples for which `shouldRemove` returns true.
     public func removingSamples(where shouldRemove: (NearestNeighborsSample) throws -> Bool) throws -> MLModel {
-        guard let knn = specification.nearestNeighborsClassifier else {
+        guard let knn = specification.nearestNeighborsClassifier, let labels = sampleLabels else {
             throw MLModelError(.parameters, "the model is a \(specification.modelTypeName), not a k-NN classifier (or a pipeline ending in one); it has no samples to remove")
         }
         let samples = knn.nearestNeighborsIndex.floatSamples
-        let labels = knn.classLabelSet
         var doomed = Set<Int>()
         for index in samples.indices {
-            let label: MLFeatureValue
-            switch labels {
-            case .strings(let all): label = MLFeatureValue(string: all[index])
-            case .int64s(let all): label = MLFeatureValue(int64: all[index])
-            case .none: label = MLFeatureValue(undefined: .string)
-            }
-            if try shouldRemove(NearestNeighborsSample(index: index, label: label, values: samples[index].vector)) {
+            if try shouldRemove(NearestNeighborsSample(index: index, label: labels[index], values: samples[index].vector)) {
                 doomed.insert(index)
             }
         }
@@ -75,24 +78,5 @@ extension MLModel {
             throw MLModelError(.parameters, "no sample is labelled '\(label)' (labels: \(known.isEmpty ? "none" : known))")
         }
         return edited
-    }
-}
-
-extension CoreML_Specification_Model {
-    /// The k-NN classifier of the model itself or of its pipeline's last model.
-    var nearestNeighborsClassifier: CoreML_Specification_KNearestNeighborsClassifier? {
-        get {
-            if case .kNearestNeighborsClassifier(let knn)? = type { return knn }
-            return pipelineModels.last?.nearestNeighborsClassifier
-        }
-        set {
-            guard let newValue else { return }
-            if case .kNearestNeighborsClassifier? = type {
-                type = .kNearestNeighborsClassifier(newValue)
-            } else if var last = pipelineModels.last, last.nearestNeighborsClassifier != nil {
-                last.nearestNeighborsClassifier = newValue
-                replaceLastPipelineModel(with: last)
-            }
-        }
     }
 }

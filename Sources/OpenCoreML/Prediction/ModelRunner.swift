@@ -12,12 +12,8 @@ enum ModelRunners {
         switch specification.type {
         case .kNearestNeighborsClassifier?:
             return try NearestNeighborsRunner(specification: specification, parameters: parameters)
-        case .pipeline(let pipeline)?:
-            return try PipelineRunner(specification: specification, models: pipeline.models, parameters: parameters)
-        case .pipelineClassifier(let classifier)?:
-            return try PipelineRunner(specification: specification, models: classifier.pipeline.models, parameters: parameters)
-        case .pipelineRegressor(let regressor)?:
-            return try PipelineRunner(specification: specification, models: regressor.pipeline.models, parameters: parameters)
+        case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
+            return try PipelineRunner(specification: specification, models: specification.pipelineModels, parameters: parameters)
         default:
             guard specification.neuralNetworkSpecification != nil else {
                 throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")

@@ -42,31 +42,3 @@ final class PipelineUpdater: ModelUpdater, @unchecked Sendable {
 
     var parameterValues: [MLParameterKey: Any] { inner.parameterValues }
 }
-
-extension CoreML_Specification_Model {
-    /// The models of a pipeline of any kind (empty for other models).
-    var pipelineModels: [CoreML_Specification_Model] {
-        switch type {
-        case .pipeline(let pipeline)?: return pipeline.models
-        case .pipelineClassifier(let classifier)?: return classifier.pipeline.models
-        case .pipelineRegressor(let regressor)?: return regressor.pipeline.models
-        default: return []
-        }
-    }
-
-    mutating func replaceLastPipelineModel(with model: CoreML_Specification_Model) {
-        switch type {
-        case .pipeline(var pipeline)?:
-            pipeline.models[pipeline.models.count - 1] = model
-            type = .pipeline(pipeline)
-        case .pipelineClassifier(var classifier)?:
-            classifier.pipeline.models[classifier.pipeline.models.count - 1] = model
-            type = .pipelineClassifier(classifier)
-        case .pipelineRegressor(var regressor)?:
-            regressor.pipeline.models[regressor.pipeline.models.count - 1] = model
-            type = .pipelineRegressor(regressor)
-        default:
-            break
-        }
-    }
-}
