@@ -26,7 +26,8 @@ public struct KNearestNeighborsClassifier: ModelItem {
         case uniform, inverseDistance
     }
 
-    /// The values of k an app may choose at run time (`MLParameterKey.numberOfNeighbors`).
+    /// The values of k an app may choose at run time (`MLParameterKey.numberOfNeighbors`); by
+    /// default 1 to 1000, as coremltools writes.
     public enum AllowedNeighbors: Equatable, Sendable {
         case range(ClosedRange<UInt>)
         case set([UInt])
@@ -111,7 +112,7 @@ public struct KNearestNeighborsClassifier: ModelItem {
         switch allowedNeighbors {
         case .range(let range)?: knn.numberOfNeighbors = try .parameter("numberOfNeighbors", numberOfNeighbors, range: range)
         case .set(let values)?: knn.numberOfNeighbors = try .parameter("numberOfNeighbors", numberOfNeighbors, allowed: values)
-        case nil: knn.numberOfNeighbors.defaultValue = Int64(numberOfNeighbors)
+        case nil: knn.numberOfNeighbors = try .parameter("numberOfNeighbors", numberOfNeighbors, range: 1...max(numberOfNeighbors, 1000))
         }
         switch try labelSet(location: location) {
         case .int64s:

@@ -110,7 +110,7 @@ public struct Model: ModelConvertible {
         if let shortDescription { spec.description_p.metadata.shortDescription = shortDescription }
         if let author { spec.description_p.metadata.author = author }
         if let license { spec.description_p.metadata.license = license }
-        if let userDefined { spec.description_p.metadata.userDefined = userDefined }
+        if let userDefined, !userDefined.isEmpty { spec.description_p.metadata.userDefined = userDefined }
 
         if let pipeline {
             try assemble(pipeline, into: &spec)

@@ -103,7 +103,8 @@ extension CoreML_Specification_Model {
             result.isUpdatable = true
             result.specificationVersion = max(result.specificationVersion, 4)
             var training = pipelineInputs
-            for feature in last.description_p.trainingInput where !produced.contains(feature.name) || models.count == 1 {
+            let earlier = Set(models.dropLast().flatMap { $0.description_p.output.map(\.name) })
+            for feature in last.description_p.trainingInput where !earlier.contains(feature.name) {
                 if !training.contains(where: { $0.name == feature.name }) { training.append(feature) }
             }
             result.description_p.trainingInput = training
