@@ -1,7 +1,8 @@
 import CoreMLSpec
 
 /// Batch normalization per channel: `gamma · (x − mean) / √(variance + epsilon) + beta`. Defaults:
-/// γ = 1, β = 0, mean 0, variance 1 (an identity until trained or given statistics).
+/// γ = 1, β = 0, mean 0, variance 1 (an identity until trained or given statistics). When updatable,
+/// every blob is marked so, as Core ML requires; training changes γ and β only.
 public struct BatchNorm: Layer {
     public let name: String
     public let input: [String]
@@ -46,8 +47,8 @@ public struct BatchNorm: Layer {
         params.gamma = try weights(gamma, count: count, fill: 1, what: "gamma", updatable: updatable)
         params.beta = try weights(beta, count: count, fill: 0, what: "beta", updatable: updatable)
         if !computeMeanVar {
-            params.mean = try weights(mean, count: count, fill: 0, what: "mean", updatable: false)
-            params.variance = try weights(variance, count: count, fill: 1, what: "variance", updatable: false)
+            params.mean = try weights(mean, count: count, fill: 0, what: "mean", updatable: updatable)
+            params.variance = try weights(variance, count: count, fill: 1, what: "variance", updatable: updatable)
         }
         layer.batchnorm = params
         return layer
