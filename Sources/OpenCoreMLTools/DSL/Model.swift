@@ -24,6 +24,8 @@ public struct Model: ModelConvertible {
     public let author: String?
     public let license: String?
     public let userDefined: [String: String]?
+    /// The model's version string (an OpenCoreML addition).
+    public let versionString: String?
 
     public var inputs: [Input] = []
     public var outputs: [Output] = []
@@ -35,17 +37,19 @@ public struct Model: ModelConvertible {
     public var pipeline: Pipeline?
 
     public init(version: UInt = 4, shortDescription: String? = nil, author: String? = nil, license: String? = nil,
-                userDefined: [String: String]? = [:]) {
+                userDefined: [String: String]? = [:], versionString: String? = nil) {
         self.version = version
         self.shortDescription = shortDescription
         self.author = author
         self.license = license
         self.userDefined = userDefined
+        self.versionString = versionString
     }
 
     public init(version: UInt = 4, shortDescription: String? = nil, author: String? = nil, license: String? = nil,
-                userDefined: [String: String]? = [:], @ModelItemBuilder _ items: () -> [any ModelItem]) {
-        self.init(version: version, shortDescription: shortDescription, author: author, license: license, userDefined: userDefined)
+                userDefined: [String: String]? = [:], versionString: String? = nil, @ModelItemBuilder _ items: () -> [any ModelItem]) {
+        self.init(version: version, shortDescription: shortDescription, author: author, license: license, userDefined: userDefined,
+                  versionString: versionString)
         for item in items() { add(item) }
     }
 
@@ -111,6 +115,7 @@ public struct Model: ModelConvertible {
         if let author { spec.description_p.metadata.author = author }
         if let license { spec.description_p.metadata.license = license }
         if let userDefined, !userDefined.isEmpty { spec.description_p.metadata.userDefined = userDefined }
+        if let versionString { spec.description_p.metadata.versionString = versionString }
 
         if let pipeline {
             try assemble(pipeline, into: &spec)
