@@ -176,6 +176,7 @@ struct SurgeryTests {
             Input(name: "features", shape: [500])
             KNearestNeighborsClassifier(numberOfNeighbors: 3, index: .kdTree(leafSize: 20), weighting: .inverseDistance, labelType: .string)
         }.makeSpecification()
+        try Support.export(knn, as: "dsl_knn_500")
         let pipeline = try CoreML_Specification_Model.pipeline([extractor, knn], names: ["lenet", "knn"])
         try Support.export(pipeline, as: "surgery_pipeline")
         #expect(pipeline.modelTypeName == "pipelineClassifier")
