@@ -8,6 +8,7 @@ let package = Package(
         // Public modules.
         .library(name: "OpenCoreML", targets: ["OpenCoreML"]),
         .library(name: "CoreMLSpec", targets: ["CoreMLSpec"]),
+        .library(name: "OpenCoreMLTools", targets: ["OpenCoreMLTools"]),
         .executable(name: "opencoreml", targets: ["opencoreml"]),
     ],
     dependencies: [
@@ -24,6 +25,8 @@ let package = Package(
         ),
         /// Core ML's API (`MLModel`, `MLModelDescription`, ...) on every platform Swift runs on.
         .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "OpenCoreMLEngine"]),
+        /// Building and editing models in Swift: a result-builder DSL and model surgery.
+        .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec", "OpenCoreMLEngine"]),
 
         // MARK: Implementation
 
@@ -43,7 +46,7 @@ let package = Package(
         .target(
             name: "OpenCoreMLCLI",
             dependencies: [
-                "OpenCoreML", "OpenCoreMLEngine", "CoreMLSpec", "_OpenCoreMLKernels", "CZlib",
+                "OpenCoreML", "OpenCoreMLEngine", "OpenCoreMLTools", "CoreMLSpec", "_OpenCoreMLKernels", "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -58,6 +61,7 @@ let package = Package(
         .testTarget(name: "OpenCoreMLKernelsTests", dependencies: ["_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLEngineTests", dependencies: ["OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLToolsTests", dependencies: ["OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "opencoreml", "_OpenCoreMLTestSupport"]),
     ]
 )

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Writes models with OpenCoreML (every fixture converted to .mlmodel and .mlmodelc, plus the demo's
-# LeNet) and checks that coremltools reads them back equal to the originals.
+# Writes models with OpenCoreML (every fixture converted to .mlmodel and .mlmodelc, the demo's LeNet
+# declared with the OpenCoreMLTools DSL, the DSL tests' models and the model-editing commands' output)
+# and checks them with coremltools: conversions must read back equal to the originals.
 # Needs Python 3; creates .venv-coremltools/ with coremltools 9.0 the first time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +16,7 @@ swift build --product opencoreml
 bin="$(swift build --show-bin-path)/opencoreml"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-mkdir -p "$out/mlmodel" "$out/mlmodelc" "$out/demo" "$out/knn"
+mkdir -p "$out/mlmodel" "$out/mlmodelc" "$out/demo" "$out/knn" "$out/tools"
 for model in Tests/Fixtures/models/*.mlmodel; do
   name="$(basename "$model" .mlmodel)"
   "$bin" convert "$model" "$out/mlmodelc/$name.mlmodelc" > /dev/null
@@ -42,6 +43,21 @@ PY
 "$bin" knn remove "$out/knn/personal.mlmodel" --label "✋" --index 0 --output "$out/knn/fewer.mlmodel" > /dev/null
 "$bin" knn remove Tests/Fixtures/models/knn_kdtree_int64.mlmodel --label 300 --output "$out/knn/kdtree_fewer.mlmodel" > /dev/null
 
+# OpenCoreMLTools: the models its tests declare with the DSL or make by surgery, then the editing commands.
+OPENCOREML_DSL_MODELS="$out/tools" swift test --filter OpenCoreMLToolsTests > "$out/tools-tests.log" 2>&1 \
+  || { tail -n 30 "$out/tools-tests.log"; echo "FAIL: OpenCoreMLToolsTests"; exit 1; }
+fixtures=Tests/Fixtures/models
+"$bin" strip-classifier "$fixtures/lenet_updatable.mlmodel" --output-blob relu3_out --output-name features \
+  --output "$out/tools/cli_lenet_features.mlmodel" > /dev/null
+"$bin" make-updatable "$out/tools/cli_lenet_features.mlmodel" --layers dense1 --loss mse --optimizer adam --epochs 5 \
+  --output "$out/tools/cli_lenet_features_updatable.mlmodel" > /dev/null
+"$bin" strip-classifier "$fixtures/classifier_sgd.mlmodel" --output-blob relu1_out --output "$out/tools/cli_iris_features.mlmodel" > /dev/null
+"$bin" make-updatable "$fixtures/classifier_sgd.mlmodel" --layers dense2 --loss cross-entropy --optimizer sgd \
+  --learning-rate 0.05 --batch-size 16 --seed 3 --output "$out/tools/cli_iris_updatable.mlmodel" > /dev/null
+"$bin" pipeline "$out/tools/cli_lenet_features.mlmodel" "$out/tools/dsl_knn_500.mlmodel" --names features,knn \
+  --output "$out/tools/cli_pipeline.mlmodel" > /dev/null
+
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py --compare Tests/Fixtures/models "$out/mlmodel" "$out/mlmodelc"
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/demo"
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/knn"
+"$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/tools"

@@ -5,9 +5,10 @@ import Foundation
 public struct OpenCoreMLCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "opencoreml",
-        abstract: "Inspect, run, train, evaluate and convert Core ML models on any platform Swift runs on.",
+        abstract: "Inspect, run, train, evaluate, convert and edit Core ML models on any platform Swift runs on.",
         version: "0.1.0",
-        subcommands: [Demo.self, Inspect.self, Predict.self, Train.self, Evaluate.self, Convert.self, KNN.self, Bench.self]
+        subcommands: [Demo.self, Inspect.self, Predict.self, Train.self, Evaluate.self, Convert.self, MakeUpdatable.self, StripClassifier.self,
+                      MakePipeline.self, KNN.self, Bench.self]
     )
 
     public init() {}

@@ -14,7 +14,14 @@ paths (an OpenCoreML `.mlmodelc` holds the full protobuf spec as
     (model type set, feature types set, predicted feature names are outputs,
     layer blobs connected, convolution / inner-product weight counts,
     k-NN sample and label counts, pipeline feature types chain, updatable
-    network has loss + optimizer + training inputs).
+    network has loss + optimizer + training inputs),
+  * and checks aimed at models OpenCoreMLTools builds or edits: every
+    hyperparameter default lies in its allowed range or set (optimizer,
+    epochs, k-NN k), loss targets are training inputs, a classifier has as
+    many labels as the inner product before its softmax has outputs, a
+    multi-array output written by an inner product (or a softmax of one)
+    has that many elements, preprocessing names an image input, and a k-NN
+    classifier's dimensions match its input and its label type its outputs.
 
 With --compare ORIGINAL_DIR, a model whose stem matches a `.mlmodel` (or
 `.mlmodelc`) in ORIGINAL_DIR must also parse to a spec equal (protobuf `==`)
@@ -238,6 +245,89 @@ def check_layer_weights(layer, where):
                                  % (where, layer.name, nb, p.outputChannels))
 
 
+def check_parameter(param, name, where, positive=False):
+    """A Double/Int64 parameter's default must lie in its range or set."""
+    value = param.defaultValue
+    allowed = param.WhichOneof("AllowedValues")
+    if allowed == "range":
+        lo, hi = param.range.minValue, param.range.maxValue
+        if not (lo <= value <= hi):
+            raise CheckError("%s: %s default %r is outside its range [%r, %r]" % (where, name, value, lo, hi))
+    elif allowed == "set":
+        if value not in list(param.set.values):
+            raise CheckError("%s: %s default %r is not in its set %r" % (where, name, value, list(param.set.values)))
+    if positive and value <= 0:
+        raise CheckError("%s: %s default must be positive, got %r" % (where, name, value))
+
+
+def producer_of(nn):
+    return {blob: layer for layer in nn.layers for blob in layer.output}
+
+
+def check_update_parameters(spec, nn, where):
+    up = nn.updateParams
+    kind = up.optimizer.WhichOneof("OptimizerType")
+    if kind is not None:
+        opt = getattr(up.optimizer, kind)
+        for field, positive in (("learningRate", False), ("miniBatchSize", True), ("momentum", False),
+                                ("beta1", False), ("beta2", False), ("eps", False)):
+            if field in opt.DESCRIPTOR.fields_by_name and opt.HasField(field):
+                check_parameter(getattr(opt, field), "%s.%s" % (kind, field), where, positive)
+    if up.HasField("epochs"):
+        check_parameter(up.epochs, "epochs", where, positive=True)
+    training = {f.name: f for f in spec.description.trainingInput}
+    is_classifier = spec.WhichOneof("Type") == "neuralNetworkClassifier"
+    for loss in up.lossLayers:
+        which = loss.WhichOneof("LossLayerType")
+        if which is None:
+            continue
+        target = getattr(loss, which).target
+        if is_classifier and which == "categoricalCrossEntropyLossLayer":
+            if spec.description.predictedFeatureName not in training and target not in training:
+                raise CheckError("%s: loss '%s' trains a classifier but neither its label '%s' nor '%s' is a training input"
+                                 % (where, loss.name, spec.description.predictedFeatureName, target))
+        elif target not in training:
+            raise CheckError("%s: loss '%s' target '%s' is not a training input" % (where, loss.name, target))
+
+
+def dense_before(nn, blob):
+    """The inner-product layer that writes blob, directly or through one softmax; else None."""
+    producers = producer_of(nn)
+    layer = producers.get(blob)
+    if layer is not None and layer.WhichOneof("layer") == "softmax":
+        layer = producers.get(layer.input[0]) if layer.input else None
+    if layer is not None and layer.WhichOneof("layer") == "innerProduct":
+        return layer
+    return None
+
+
+def check_network_shapes(spec, nn, where):
+    d = spec.description
+    if spec.WhichOneof("Type") == "neuralNetworkClassifier":
+        blob = nn.labelProbabilityLayerName or (nn.layers[-1].output[0] if nn.layers else "")
+        labels = getattr(nn, nn.WhichOneof("ClassLabels")).vector if nn.WhichOneof("ClassLabels") else []
+        dense = dense_before(nn, blob)
+        if dense is not None and dense.innerProduct.outputChannels != len(labels):
+            raise CheckError("%s: %d class labels but layer '%s' before the probabilities has %d outputs"
+                             % (where, len(labels), dense.name, dense.innerProduct.outputChannels))
+    for out in d.output:
+        if out.type.WhichOneof("Type") != "multiArrayType":
+            continue
+        dense = dense_before(nn, out.name)
+        shape = list(out.type.multiArrayType.shape)
+        if dense is not None and shape:
+            count = 1
+            for dim in shape:
+                count *= dim
+            if count != dense.innerProduct.outputChannels:
+                raise CheckError("%s: output '%s' has shape %r but layer '%s' writes %d values"
+                                 % (where, out.name, shape, dense.name, dense.innerProduct.outputChannels))
+    images = set(f.name for f in d.input if f.type.WhichOneof("Type") == "imageType")
+    for step in nn.preprocessing:
+        if step.featureName and step.featureName not in images:
+            raise CheckError("%s: preprocessing names '%s', which is not an image input" % (where, step.featureName))
+
+
 def check_neural_network(spec, nn, where):
     d = spec.description
     names = set()
@@ -293,6 +383,9 @@ def check_neural_network(spec, nn, where):
             raise CheckError("%s: updatable model needs specificationVersion >= 4" % where)
     elif updatable_layers:
         raise CheckError("%s: layers %s are updatable but the model is not" % (where, updatable_layers))
+    if nn.HasField("updateParams"):
+        check_update_parameters(spec, nn, where)
+    check_network_shapes(spec, nn, where)
 
 
 def check_knn(spec, knn, where):
@@ -312,6 +405,19 @@ def check_knn(spec, knn, where):
         raise CheckError("%s: k-NN index type not set" % where)
     if knn.numberOfNeighbors.defaultValue <= 0:
         raise CheckError("%s: k-NN numberOfNeighbors default must be > 0" % where)
+    check_parameter(knn.numberOfNeighbors, "numberOfNeighbors", where, positive=True)
+    inputs = [f for f in spec.description.input if f.type.WhichOneof("Type") == "multiArrayType"]
+    if len(inputs) == 1:
+        count = 1
+        for dim in inputs[0].type.multiArrayType.shape:
+            count *= dim
+        if count != dims:
+            raise CheckError("%s: k-NN has %d dimensions but input '%s' has %d values" % (where, dims, inputs[0].name, count))
+    label = {f.name: f.type.WhichOneof("Type") for f in spec.description.output}.get(spec.description.predictedFeatureName)
+    expected = "int64Type" if label_kind == "int64ClassLabels" else "stringType"
+    if label is not None and label != expected:
+        raise CheckError("%s: k-NN labels are %s but the output '%s' is %s"
+                         % (where, label_kind or "stringClassLabels", spec.description.predictedFeatureName, label))
 
 
 def check_pipeline(spec, pl, where):
