@@ -5,8 +5,9 @@ public struct FeatureStandardization: Sendable, Equatable {
     public var means: [Double]
     public var scales: [Double]
 
-    /// Measures `rowCount` rows of `featureCount` values (float64 sums).
-    public init(features: [Float], featureCount: Int) {
+    /// Measures the rows of `featureCount` values in `features` (float64 sums). With
+    /// `scaling == false` only the means are taken and every scale is 1 (centering alone).
+    public init(features: [Float], featureCount: Int, scaling: Bool = true) {
         let rows = featureCount > 0 ? features.count / featureCount : 0
         var sum = [Double](repeating: 0, count: featureCount)
         features.withUnsafeBufferPointer { x in
@@ -16,6 +17,11 @@ public struct FeatureStandardization: Sendable, Equatable {
             }
         }
         let means = sum.map { rows > 0 ? $0 / Double(rows) : 0 }
+        self.means = means
+        guard scaling else {
+            scales = [Double](repeating: 1, count: featureCount)
+            return
+        }
         var squares = [Double](repeating: 0, count: featureCount)
         features.withUnsafeBufferPointer { x in
             for row in 0..<rows {
@@ -26,7 +32,6 @@ public struct FeatureStandardization: Sendable, Equatable {
                 }
             }
         }
-        self.means = means
         scales = squares.map { rows > 0 && $0 > 0 ? ($0 / Double(rows)).squareRoot() : 1 }
     }
 

@@ -11,13 +11,17 @@ public struct LBFGS: Sendable {
     public var maxIterations: Int
     public var gradientTolerance: Double
     public var relativeLossTolerance: Double
+    /// The objective's relative rounding: within it, the line search judges a step's decrease by the
+    /// slopes (approximate Wolfe conditions) instead of the values. 0 for objectives computed in float64.
+    public var valueNoise: Double
 
     public init(historySize: Int = 10, maxIterations: Int = 100, gradientTolerance: Double = 1e-4,
-                relativeLossTolerance: Double = 64 * Double.ulpOfOne) {
+                relativeLossTolerance: Double = 64 * Double.ulpOfOne, valueNoise: Double = 0) {
         self.historySize = historySize
         self.maxIterations = maxIterations
         self.gradientTolerance = gradientTolerance
         self.relativeLossTolerance = relativeLossTolerance
+        self.valueNoise = valueNoise
     }
 
     /// Minimizes `objective` from `start`. `onIteration` sees every finished iteration and returns
@@ -41,7 +45,8 @@ public struct LBFGS: Sendable {
         }
 
         if maxAbs(gradient) <= gradientTolerance { return result(.gradientTolerance) }
-        let lineSearch = WolfeLineSearch()
+        var lineSearch = WolfeLineSearch()
+        lineSearch.valueNoise = valueNoise
         while iteration < maxIterations {
             var direction: [Double] = []
             var accepted: WolfeLineSearch.Point?
@@ -90,7 +95,7 @@ public struct LBFGS: Sendable {
                 return result(.stoppedByCallback)
             }
             if gradientNorm <= gradientTolerance { return result(.gradientTolerance) }
-            if previousValue - value <= relativeLossTolerance * max(abs(previousValue), abs(value), 1) {
+            if relativeLossTolerance > 0, previousValue - value <= relativeLossTolerance * max(abs(previousValue), abs(value), 1) {
                 return result(.lossTolerance)
             }
         }

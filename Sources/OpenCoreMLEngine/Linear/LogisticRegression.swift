@@ -43,7 +43,10 @@ public struct LogisticRegression: Sendable {
         try validateHyperparameters()
         let classes = try validate(features: features, featureCount: featureCount, labels: labels, classCount: classCount)
 
-        let standardization = standardizesFeatures ? FeatureStandardization(features: features, featureCount: featureCount) : nil
+        // With an intercept, the features are always centered: z = W·(x − μ) + (b + W·μ) is the same
+        // model with the same penalty, better conditioned and with smaller float32 logits.
+        let standardization = standardizesFeatures || fitsIntercept
+            ? FeatureStandardization(features: features, featureCount: featureCount, scaling: standardizesFeatures) : nil
         let layout = Layout(featureCount: featureCount, classCount: classes, fitsIntercept: fitsIntercept, standardization: standardization)
         var l2 = 0.0
         if case .l2(let lambda) = penalty { l2 = lambda }
@@ -67,7 +70,7 @@ public struct LogisticRegression: Sendable {
             result = solver.minimize(objective, l1Weights: l1Weights, from: start, onIteration: report)
         } else {
             let solver = LBFGS(historySize: historySize, maxIterations: maxIterations, gradientTolerance: gradientTolerance,
-                               relativeLossTolerance: relativeLossTolerance)
+                               relativeLossTolerance: relativeLossTolerance, valueNoise: SoftmaxCrossEntropyObjective.valueNoise)
             result = solver.minimize(objective, from: start, onIteration: report)
         }
         return LogisticRegressionFit(model: layout.model(from: result.x), iterations: result.iterations, evaluations: result.evaluations,
@@ -81,7 +84,7 @@ public struct LogisticRegression: Sendable {
         var fitsIntercept: Bool
         var standardization: FeatureStandardization?
 
-        /// W' = W/σ (per feature) and b' = b − W'·μ undo a standardization.
+        /// W' = W/σ (per feature) and b' = b − W'·μ undo a standardization (or a centering, σ = 1).
         func model(from x: [Double]) -> LogisticRegressionModel {
             let d = featureCount, k = classCount
             var weights = [Float](repeating: 0, count: k * d)
@@ -97,6 +100,11 @@ public struct LogisticRegression: Sendable {
                     weights[c * d + j] = Float(w)
                 }
                 intercepts[c] = Float(intercept)
+            }
+            // Only differences between intercepts matter; give them mean 0, as scikit-learn's do.
+            if fitsIntercept {
+                let mean = intercepts.reduce(0, +) / Float(k)
+                for c in 0..<k { intercepts[c] -= mean }
             }
             return LogisticRegressionModel(featureCount: d, classCount: k, weights: weights, intercepts: intercepts)
         }

@@ -4,7 +4,7 @@
 ///
 /// Each iteration builds the pseudo-gradient ◇F (the steepest-descent direction's negative under the
 /// L1 term), turns it into a quasi-Newton direction with the two-loop recursion over the smooth
-/// part's curvature pairs, drops the components that disagree in sign with −◇F, and backtracks along
+/// part's curvature pairs, drops the penalized components that disagree in sign with −◇F, and backtracks along
 /// the direction projected onto the orthant of the current point (a coordinate that would cross
 /// zero stops at exactly zero, which is how the solution gets its exact zeros). Stopping rules as in
 /// `LBFGS`, on the pseudo-gradient.
@@ -66,8 +66,8 @@ public struct OWLQN: Sendable {
                 }
                 direction = history.apply(to: pseudo)
                 for i in 0..<n {
-                    // Keep only components that point the way −◇F does.
-                    direction[i] = -direction[i] * pseudo[i] < 0 ? -direction[i] : 0
+                    // Penalized coordinates keep only components that point the way −◇F does.
+                    direction[i] = l1Weights[i] == 0 || -direction[i] * pseudo[i] < 0 ? -direction[i] : 0
                 }
                 if dot(direction, pseudo) >= 0 { direction = pseudo.map { -$0 } }
                 // The orthant to stay in: the sign of each coordinate, or of −◇F where it is zero
@@ -113,7 +113,7 @@ public struct OWLQN: Sendable {
                 return result(.stoppedByCallback)
             }
             if gradientNorm <= gradientTolerance { return result(.gradientTolerance) }
-            if previousValue - value <= relativeLossTolerance * max(abs(previousValue), abs(value), 1) {
+            if relativeLossTolerance > 0, previousValue - value <= relativeLossTolerance * max(abs(previousValue), abs(value), 1) {
                 return result(.lossTolerance)
             }
         }

@@ -18,6 +18,9 @@ public final class SoftmaxCrossEntropyObjective: DifferentiableObjective, @unche
     public let l2: Double
     public var dimension: Int { classCount * featureCount + (fitsIntercept ? classCount : 0) }
 
+    /// The relative rounding of the value (float32 logits), for `LBFGS.valueNoise`.
+    public static let valueNoise = 1e-6
+
     private let features: [Float]
     private let labels: [Int32]
     private let weights: FloatBuffer
@@ -95,17 +98,27 @@ public final class SoftmaxCrossEntropyObjective: DifferentiableObjective, @unche
         features.withUnsafeBufferPointer { X in
             ocm_sgemm(true, false, Int32(k), Int32(d), Int32(n), 1, z, Int32(k), X.baseAddress!, Int32(d), 0, weightGradient.pointer, Int32(d))
         }
+        // The cross-entropy part sums to zero over the classes (adding one number to every class's
+        // weight for a feature, or to every intercept, changes no probability); removing the float32
+        // rounding from that sum keeps the solver from drifting along those flat directions.
         var penalty = 0.0
-        for i in 0..<weightCount {
-            gradient[i] = Double(weightGradient.pointer[i]) + l2 * x[i]
-            penalty += x[i] * x[i]
+        for j in 0..<d {
+            var mean = 0.0
+            for c in 0..<k { mean += Double(weightGradient.pointer[c * d + j]) }
+            mean /= Double(k)
+            for c in 0..<k {
+                let i = c * d + j
+                gradient[i] = Double(weightGradient.pointer[i]) - mean + l2 * x[i]
+                penalty += x[i] * x[i]
+            }
         }
         if fitsIntercept {
+            var sums = [Double](repeating: 0, count: k)
             for c in 0..<k {
-                var sum = 0.0
-                for chunk in 0..<chunks { sum += partialBias[chunk * k + c] }
-                gradient[weightCount + c] = sum
+                for chunk in 0..<chunks { sums[c] += partialBias[chunk * k + c] }
             }
+            let mean = sums.reduce(0, +) / Double(k)
+            for c in 0..<k { gradient[weightCount + c] = sums[c] - mean }
         }
         return partialLoss.reduce(0, +) / Double(n) + 0.5 * l2 * penalty
     }

@@ -6,6 +6,11 @@
 /// Nocedal & Wright's bracketing phase (Algorithm 3.5) followed by `zoom` (Algorithm 3.6), with a
 /// safeguarded cubic interpolation for every new trial step. The accepted step is always the last
 /// one evaluated, so the caller's trial point and gradient are the ones to keep.
+///
+/// Near a minimum, differences of f fall below its rounding (float32 logits, say) long before the
+/// slopes do. So a step is also accepted when it meets Hager & Zhang's approximate Wolfe conditions,
+/// which test the decrease through the slope: `(2c₁ − 1)·φ′(0) ≥ φ′(α) ≥ c₂·φ′(0)` with
+/// `φ(α) ≤ φ(0) + valueNoise·|φ(0)|`.
 struct WolfeLineSearch {
     /// c₁ in the sufficient-decrease condition.
     var sufficientDecrease = 1e-4
@@ -15,6 +20,9 @@ struct WolfeLineSearch {
     var maxEvaluations = 25
     /// The largest step tried.
     var maxStep = 1e10
+    /// The relative rounding of φ within which the approximate Wolfe conditions may accept a step
+    /// (0: exact conditions only).
+    var valueNoise = 0.0
 
     /// One evaluation of φ: its value and slope φ′.
     struct Point {
@@ -41,6 +49,7 @@ struct WolfeLineSearch {
                 step = previous.step + 0.1 * (step - previous.step)
                 continue
             }
+            if satisfiesApproximateWolfe(current, origin) { return current }
             if !satisfiesDecrease(current, origin) || (evaluations > 1 && value >= previous.value) {
                 return zoom(low: previous, high: current, origin: origin, evaluations: evaluations, evaluate: evaluate)
             }
@@ -62,6 +71,11 @@ struct WolfeLineSearch {
         point.value <= origin.value + sufficientDecrease * point.step * origin.slope
     }
 
+    private func satisfiesApproximateWolfe(_ point: Point, _ origin: Point) -> Bool {
+        valueNoise > 0 && point.value <= origin.value + valueNoise * abs(origin.value)
+            && (2 * sufficientDecrease - 1) * origin.slope >= point.slope && point.slope >= curvature * origin.slope
+    }
+
     /// Narrows an interval known to hold acceptable steps. `low` satisfies sufficient decrease and
     /// has the lowest value seen; φ′(low)·(high − low) < 0.
     private func zoom(low: Point, high: Point, origin: Point, evaluations: Int,
@@ -80,6 +94,7 @@ struct WolfeLineSearch {
             let (value, slope) = evaluate(step)
             evaluations += 1
             let current = Point(step: step, value: value, slope: slope)
+            if satisfiesApproximateWolfe(current, origin) { return current }
             if !value.isFinite || !satisfiesDecrease(current, origin) || value >= low.value {
                 high = current
             } else {
