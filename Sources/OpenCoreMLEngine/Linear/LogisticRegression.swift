@@ -43,16 +43,18 @@ public struct LogisticRegression: Sendable {
         try validateHyperparameters()
         let classes = try validate(features: features, featureCount: featureCount, labels: labels, classCount: classCount)
 
-        // With an intercept, the features are always centered: z = W·(x − μ) + (b + W·μ) is the same
-        // model with the same penalty, better conditioned and with smaller float32 logits.
+        // With an intercept the features are always centered: z = W·(x − μ) + (b + W·μ) is the same
+        // model with the same penalty, and better conditioned. The objective centers on the fly;
+        // only scaling makes a copy.
         let standardization = standardizesFeatures || fitsIntercept
             ? FeatureStandardization(features: features, featureCount: featureCount, scaling: standardizesFeatures) : nil
         let layout = Layout(featureCount: featureCount, classCount: classes, fitsIntercept: fitsIntercept, standardization: standardization)
         var l2 = 0.0
         if case .l2(let lambda) = penalty { l2 = lambda }
         let objective = SoftmaxCrossEntropyObjective(
-            features: standardization?.apply(to: features) ?? features, featureCount: featureCount, labels: labels,
-            classCount: classes, l2: l2, fitsIntercept: fitsIntercept)
+            features: standardizesFeatures ? standardization!.apply(to: features) : features, featureCount: featureCount,
+            labels: labels, classCount: classes, l2: l2, fitsIntercept: fitsIntercept,
+            centers: standardizesFeatures ? nil : standardization?.means)
         let start = [Double](repeating: 0, count: objective.dimension)
         let report: ((MinimizationIteration) -> Bool)? = onIteration.map { callback in
             { step in
