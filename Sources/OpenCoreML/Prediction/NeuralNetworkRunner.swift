@@ -9,7 +9,7 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
 
     private let network: Network
     private let lock = NSLock()
-    private let inputs: [(name: String, count: Int, shape: [Int])]
+    private let inputs: [(name: String, count: Int, shape: [Int], image: CoreML_Specification_ImageFeatureType?)]
     private let outputs: [CoreML_Specification_FeatureDescription]
     private let predictedFeatureName: String?
     private let probabilitiesName: String?
@@ -34,7 +34,7 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
             } else {
                 declared = blob.shape.dims
             }
-            return (feature.name, blob.shape.count, declared)
+            return (feature.name, blob.shape.count, declared, FeatureEncoding.imageType(of: feature))
         }
         outputs = description.output
         if case .neuralNetworkClassifier(let classifier)? = specification.type {
@@ -76,7 +76,7 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
                 for row in 0..<batch {
                     try FeatureEncoding.write(
                         examples[start + row].featureValue(for: input.name), name: input.name, example: start + row,
-                        count: input.count, shape: input.shape, to: blob.value.pointer + row * input.count)
+                        count: input.count, shape: input.shape, image: input.image, to: blob.value.pointer + row * input.count)
                 }
             }
             network.forward(batch: batch)
