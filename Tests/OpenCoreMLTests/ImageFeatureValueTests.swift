@@ -1,3 +1,5 @@
+// These tests use Core Video's names as OpenCoreML defines them where Core Video is missing.
+#if !canImport(CoreVideo)
 import Foundation
 import OpenCoreML
 import Testing
@@ -76,6 +78,18 @@ struct ImageFeatureValueTests {
             return [luma, luma, luma, 255]
         }
         #expect(Self.maxDifference(Self.rgba(gray.imageBufferValue!), expected) <= 1)
+        // Half-float gray holds the same values (integers are exact in half precision).
+        let half = try MLFeatureValue(
+            imageAt: Self.images.appendingPathComponent("orientation-6.png"), pixelsWide: 48, pixelsHigh: 32,
+            pixelFormatType: kCVPixelFormatType_OneComponent16Half)
+        let halfBuffer = try #require(half.imageBufferValue)
+        let halfBits = CVPixelBufferGetBaseAddress(halfBuffer)!.assumingMemoryBound(to: UInt16.self)
+        let grayBytes = CVPixelBufferGetBaseAddress(gray.imageBufferValue!)!.assumingMemoryBound(to: UInt8.self)
+        #if !(os(macOS) && arch(x86_64))  // Float16 is missing on Intel Macs
+        for i in [0, 7, 500, 1535] {
+            #expect(Float(Float16(bitPattern: halfBits[i])) == Float(grayBytes[i]))
+        }
+        #endif
     }
 
     @Test func cropRectIsNormalizedFromTheBottomLeft() throws {
@@ -109,3 +123,4 @@ struct ImageFeatureValueTests {
         }
     }
 }
+#endif

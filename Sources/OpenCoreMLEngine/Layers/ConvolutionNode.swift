@@ -117,6 +117,14 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
 
     override func forward(batch: Int, training: Bool) {
         let images = batch * input.shape.classic.outer
+        if !training && kernelChannels == 1 && groups == outputChannels && groups > 1 {
+            let depthwise = DepthwiseConvolution(
+                channels: groups, input: (inputSize.h, inputSize.w), output: outputSize, kernel: kernel, stride: stride,
+                dilation: dilation, padTop: padTop, padLeft: padLeft)
+            depthwise.forward(planes: images * groups, x: input.value.pointer, y: output.value.pointer,
+                              weights: weights.value.pointer, bias: bias?.value.pointer)
+            return
+        }
         let perGroupOut = outputChannels / groups
         let outPlane = positions
         let x = input.value.pointer, y = output.value.pointer
