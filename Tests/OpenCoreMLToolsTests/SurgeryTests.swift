@@ -48,6 +48,8 @@ struct SurgeryTests {
         #expect(extractor.description_p.output.map(\.name) == ["embedding"])
         #expect(extractor.description_p.output[0].type.multiArrayType.shape == [500])
         #expect(!extractor.isUpdatable && extractor.description_p.trainingInput.isEmpty)
+        #expect(extractor.description_p.metadata.shortDescription == "Features 'relu3_out' of: " + original.description_p.metadata.shortDescription)
+        #expect(extractor.description_p.metadata.author == original.description_p.metadata.author)
         #expect(extractor.neuralNetwork.layers.allSatisfy { !$0.isUpdatable && $0.namedWeights.allSatisfy { !$0.weights.isUpdatable } })
 
         // The original's probabilities are softmax(dense2(features)), with dense2 read from the fixture.
