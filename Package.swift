@@ -24,7 +24,7 @@ let package = Package(
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")]
         ),
         /// Core ML's API (`MLModel`, `MLModelDescription`, ...) on every platform Swift runs on.
-        .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "OpenCoreMLEngine"]),
+        .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "OpenCoreMLEngine", "_OpenCoreMLImageIO"]),
         /// Building and editing models in Swift: a result-builder DSL and model surgery.
         .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec", "OpenCoreMLEngine"]),
 
@@ -36,6 +36,26 @@ let package = Package(
         /// The engine: tensors, a graph compiled once from a specification, forward and backward per
         /// layer, losses, optimizers. Used by `OpenCoreML`; Swift API for the layers above.
         .target(name: "OpenCoreMLEngine", dependencies: ["CoreMLSpec", "_OpenCoreMLKernels"]),
+        /// Images: JPEG and PNG decoding (libjpeg-turbo and libpng on Linux, ImageIO on Apple
+        /// platforms), EXIF orientation, crop, resampling and Vision's crop-and-scale geometry.
+        .target(
+            name: "_OpenCoreMLImageIO",
+            dependencies: [
+                .target(name: "_OpenCoreMLCodecs", condition: .when(platforms: [.linux])),
+            ]
+        ),
+        /// libjpeg's and libpng's decoders behind one C call each, so that their error `longjmp`s
+        /// never cross Swift frames.
+        .target(
+            name: "_OpenCoreMLCodecs",
+            dependencies: [
+                .target(name: "CJPEG", condition: .when(platforms: [.linux])),
+                .target(name: "CPNG", condition: .when(platforms: [.linux])),
+            ]
+        ),
+        /// The system libjpeg-turbo and libpng (Linux).
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         // MARK: Command-line tool
 
@@ -62,6 +82,7 @@ let package = Package(
         .testTarget(name: "OpenCoreMLEngineTests", dependencies: ["OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLToolsTests", dependencies: ["OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLImageIOTests", dependencies: ["_OpenCoreMLImageIO", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "opencoreml", "_OpenCoreMLTestSupport"]),
     ]
 )

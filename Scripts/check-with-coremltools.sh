@@ -16,13 +16,32 @@ swift build --product opencoreml
 bin="$(swift build --show-bin-path)/opencoreml"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-mkdir -p "$out/mlmodel" "$out/mlmodelc" "$out/demo" "$out/tools"
+mkdir -p "$out/mlmodel" "$out/mlmodelc" "$out/demo" "$out/knn" "$out/tools"
 for model in Tests/Fixtures/models/*.mlmodel; do
   name="$(basename "$model" .mlmodel)"
   "$bin" convert "$model" "$out/mlmodelc/$name.mlmodelc" > /dev/null
   "$bin" convert "$out/mlmodelc/$name.mlmodelc" "$out/mlmodel/$name.mlmodel" > /dev/null
 done
 "$bin" demo --output "$out/demo" --epochs 1 --examples 256 --test-examples 64 > /dev/null 2>&1
+
+# The seeds' personalization pipeline (frozen extractor + empty k-NN) trained on three gestures, and
+# k-NN samples removed again: what coremltools must read back.
+"$venv/bin/python" - "$out/knn/gestures.csv" <<'PY'
+import sys
+import numpy as np
+rng = np.random.RandomState(5)
+rows = []
+for i in range(12):
+    label = i % 3
+    image = rng.uniform(0, 40, size=(28, 28))
+    image[2 + 10 * label:12 + 10 * label, 4:14] += 200
+    rows.append(",".join([str(label)] + [str(int(v)) for v in image.ravel()]))
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+"$bin" train Tests/Fixtures/models/pipeline_knn.mlmodel --data "$out/knn/gestures.csv" \
+  --class-names "✊,✋,✌️" --output "$out/knn/personal.mlmodel" > /dev/null 2>&1
+"$bin" knn remove "$out/knn/personal.mlmodel" --label "✋" --index 0 --output "$out/knn/fewer.mlmodel" > /dev/null
+"$bin" knn remove Tests/Fixtures/models/knn_kdtree_int64.mlmodel --label 300 --output "$out/knn/kdtree_fewer.mlmodel" > /dev/null
 
 # OpenCoreMLTools: the models its tests declare with the DSL or make by surgery, then the editing commands.
 OPENCOREML_DSL_MODELS="$out/tools" swift test --filter OpenCoreMLToolsTests > "$out/tools-tests.log" 2>&1 \
@@ -40,4 +59,5 @@ fixtures=Tests/Fixtures/models
 
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py --compare Tests/Fixtures/models "$out/mlmodel" "$out/mlmodelc"
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/demo"
+"$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/knn"
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/tools"

@@ -53,12 +53,8 @@ public final class MLModelDescription: @unchecked Sendable, CustomStringConverti
         var result: [MLParameterKey: MLParameterDescription] = [:]
         func add(_ description: MLParameterDescription) { result[description.key] = description }
         switch model.type {
-        case .pipeline(let pipeline)?:
-            return pipeline.models.last.map(parameters(of:)) ?? [:]
-        case .pipelineClassifier(let classifier)?:
-            return classifier.pipeline.models.last.map(parameters(of:)) ?? [:]
-        case .pipelineRegressor(let regressor)?:
-            return regressor.pipeline.models.last.map(parameters(of:)) ?? [:]
+        case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
+            return model.pipelineModels.last.map(parameters(of:)) ?? [:]
         case .kNearestNeighborsClassifier(let knn)?:
             add(MLParameterDescription(.numberOfNeighbors, knn.numberOfNeighbors))
         default:

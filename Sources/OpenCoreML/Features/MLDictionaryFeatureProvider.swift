@@ -35,6 +35,7 @@ public final class MLDictionaryFeatureProvider: MLFeatureProvider, @unchecked Se
         switch value {
         case let value as MLFeatureValue: return value
         case let value as MLMultiArray: return MLFeatureValue(multiArray: value)
+        case let value as PixelBuffer: return MLFeatureValue(pixelBuffer: value)
         case let value as String: return MLFeatureValue(string: value)
         case let value as Int: return MLFeatureValue(int64: Int64(value))
         case let value as Int64: return MLFeatureValue(int64: value)

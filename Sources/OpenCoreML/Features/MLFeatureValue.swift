@@ -1,7 +1,7 @@
 import Foundation
 
 /// One value of a model's input or output: an integer, a double, a string, a multi-array, a
-/// dictionary of scores, or undefined (a missing optional input).
+/// dictionary of scores, an image (a pixel buffer), or undefined (a missing optional input).
 public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible {
     private enum Storage {
         case int64(Int64)
@@ -9,6 +9,7 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         case string(String)
         case multiArray(MLMultiArray)
         case dictionary([AnyHashable: NSNumber])
+        case image(PixelBuffer)
         case undefined(MLFeatureType)
     }
 
@@ -18,6 +19,8 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
     public init(double value: Double) { storage = .double(value) }
     public init(string value: String) { storage = .string(value) }
     public init(multiArray value: MLMultiArray) { storage = .multiArray(value) }
+    /// An image; on platforms without Core Video `PixelBuffer` is also called `CVPixelBuffer`.
+    public init(pixelBuffer value: PixelBuffer) { storage = .image(value) }
     /// A missing value of the given type, for optional inputs.
     public init(undefined type: MLFeatureType) { storage = .undefined(type) }
 
@@ -57,6 +60,7 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         case .string: return .string
         case .multiArray: return .multiArray
         case .dictionary: return .dictionary
+        case .image: return .image
         case .undefined(let type): return type
         }
     }
@@ -95,6 +99,12 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         return nil
     }
 
+    /// The image, for image values.
+    public var imageBufferValue: PixelBuffer? {
+        if case .image(let value) = storage { return value }
+        return nil
+    }
+
     /// The scores; empty for other types (as in Core ML).
     public var dictionaryValue: [AnyHashable: NSNumber] {
         if case .dictionary(let value) = storage { return value }
@@ -111,6 +121,11 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         case (.undefined(let a), .undefined(let b)): return a == b
         case (.multiArray(let a), .multiArray(let b)):
             return a.shape == b.shape && (0..<a.count).allSatisfy { a[$0].doubleValue == b[$0].doubleValue }
+        case (.image(let a), .image(let b)):
+            return a === b || (a.width == b.width && a.height == b.height && a.pixelFormatType == b.pixelFormatType
+                && (0..<a.height).allSatisfy { row in
+                    memcmp(a.baseAddress + row * a.bytesPerRow, b.baseAddress + row * b.bytesPerRow, a.bytesPerRow) == 0
+                })
         default: return false
         }
     }
@@ -122,6 +137,7 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         case .string(let value): return "\"\(value)\""
         case .multiArray(let value): return value.description
         case .dictionary(let value): return "\(value)"
+        case .image(let value): return "image \(value)"
         case .undefined(let type): return "undefined \(type)"
         }
     }

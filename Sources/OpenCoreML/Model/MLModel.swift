@@ -59,13 +59,15 @@ open class MLModel: MLWritable, @unchecked Sendable {
     }
 
     /// The compiled runner for predictions, made on first use.
-    func runner() throws -> NeuralNetworkRunner {
-        try runnerCache.runner { [specification] in
-            guard specification.neuralNetworkSpecification != nil else {
-                throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")
-            }
-            return try NeuralNetworkRunner(specification: specification)
+    func runner() throws -> any ModelRunner {
+        try runnerCache.runner { [specification, configuration] in
+            try ModelRunners.make(specification, parameters: configuration.parameters ?? [:])
         }
+    }
+
+    /// Gives this model a runner already made for it (a trained model's, built incrementally).
+    func install(runner: any ModelRunner) {
+        runnerCache.install(runner)
     }
 
     /// The value a parameter has in this model: the configuration's override or the model's default,

@@ -1,12 +1,14 @@
+import CoreMLSpec
 import Foundation
 
 /// Turns feature values into the float rows the engine reads.
 enum FeatureEncoding {
     /// Writes `value` (the feature `name` of example `example`) as `count` floats at `destination`.
-    /// Multi-arrays must hold exactly `count` elements; numbers fill a single float.
+    /// Multi-arrays must hold exactly `count` elements; numbers fill a single float; images (for
+    /// inputs of type `image`) must have the input's size.
     static func write(
         _ value: MLFeatureValue?, name: String, example: Int, count: Int, shape: [Int],
-        to destination: UnsafeMutablePointer<Float>
+        image: CoreML_Specification_ImageFeatureType? = nil, to destination: UnsafeMutablePointer<Float>
     ) throws {
         guard let value, !value.isUndefined else {
             throw MLModelError(.featureType, "example \(example): input '\(name)' is missing")
@@ -25,9 +27,47 @@ enum FeatureEncoding {
                 throw MLModelError(.featureType, "example \(example): input '\(name)' is a number; the model expects an array of shape \(shape)")
             }
             destination[0] = Float(value.type == .int64 ? Double(value.int64Value) : value.doubleValue)
+        case .image where image != nil:
+            try writeImage(value.imageBufferValue!, name: name, example: example, input: image!, to: destination)
         default:
-            throw MLModelError(.featureType, "example \(example): input '\(name)' is a \(value.type); the model expects a multi-array of shape \(shape)")
+            let expected = image.map { "an image of \($0.width)×\($0.height) pixels" } ?? "a multi-array of shape \(shape)"
+            throw MLModelError(.featureType, "example \(example): input '\(name)' is a \(value.type); the model expects \(expected)")
         }
+    }
+
+    /// Writes a pixel buffer as planes of 0…255 floats, one per channel, in the input's colour
+    /// order: red, green, blue (RGB); blue, green, red (BGR); or one gray plane. The network's
+    /// preprocessing (scale and biases) runs after this, as in Core ML.
+    static func writeImage(
+        _ buffer: PixelBuffer, name: String, example: Int, input: CoreML_Specification_ImageFeatureType,
+        to destination: UnsafeMutablePointer<Float>
+    ) throws {
+        let (width, height) = (Int(input.width), Int(input.height))
+        guard buffer.width == width, buffer.height == height else {
+            throw MLModelError(.featureType, "example \(example): input '\(name)' is a \(buffer.width)×\(buffer.height) image; the model expects \(width)×\(height) (use MLFeatureValue(imageAt:constraint:options:) to scale it)")
+        }
+        let plane = width * height
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = y * width + x
+                switch input.colorSpace {
+                case .grayscale, .grayscaleFloat16:
+                    destination[i] = buffer.gray(x: x, y: y)
+                case .bgr:
+                    let rgb = buffer.rgb(x: x, y: y)
+                    (destination[i], destination[plane + i], destination[2 * plane + i]) = (rgb.z, rgb.y, rgb.x)
+                default:
+                    let rgb = buffer.rgb(x: x, y: y)
+                    (destination[i], destination[plane + i], destination[2 * plane + i]) = (rgb.x, rgb.y, rgb.z)
+                }
+            }
+        }
+    }
+
+    /// The image type of a model input, if it is one.
+    static func imageType(of feature: CoreML_Specification_FeatureDescription?) -> CoreML_Specification_ImageFeatureType? {
+        if case .imageType(let image)? = feature?.type.type { return image }
+        return nil
     }
 
     /// Throws if any of the `count` floats at `pointer` is NaN or infinite.

@@ -4,12 +4,12 @@ import OpenCoreMLEngine
 
 /// Runs a neural-network model's predictions through the engine: the network is compiled once,
 /// examples go through in batches, one batch at a time (a lock serializes callers).
-final class NeuralNetworkRunner: @unchecked Sendable {
+final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
     static let batchLimit = 64
 
     private let network: Network
     private let lock = NSLock()
-    private let inputs: [(name: String, count: Int, shape: [Int])]
+    private let inputs: [(name: String, count: Int, shape: [Int], image: CoreML_Specification_ImageFeatureType?)]
     private let outputs: [CoreML_Specification_FeatureDescription]
     private let predictedFeatureName: String?
     private let probabilitiesName: String?
@@ -34,7 +34,7 @@ final class NeuralNetworkRunner: @unchecked Sendable {
             } else {
                 declared = blob.shape.dims
             }
-            return (feature.name, blob.shape.count, declared)
+            return (feature.name, blob.shape.count, declared, FeatureEncoding.imageType(of: feature))
         }
         outputs = description.output
         if case .neuralNetworkClassifier(let classifier)? = specification.type {
@@ -76,7 +76,7 @@ final class NeuralNetworkRunner: @unchecked Sendable {
                 for row in 0..<batch {
                     try FeatureEncoding.write(
                         examples[start + row].featureValue(for: input.name), name: input.name, example: start + row,
-                        count: input.count, shape: input.shape, to: blob.value.pointer + row * input.count)
+                        count: input.count, shape: input.shape, image: input.image, to: blob.value.pointer + row * input.count)
                 }
             }
             network.forward(batch: batch)

@@ -25,7 +25,7 @@ extension MLModel {
                 startTrainingThread {
                     do {
                         let (model, data, parameters) = job.value
-                        let updater = try NeuralNetworkUpdater(model: model, trainingData: data)
+                        let updater = try ModelUpdaters.make(model: model, trainingData: data)
                         if !parameters.isEmpty { try updater.schedule(parameters) }
                         try updater.run(events: events, report: { progress?($0) }, shouldStop: { flag.isSet })
                         continuation.resume(returning: updater.trainedModel())

@@ -27,7 +27,7 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
     private var started = false
     private var cancelRequested = false
     private var failure: Error?
-    private var updater: NeuralNetworkUpdater?
+    private var updater: (any ModelUpdater)?
     private var initialOverrides: [MLParameterKey: Any] = [:]
 
     /// Trains the model at `url`, calling `completionHandler` when done.
@@ -116,9 +116,9 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
 
     private func train() {
         var last: UpdateProgress?
-        var updater: NeuralNetworkUpdater?
+        var updater: (any ModelUpdater)?
         do {
-            let made = try NeuralNetworkUpdater(model: model, trainingData: trainingData)
+            let made = try ModelUpdaters.make(model: model, trainingData: trainingData)
             if !initialOverrides.isEmpty { try made.schedule(initialOverrides) }
             lock.lock()
             self.updater = made
@@ -138,7 +138,7 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
         finish(updater: updater, progress: last)
     }
 
-    private func context(_ event: MLUpdateProgressEvent, progress: UpdateProgress?, updater: NeuralNetworkUpdater?) -> MLUpdateContext {
+    private func context(_ event: MLUpdateProgressEvent, progress: UpdateProgress?, updater: (any ModelUpdater)?) -> MLUpdateContext {
         let model = self.model
         return MLUpdateContext(
             task: self, event: event, metrics: progress?.metrics ?? [:],
@@ -146,7 +146,7 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
             model: { updater?.trainedModel() ?? model })
     }
 
-    private func finish(updater: NeuralNetworkUpdater?, progress: UpdateProgress?) {
+    private func finish(updater: (any ModelUpdater)?, progress: UpdateProgress?) {
         lock.lock()
         let error = failure
         let cancelled = cancelRequested

@@ -20,11 +20,13 @@ public struct UpdateProgress: Sendable {
     /// Mini-batches per epoch at the current mini-batch size.
     public var miniBatchesPerEpoch: Int
     public var secondsElapsed: Double
+    /// False for models trained without a loss (k-NN: examples are stored, nothing is minimized).
+    public var hasLoss = true
 
     /// The metrics as Core ML's update context reports them.
     var metrics: [MLMetricKey: Any] {
         var metrics: [MLMetricKey: Any] = [.epochIndex: epoch, .miniBatchIndex: miniBatch]
-        if event != .trainingBegin { metrics[.lossValue] = loss }
+        if event != .trainingBegin && hasLoss { metrics[.lossValue] = loss }
         if let accuracy { metrics[.trainingAccuracy] = accuracy }
         return metrics
     }
@@ -36,7 +38,7 @@ public struct UpdateProgress: Sendable {
 /// The last mini-batch of an epoch holds the remaining examples (it may be smaller). Shuffling
 /// draws from a generator seeded with the `seed` parameter, so a run repeats exactly; every epoch
 /// gets a new order.
-final class NeuralNetworkUpdater: @unchecked Sendable {
+final class NeuralNetworkUpdater: ModelUpdater, @unchecked Sendable {
     private(set) var settings: UpdateSettings
     private let network: Network
     private let optimizer: Optimizer

@@ -30,6 +30,7 @@ final class TrainingSet: @unchecked Sendable {
         let isIndex = network.targetIsClassIndex
         let classCounts = network.classCounts
         let inputNames = Set(network.inputNames)
+        let imageTypes = Dictionary(description.input.map { ($0.name, FeatureEncoding.imageType(of: $0)) }, uniquingKeysWith: { a, _ in a })
         for example in 0..<count {
             let features = provider.features(at: example)
             for column in columns.indices {
@@ -37,7 +38,9 @@ final class TrainingSet: @unchecked Sendable {
                 try columns[column].values.withUnsafeMutableBufferPointer { buffer in
                     let row = buffer.baseAddress! + example * width
                     if inputNames.contains(name) || isIndex[name] != true {
-                        try FeatureEncoding.write(features.featureValue(for: name), name: name, example: example, count: width, shape: shape, to: row)
+                        try FeatureEncoding.write(
+                            features.featureValue(for: name), name: name, example: example, count: width, shape: shape,
+                            image: imageTypes[name] ?? nil, to: row)
                         try FeatureEncoding.checkFinite(row, count: width, name: name, example: example)
                         return
                     }

@@ -6,7 +6,7 @@ import _OpenCoreMLKernels
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure OpenCoreML's speed.",
-        subcommands: [BenchGEMM.self]
+        subcommands: [BenchGEMM.self, BenchKNN.self, BenchLogisticRegression.self]
     )
 }
 

@@ -28,7 +28,7 @@ struct Evaluate: ParsableCommand {
             throw CLIError.model("\(model): \(CLIError.wrap(error))")
         }
         let examples = try dataset.load(defaultSplit: .test)
-        let binding = try DatasetBinding(model: loaded, dataset: examples)
+        let binding = try DatasetBinding(model: loaded, dataset: examples, classNames: dataset.classNameList)
         let evaluation = try Evaluation(model: loaded, dataset: examples, binding: binding)
         if let confusionMatrix { try writeText(ConfusionMatrixSVG.render(evaluation.report), to: confusionMatrix) }
         if json {

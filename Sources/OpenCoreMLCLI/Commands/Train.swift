@@ -61,7 +61,11 @@ struct Train: ParsableCommand {
         }
         guard loaded.modelDescription.isUpdatable else { throw CLIError.model("\(model): the model is not updatable") }
         let examples = try dataset.load(defaultSplit: .train)
-        let binding = try DatasetBinding(model: loaded, dataset: examples)
+        let binding = try DatasetBinding(model: loaded, dataset: examples, classNames: dataset.classNameList)
+        if loaded.sampleCount != nil {
+            try appendSamples(to: loaded, examples: examples, binding: binding)
+            return
+        }
         guard binding.labelName != nil else {
             throw CLIError.model("\(model): the model has no training input for the labels")
         }
@@ -79,6 +83,29 @@ struct Train: ParsableCommand {
         }
         print(EpochTable.render(history))
         print("Wrote \(output)")
+    }
+
+    /// k-NN "training": every example becomes a sample; prints the samples per label.
+    private func appendSamples(to loaded: MLModel, examples: LabeledDataset, binding: DatasetBinding) throws {
+        let before = loaded.sampleCount ?? 0
+        FileHandle.standardError.write(Data("Adding \(grouped(examples.count)) examples of \(examples.name) to \(grouped(before)) samples\n".utf8))
+        let (trained, _) = try TrainingSession(model: loaded, dataset: examples, binding: binding, logPath: nil, quiet: true).run()
+        do {
+            try trained.write(to: URL(fileURLWithPath: output))
+        } catch {
+            throw CLIError.wrap(error)
+        }
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        for label in trained.sampleLabels ?? [] {
+            let name = label.type == .string ? label.stringValue : String(label.int64Value)
+            if counts[name] == nil { order.append(name) }
+            counts[name, default: 0] += 1
+        }
+        var table = TextTable(["label", "samples"], alignments: [.left, .right])
+        for name in order { table.append([name, grouped(counts[name]!)]) }
+        print(table.render())
+        print("\(grouped(trained.sampleCount ?? 0)) samples (\(grouped(before)) before). Wrote \(output)")
     }
 }
 

@@ -25,7 +25,9 @@ struct DatasetBinding {
         case none
     }
 
-    init(model: MLModel, dataset: LabeledDataset) throws {
+    /// `classNames` name the dataset's class indices for k-NN models with string labels (default:
+    /// each index as text); a k-NN model learns whatever labels the data brings.
+    init(model: MLModel, dataset: LabeledDataset, classNames givenNames: [String]? = nil) throws {
         let description = model.modelDescription
         let inputs = description.inputDescriptionsByName
         guard inputs.count == 1, let input = inputs.values.first else {
@@ -41,6 +43,21 @@ struct DatasetBinding {
             throw CLIError.model("\(dataset.name): examples have \(dataset.featureCount) values (shape \(dataset.sampleShape)); input '\(input.name)' takes \(expected) (shape \(inputShape))")
         }
         let specification = model.specification
+        if model.sampleCount != nil, let predicted = description.predictedFeatureName {
+            // k-NN (alone or ending a pipeline): labels come from the data, as strings or int64s.
+            let count = max(dataset.classCount, givenNames?.count ?? 0)
+            if let givenNames, givenNames.count < dataset.classCount {
+                let example = dataset.labels.firstIndex { $0 >= givenNames.count }!
+                throw CLIError.model("\(dataset.name): example \(example) has label \(dataset.labels[example]), but only \(givenNames.count) class names were given")
+            }
+            let isString = description.outputDescriptionsByName[predicted]?.type == .string
+            let names = givenNames ?? (0..<count).map(String.init)
+            classNames = names
+            labelName = predicted
+            labelKind = .classLabel(isString ? .strings(names) : .int64s((0..<count).map(Int64.init)))
+            probabilitiesName = description.predictedProbabilitiesName
+            return
+        }
         let labels = specification.classLabelSet
         var classCount = labels.count
         var probabilities: String? = description.predictedProbabilitiesName

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 
-/// `--data`, `--split`, `--scale`, `--limit`: where examples come from, shared by `train`,
+/// `--data`, `--split`, `--scale`, `--limit`, `--class-names`: where examples come from, shared by `train`,
 /// `evaluate` and `demo`.
 struct DatasetOptions: ParsableArguments {
     @Option(help: "A folder of MNIST-format IDX files (train-*/t10k-*, gzipped or not), or a CSV file (label first, then the values).")
@@ -15,6 +15,14 @@ struct DatasetOptions: ParsableArguments {
 
     @Option(help: "Use only the first N examples.")
     var limit: Int?
+
+    @Option(name: .customLong("class-names"), help: "k-NN models with string labels: comma-separated names for the dataset's class indices 0, 1, … (default: the index as text).")
+    var classNames: String?
+
+    /// `--class-names` split at commas.
+    var classNameList: [String]? {
+        classNames.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
 
     /// Loads `--data`, using `defaultSplit` for IDX folders when `--split` is not given.
     func load(defaultSplit: IDXDataset.Split) throws -> LabeledDataset {

@@ -203,6 +203,29 @@ void ocm_sgd_update(float *w, const float *g, float *velocity, size_t n, float l
 void ocm_adam_update(float *w, const float *g, float *m, float *v, size_t n, float lr,
                      float beta1, float beta2, float eps, long step);
 
+/* MARK: - Nearest neighbours */
+
+/* out[i·ldo + j] = Σ_d (queries[i·ldq + d] − samples[j·lds + d])² for i < Q, j < N: exact
+ * differences, so equal rows are at distance 0 and a pair gets the same value whatever the
+ * batch. Threaded over samples. */
+void ocm_squared_distances(const float *queries, int Q, int ldq, const float *samples, int N,
+                           int lds, int D, float *out, int ldo);
+
+/* The k smallest of values[0..<n] in ascending order (ties: lower index first), as indices
+ * (i + index_offset) and values; returns min(k, n). `indices` and `selected` hold k entries.
+ * Values must not be NaN. */
+int ocm_k_smallest(const float *values, int n, int k, int32_t index_offset, int32_t *indices,
+                   float *selected);
+
+/* A bounded max-heap of (value, index) pairs, ordered by value then index, for k-nearest
+ * searches that visit candidates in pieces (kd-tree leaves): offers one pair to a heap of
+ * `size` entries holding at most k, returning the new size. heap_values[0] is the worst kept. */
+int ocm_heap_offer(float *heap_values, int32_t *heap_indices, int size, int k, float value,
+                   int32_t index);
+
+/* Sorts a heap made by ocm_heap_offer into ascending (value, index) order, in place. */
+void ocm_heap_sort_ascending(float *heap_values, int32_t *heap_indices, int size);
+
 #ifdef __cplusplus
 }
 #endif

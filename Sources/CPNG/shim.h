@@ -1,0 +1,2 @@
+// The system libpng, for decoding PNG images.
+#include <png.h>

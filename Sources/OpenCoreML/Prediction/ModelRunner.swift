@@ -1,0 +1,24 @@
+import CoreMLSpec
+
+/// Something that turns examples into predictions for one kind of model, compiled once.
+protocol ModelRunner: AnyObject, Sendable {
+    func predictions(_ examples: [MLFeatureProvider]) throws -> [MLFeatureProvider]
+}
+
+enum ModelRunners {
+    /// The runner for `specification`; `parameters` are the configuration's checked overrides
+    /// (for pipelines they apply to the last model, the one that declares parameters).
+    static func make(_ specification: CoreML_Specification_Model, parameters: [MLParameterKey: Any]) throws -> any ModelRunner {
+        switch specification.type {
+        case .kNearestNeighborsClassifier?:
+            return try NearestNeighborsRunner(specification: specification, parameters: parameters)
+        case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
+            return try PipelineRunner(specification: specification, models: specification.pipelineModels, parameters: parameters)
+        default:
+            guard specification.neuralNetworkSpecification != nil else {
+                throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")
+            }
+            return try NeuralNetworkRunner(specification: specification)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// Why a solver stopped.
+public enum MinimizationStop: String, Sendable, Equatable {
+    /// The largest gradient component fell to the gradient tolerance.
+    case gradientTolerance
+    /// The objective's relative decrease over one iteration fell to the loss tolerance.
+    case lossTolerance
+    /// The iteration limit was reached first.
+    case maxIterations
+    /// No step along a fresh steepest-descent direction lowered the objective: the point is as
+    /// good as the objective's rounding allows.
+    case noProgress
+    /// The per-iteration callback asked to stop.
+    case stoppedByCallback
+
+    /// Whether the stop means the minimum was reached (to the tolerances or to rounding).
+    public var isConverged: Bool { self == .gradientTolerance || self == .lossTolerance || self == .noProgress }
+}
+
+/// One finished iteration of a solver, as its callback sees it.
+public struct MinimizationIteration: Sendable {
+    /// 1 for the first step taken.
+    public var iteration: Int
+    /// The objective at `x`.
+    public var value: Double
+    /// The largest absolute component of the (pseudo-)gradient at `x`.
+    public var gradientNorm: Double
+    /// Objective evaluations so far, line searches included.
+    public var evaluations: Int
+    /// The current point.
+    public var x: [Double]
+}
+
+/// Where a solver ended and why.
+public struct MinimizationResult: Sendable {
+    /// The best point found.
+    public var x: [Double]
+    /// The objective at `x`.
+    public var value: Double
+    /// The largest absolute component of the (pseudo-)gradient at `x`.
+    public var gradientNorm: Double
+    /// Iterations taken.
+    public var iterations: Int
+    /// Objective evaluations made, line searches included.
+    public var evaluations: Int
+    public var stop: MinimizationStop
+}
