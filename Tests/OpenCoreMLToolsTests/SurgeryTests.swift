@@ -189,6 +189,26 @@ struct SurgeryTests {
         #expect(pipeline.description_p.predictedFeatureName == "label")
         #expect(pipeline.pipelineClassifier.pipeline.names == ["lenet", "knn"])
 
+        // The personalization recipe end to end (the k-NN and pipeline runtime): examples added with
+        // MLUpdateTask, then new images get the label of their kind.
+        try withTemporaryDirectory { folder in
+            let url = folder.appendingPathComponent("personal.mlmodel")
+            try pipeline.write(to: url)
+            let examples = SeedLeNetTests.examples(count: 20, seed: 21)
+            let providers: [MLFeatureProvider] = examples.map { example in
+                MLDictionaryFeatureProvider(featureValues: [
+                    "image": Support.array(example.image, shape: [1, 28, 28]),
+                    "label": MLFeatureValue(string: example.label == 3 ? "top" : "bottom"),
+                ])
+            }
+            let (personal, _) = try Support.train(url, on: providers)
+            #expect(personal.specification.pipelineClassifier.pipeline.models[1].kNearestNeighborsClassifier.nearestNeighborsIndex.floatSamples.count == 20)
+            for example in SeedLeNetTests.examples(count: 10, seed: 22) {
+                let result = try personal.prediction(from: MLDictionaryFeatureProvider(featureValues: ["image": Support.array(example.image, shape: [1, 28, 28])]))
+                #expect(result.featureValue(for: "label")?.stringValue == (example.label == 3 ? "top" : "bottom"))
+            }
+        }
+
         // Choosing outputs: expose the features too.
         let both = try CoreML_Specification_Model.pipeline([extractor, knn], outputs: ["label", "features"])
         #expect(both.description_p.output.map(\.name) == ["label", "features"])
