@@ -48,6 +48,8 @@ struct SurgeryTests {
         #expect(extractor.description_p.output.map(\.name) == ["embedding"])
         #expect(extractor.description_p.output[0].type.multiArrayType.shape == [500])
         #expect(!extractor.isUpdatable && extractor.description_p.trainingInput.isEmpty)
+        #expect(extractor.description_p.metadata.shortDescription == "Features 'relu3_out' of: " + original.description_p.metadata.shortDescription)
+        #expect(extractor.description_p.metadata.author == original.description_p.metadata.author)
         #expect(extractor.neuralNetwork.layers.allSatisfy { !$0.isUpdatable && $0.namedWeights.allSatisfy { !$0.weights.isUpdatable } })
 
         // The original's probabilities are softmax(dense2(features)), with dense2 read from the fixture.
@@ -186,6 +188,26 @@ struct SurgeryTests {
         #expect(pipeline.description_p.trainingInput.map(\.name) == ["image", "label"])
         #expect(pipeline.description_p.predictedFeatureName == "label")
         #expect(pipeline.pipelineClassifier.pipeline.names == ["lenet", "knn"])
+
+        // The personalization recipe end to end (the k-NN and pipeline runtime): examples added with
+        // MLUpdateTask, then new images get the label of their kind.
+        try withTemporaryDirectory { folder in
+            let url = folder.appendingPathComponent("personal.mlmodel")
+            try pipeline.write(to: url)
+            let examples = SeedLeNetTests.examples(count: 20, seed: 21)
+            let providers: [MLFeatureProvider] = examples.map { example in
+                MLDictionaryFeatureProvider(featureValues: [
+                    "image": Support.array(example.image, shape: [1, 28, 28]),
+                    "label": MLFeatureValue(string: example.label == 3 ? "top" : "bottom"),
+                ])
+            }
+            let (personal, _) = try Support.train(url, on: providers)
+            #expect(personal.specification.pipelineClassifier.pipeline.models[1].kNearestNeighborsClassifier.nearestNeighborsIndex.floatSamples.count == 20)
+            for example in SeedLeNetTests.examples(count: 10, seed: 22) {
+                let result = try personal.prediction(from: MLDictionaryFeatureProvider(featureValues: ["image": Support.array(example.image, shape: [1, 28, 28])]))
+                #expect(result.featureValue(for: "label")?.stringValue == (example.label == 3 ? "top" : "bottom"))
+            }
+        }
 
         // Choosing outputs: expose the features too.
         let both = try CoreML_Specification_Model.pipeline([extractor, knn], outputs: ["label", "features"])

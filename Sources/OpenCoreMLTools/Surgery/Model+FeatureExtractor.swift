@@ -7,7 +7,8 @@ extension CoreML_Specification_Model {
     /// A classifier becomes a plain `NeuralNetwork`. Layers the blob does not depend on are dropped,
     /// and so are inputs it does not read. The output is a float32 multi-array named `outputName`
     /// (default: the blob's name) of the blob's shape (`[C]` for a C×1×1 blob). Updatable marks,
-    /// update parameters and training inputs are removed; metadata is kept.
+    /// update parameters and training inputs are removed; metadata is kept, with the short
+    /// description saying which blob the features are.
     public func featureExtractor(outputBlob blob: String, outputName: String? = nil) throws -> CoreML_Specification_Model {
         let layers = try networkLayers()
         let location = "blob '\(blob)'"
@@ -54,6 +55,8 @@ extension CoreML_Specification_Model {
         var extractor = CoreML_Specification_Model()
         extractor.specificationVersion = specificationVersion
         extractor.description_p.metadata = description_p.metadata
+        let summary = description_p.metadata.shortDescription
+        extractor.description_p.metadata.shortDescription = "Features '\(blob)'" + (summary.isEmpty ? "" : " of: \(summary)")
         extractor.description_p.input = inputs
         extractor.neuralNetwork = network
         var output = CoreML_Specification_FeatureDescription()
