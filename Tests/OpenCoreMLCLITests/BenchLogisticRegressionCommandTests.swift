@@ -45,7 +45,7 @@ struct BenchLogisticRegressionCommandTests {
         #expect(report["features"] as? Int == 16 && report["classes"] as? Int == 3)
         #expect((report["iterations"] as? Int ?? 0) >= 1)
         #expect((report["lambda"] as? Double).map { abs($0 - 1.0 / 400) < 1e-15 } == true, "λ = 1/(C·N)")
-        #expect((report["trainAccuracy"] as? Double ?? 0) > 0.6)
+        #expect((report["trainAccuracy"] as? Double ?? 0) > 0.4, "better than chance (1/3)")
         #expect((report["loss"] as? Double ?? 9) < log(3.0))
 
         let table = try CommandRunner.run(["bench", "logistic-regression", "--synthetic", "400,16,3", "--penalty", "l1", "--c", "0.5"])
