@@ -2,19 +2,24 @@
 """Logistic regression: `opencoreml bench logistic-regression` against scikit-learn, same data, one run.
 
 usage: python3 Scripts/bench_logreg_sklearn.py (--data IDX_DIR | --synthetic N,D,K)
-           [--c 1.0] [--max-iterations 100] [--tol 1e-4] [--repeats 3] [--dtypes float32 float64]
+           [--c 1.0] [--max-iterations 100] [--tol 1e-4] [--repeats 3]
+           [--threads 1 2] [--sklearn float64:1 float64:2 float32:1]
 
 Builds nothing: run `swift build -c release --product opencoreml` first; needs numpy and
 scikit-learn. --data is an MNIST-format IDX folder (e.g. /usr/share/datasets/fashion-mnist): both
 sides read the same files and scale pixels to 0..1 the same way (float32 byte x float32(1/255)).
 --synthetic draws N training and N/4 test rows of D non-negative features in K overlapping classes
-with numpy (x = max(0, mu_y + eps), mu ~ N(0, 0.08^2), eps ~ N(0, 1)), writes them as .npy to a
-temporary folder and passes that folder to opencoreml, so both fit the same numbers.
+with numpy (x = max(0, mu_y + eps), mu ~ N(0, 0.12^2), eps ~ N(0, 1)). The features go to a
+temporary folder as .npy files, which opencoreml (for --synthetic) and the scikit-learn child
+processes read, so every fit sees the same numbers.
 
-scikit-learn fits LogisticRegression(solver="lbfgs", C, max_iter, tol) (multinomial for K > 2) on
-the features as float32 and/or float64 (--dtypes). Each repeat runs OpenCoreML, then each
-scikit-learn variant, so other load on the machine hits both alike. Only the fit is timed. Prints
-every run, then a Markdown table of medians with the ratio scikit-learn time / OpenCoreML time.
+OpenCoreML runs once per --threads value. scikit-learn fits LogisticRegression(solver="lbfgs", C,
+max_iter, tol) (multinomial for K > 2) once per --sklearn variant DTYPE:THREADS, each in a child
+process whose OpenBLAS/OpenMP thread count is THREADS (on a shared, busy machine OpenBLAS's
+spinning threads can make 2 threads much slower than 1, so both are measured). Each repeat runs
+every configuration in turn, so other load on the machine hits all of them alike. Only the fit is
+timed, as wall time and as the process's CPU time (all threads). Prints every run, then a Markdown
+table of medians with each configuration's ratio to OpenCoreML with the most threads.
 """
 import argparse
 import gzip
@@ -57,7 +62,7 @@ def load_idx(folder):
 
 def make_synthetic(n, d, k):
     rng = np.random.default_rng(2024)
-    means = rng.normal(0, 0.08, (k, d))
+    means = rng.normal(0, 0.12, (k, d))
 
     def draw(count):
         y = np.arange(count) % k
@@ -75,37 +80,55 @@ def objective(model, x, y, lam):
     return float(-logp[np.arange(len(y)), y].mean() + 0.5 * lam * (model.coef_.astype(np.float64) ** 2).sum())
 
 
-def run_sklearn(train, test, dtype, args):
+def run_sklearn(folder, dtype, args):
+    """One scikit-learn fit in this process on the .npy files in `folder`."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
-    x, y = train[0].astype(dtype), train[1]
+    load = lambda name: np.load(os.path.join(folder, name))
+    x, y = load("train-features.npy").astype(dtype), load("train-labels.npy")
+    x_test, y_test = load("test-features.npy").astype(dtype), load("test-labels.npy")
     model = LogisticRegression(solver="lbfgs", C=args.c, max_iter=args.max_iterations, tol=args.tol)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         model.fit(x, y)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     lam = 1 / (args.c * len(y))
     return {
         "fitSeconds": seconds,
+        "cpuSeconds": cpu,
         "iterations": int(model.n_iter_[0]),
         "loss": objective(model, x, y, lam),
         "trainAccuracy": float((model.predict(x) == y).mean()),
-        "testAccuracy": float((model.predict(test[0].astype(dtype)) == test[1]).mean()),
+        "testAccuracy": float((model.predict(x_test) == y_test).mean()),
     }
 
 
+def sklearn_child(folder, variant, args):
+    dtype, threads = variant.split(":")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+    command = [sys.executable, os.path.abspath(__file__), "--child", folder, "--child-dtype", dtype, "--c", str(args.c),
+               "--max-iterations", str(args.max_iterations), "--tol", str(args.tol)]
+    return json.loads(subprocess.check_output(command, env=env))
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--data")
     source.add_argument("--synthetic")
+    source.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--child-dtype", help=argparse.SUPPRESS)
     parser.add_argument("--c", type=float, default=1.0)
     parser.add_argument("--max-iterations", type=int, default=100)
     parser.add_argument("--tol", type=float, default=1e-4)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--dtypes", nargs="+", default=["float32", "float64"], choices=["float32", "float64"])
+    parser.add_argument("--threads", type=int, nargs="+", default=[2, 1])
+    parser.add_argument("--sklearn", nargs="+", default=["float64:1", "float64:2", "float32:1"])
     args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_sklearn(args.child, args.child_dtype, args)))
+        return
     if not os.path.exists(BINARY):
         sys.exit(f"{BINARY} is missing: run `swift build -c release --product opencoreml` first")
 
@@ -113,41 +136,47 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         if args.data:
             train, test = load_idx(args.data)
-            folder, label = args.data, os.path.basename(os.path.normpath(args.data))
+            ours_data, label = args.data, os.path.basename(os.path.normpath(args.data))
         else:
             n, d, k = (int(v) for v in args.synthetic.split(","))
             train, test = make_synthetic(n, d, k)
-            folder, label = scratch, f"synthetic {args.synthetic}"
-            for split, (x, y) in (("train", train), ("test", test)):
-                np.save(os.path.join(folder, f"{split}-features.npy"), x)
-                np.save(os.path.join(folder, f"{split}-labels.npy"), y)
-        command = [BINARY, "bench", "logistic-regression", "--data", folder, "--json", "--c", str(args.c),
-                   "--max-iterations", str(args.max_iterations), "--tol", str(args.tol)]
-        print(f"{label}: {len(train[1])} train / {len(test[1])} test rows, {train[0].shape[1]} features; "
-              f"C={args.c}, max_iter={args.max_iterations}, tol={args.tol}; scikit-learn {sklearn.__version__}, numpy {np.__version__}")
-        print("$ " + " ".join(command))
-        runs = {"OpenCoreML": []}
-        runs.update({f"scikit-learn {dtype}": [] for dtype in args.dtypes})
+            ours_data, label = scratch, f"synthetic {args.synthetic}"
+        for split, (x, y) in (("train", train), ("test", test)):
+            np.save(os.path.join(scratch, f"{split}-features.npy"), x)
+            np.save(os.path.join(scratch, f"{split}-labels.npy"), y)
+        del train, test
+        base = [BINARY, "bench", "logistic-regression", "--data", ours_data, "--json", "--c", str(args.c),
+                "--max-iterations", str(args.max_iterations), "--tol", str(args.tol)]
+        print(f"{label}: C={args.c}, max_iter={args.max_iterations}, tol={args.tol}; "
+              f"scikit-learn {sklearn.__version__}, numpy {np.__version__}")
+        print("$ " + " ".join(base) + " --threads T")
+        configs = [(f"OpenCoreML, {t} thread{'s' if t > 1 else ''}", ("ours", t)) for t in args.threads]
+        configs += [(f"scikit-learn {v.split(':')[0]}, {v.split(':')[1]} thread{'s' if v.split(':')[1] != '1' else ''}", ("sklearn", v))
+                    for v in args.sklearn]
+        runs = {name: [] for name, _ in configs}
         for repeat in range(args.repeats):
-            ours = json.loads(subprocess.check_output(command))
-            runs["OpenCoreML"].append(ours)
-            for dtype in args.dtypes:
-                runs[f"scikit-learn {dtype}"].append(run_sklearn(train, test, dtype, args))
-            for name, results in runs.items():
-                r = results[-1]
-                print(f"  run {repeat + 1} {name:22s} {r['fitSeconds']:8.3f} s  {r['iterations']:4d} it  loss {r['loss']:.6f}  "
-                      f"train {r['trainAccuracy']:.4f}  test {r['testAccuracy']:.4f}", flush=True)
+            for name, (kind, setting) in configs:
+                if kind == "ours":
+                    r = json.loads(subprocess.check_output(base + ["--threads", str(setting)]))
+                else:
+                    r = sklearn_child(scratch, setting, args)
+                runs[name].append(r)
+                print(f"  run {repeat + 1} {name:30s} {r['fitSeconds']:8.3f} s (CPU {r['cpuSeconds']:7.3f} s)  {r['iterations']:4d} it  "
+                      f"loss {r['loss']:.6f}  train {r['trainAccuracy']:.4f}  test {r['testAccuracy']:.4f}", flush=True)
 
-    ours_time = statistics.median(r["fitSeconds"] for r in runs["OpenCoreML"])
+    reference = configs[0][0]
+    ours_time = statistics.median(r["fitSeconds"] for r in runs[reference])
+    ours_cpu = statistics.median(r["cpuSeconds"] for r in runs[reference])
     print()
-    print("| data | solver | fit seconds (median of %d) | iterations | final loss | train accuracy | test accuracy | time ratio (sklearn / ours) |" % args.repeats)
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"| data | solver | fit seconds (median of {args.repeats}) | CPU seconds | iterations | final loss | train accuracy | "
+          f"test accuracy | time / ours | CPU / ours |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, results in runs.items():
         seconds = statistics.median(r["fitSeconds"] for r in results)
+        cpu = statistics.median(r["cpuSeconds"] for r in results)
         r = results[-1]
-        ratio = "1 (reference)" if name == "OpenCoreML" else f"{seconds / ours_time:.2f}×"
-        print(f"| {label} | {name} | {seconds:.2f} | {r['iterations']} | {r['loss']:.4f} | {r['trainAccuracy'] * 100:.2f}% | "
-              f"{r['testAccuracy'] * 100:.2f}% | {ratio} |")
+        print(f"| {label} | {name} | {seconds:.2f} | {cpu:.2f} | {r['iterations']} | {r['loss']:.4f} | {r['trainAccuracy'] * 100:.2f}% | "
+              f"{r['testAccuracy'] * 100:.2f}% | {seconds / ours_time:.2f}× | {cpu / ours_cpu:.2f}× |")
 
 
 if __name__ == "__main__":

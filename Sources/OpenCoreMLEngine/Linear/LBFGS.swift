@@ -79,12 +79,7 @@ public struct LBFGS: Sendable {
 
             iteration += 1
             let previousValue = value
-            var s = [Double](repeating: 0, count: n), y = s
-            for i in 0..<n {
-                s[i] = point.step * direction[i]
-                y[i] = trialGradient[i] - gradient[i]
-            }
-            history.append(s: s, y: y)
+            history.append(step: (from: x, to: trialX), gradients: (from: gradient, to: trialGradient))
             swap(&x, &trialX)
             swap(&gradient, &trialGradient)
             value = point.value
@@ -94,9 +89,9 @@ public struct LBFGS: Sendable {
                                                                     evaluations: evaluations, x: x)) {
                 return result(.stoppedByCallback)
             }
-            if gradientNorm <= gradientTolerance { return result(.gradientTolerance) }
-            if relativeLossTolerance > 0, previousValue - value <= relativeLossTolerance * max(abs(previousValue), abs(value), 1) {
-                return result(.lossTolerance)
+            if let stop = MinimizationStop.afterIteration(previousValue: previousValue, value: value, gradientNorm: gradientNorm,
+                                                          gradientTolerance: gradientTolerance, relativeLossTolerance: relativeLossTolerance) {
+                return result(stop)
             }
         }
         return result(.maxIterations)

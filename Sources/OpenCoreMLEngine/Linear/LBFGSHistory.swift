@@ -43,6 +43,18 @@ struct LBFGSHistory {
         return true
     }
 
+    /// Adds the pair of one step: `s = x₊ − x`, `y = ∇f₊ − ∇f` (of the smooth part).
+    @discardableResult
+    mutating func append(step: (from: [Double], to: [Double]), gradients: (from: [Double], to: [Double])) -> Bool {
+        let n = step.from.count
+        var s = [Double](repeating: 0, count: n), y = s
+        for i in 0..<n {
+            s[i] = step.to[i] - step.from[i]
+            y[i] = gradients.to[i] - gradients.from[i]
+        }
+        return append(s: s, y: y)
+    }
+
     /// H·v, where H approximates the inverse Hessian (the identity with no pairs).
     func apply(to v: [Double]) -> [Double] {
         var q = v

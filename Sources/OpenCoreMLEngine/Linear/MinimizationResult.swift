@@ -14,6 +14,18 @@ public enum MinimizationStop: String, Sendable, Equatable {
 
     /// Whether the stop means the minimum was reached (to the tolerances or to rounding).
     public var isConverged: Bool { self == .gradientTolerance || self == .lossTolerance || self == .noProgress }
+
+    /// The tolerance tests after an iteration that went from `previousValue` to `value`: the largest
+    /// gradient component at most `gradientTolerance`, or (when `relativeLossTolerance > 0`) a
+    /// decrease of at most `relativeLossTolerance · max(|fₖ|, |fₖ₊₁|, 1)`, as SciPy's L-BFGS-B.
+    static func afterIteration(previousValue: Double, value: Double, gradientNorm: Double, gradientTolerance: Double,
+                               relativeLossTolerance: Double) -> MinimizationStop? {
+        if gradientNorm <= gradientTolerance { return .gradientTolerance }
+        if relativeLossTolerance > 0, previousValue - value <= relativeLossTolerance * max(abs(previousValue), abs(value), 1) {
+            return .lossTolerance
+        }
+        return nil
+    }
 }
 
 /// One finished iteration of a solver, as its callback sees it.
