@@ -226,3 +226,33 @@ void ocm_parallel_for_grain(size_t count, size_t grain, ocm_range_fn fn, void *c
 void ocm_parallel_for(size_t count, ocm_range_fn fn, void *ctx) {
     ocm_parallel_for_grain(count, 1, fn, ctx);
 }
+
+typedef struct dynamic_job {
+    size_t count;
+    atomic_size_t next;
+    ocm_index_fn fn;
+    void *ctx;
+} dynamic_job;
+
+static void dynamic_part(void *raw, int part, int nparts) {
+    (void)nparts;
+    dynamic_job *job = raw;
+    for (;;) {
+        size_t index = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
+        if (index >= job->count) break;
+        job->fn(job->ctx, part, index);
+    }
+}
+
+void ocm_parallel_dynamic(size_t count, ocm_index_fn fn, void *ctx) {
+    assert(fn != NULL);
+    if (count == 0) return;
+    int threads = ocm_num_threads();
+    if (threads <= 1 || count == 1 || inside_job) {
+        for (size_t index = 0; index < count; index++) fn(ctx, 0, index);
+        return;
+    }
+    dynamic_job job = {.count = count, .fn = fn, .ctx = ctx};
+    atomic_init(&job.next, 0);
+    ocm_run_parts((int)OCM_MIN((size_t)threads, count), dynamic_part, &job);
+}
