@@ -120,19 +120,25 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
 
     override func reserve(batch: Int, training: Bool) {
         let images = batch * input.shape.classic.outer
+        if fusedPool != nil {
+            keepsArgmax = training
+            if training { argmax.reserve(images * outputChannels * pooledPositions) }
+        }
+        reserveScratch(images: images, training: training)
+    }
+
+    /// Sizes the per-thread scratch for `images` images at the current thread count; each pass
+    /// calls it again, as the thread count may have grown since `reserve`.
+    private func reserveScratch(images: Int, training: Bool) {
         let chunks = chunkCount(images)
         let outputSize = outputChannels * positions
         if !isPointwise { columns.reserve(chunks * groups * patchSize * positions) }
-        if fusedPool != nil {
-            imageOutput.reserve(chunks * outputSize)
-            keepsArgmax = training
-            argmax.reserve(training ? images * outputChannels * pooledPositions : 0)
-        }
+        if fusedPool != nil { imageOutput.reserve(chunks * outputSize) }
         if training {
             if fusedReLU != nil { outputGradient.reserve(chunks * outputSize) }
             if fusedPool != nil { pooledGradient.reserve(chunks * outputChannels * pooledPositions) }
             if !isPointwise { columnGradients.reserve(chunks * patchSize * positions) }
-            weightPartials.reserve(chunks * (weights.count + outputChannels))
+            weightPartials.reserve(Self.blockCount(images) * (weights.count + outputChannels))
         }
     }
 
@@ -167,6 +173,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         let outPlane = positions
         let x = input.value.pointer
         let pooledSize = outputChannels * pooledPositions
+        reserveScratch(images: images, training: false)
         let run = { (chunk: Int, image: Int) in
             do {
                 let out = self.outputPointer(image: image, chunk: chunk)
@@ -222,6 +229,13 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         return dy
     }
 
+    /// Images per weight-gradient partial in the backward pass. Blocks are handed to threads as
+    /// they come free, and the partials are summed in block order, so the gradient does not depend
+    /// on which thread ran which block.
+    private static let imagesPerBlock = 8
+
+    private static func blockCount(_ images: Int) -> Int { (images + imagesPerBlock - 1) / imagesPerBlock }
+
     override func backward(batch: Int) {
         let images = batch * input.shape.classic.outer
         let perGroupOut = outputChannels / groups
@@ -231,16 +245,14 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         let partialSize = weights.count + outputChannels
         let accumulateInput = input.gradientWritten
         let x = input.value.pointer, dxBase = input.gradient.pointer
-        let chunks = chunkCount(images)
-        // Few images: one thread walks them and each GEMM uses the thread pool instead.
-        let serial = images < kernelThreadCount
-        let used = serial ? 1 : chunks
-        if trainsWeights || trainsBias { weightPartials.zero(used * partialSize) }
-        let run = { (chunk: Int, image: Int) in
-            let dW = self.weightPartials.pointer + chunk * partialSize
+        let blocks = Self.blockCount(images)
+        reserveScratch(images: images, training: true)
+        let run = { (chunk: Int, block: Int) in
+            let dW = self.weightPartials.pointer + block * partialSize
             let dB = dW + self.weights.count
+            if trainsWeights || trainsBias { dW.update(repeating: 0, count: partialSize) }
             let dcols = self.columnGradients.pointer + chunk * self.patchSize * outPlane
-            do {
+            for image in (block * Self.imagesPerBlock)..<min(images, (block + 1) * Self.imagesPerBlock) {
                 let dyImage = self.outputGradientPointer(image: image, chunk: chunk)
                 if trainsBias {
                     ocm_sum_cols(dyImage, dB, Int32(self.outputChannels), Int32(outPlane), Int32(outPlane), true)
@@ -277,23 +289,24 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
                 }
             }
         }
-        if serial {
-            for image in 0..<images { run(0, image) }
+        // Fewer images than threads: one thread walks them and each GEMM uses the thread pool.
+        if images < kernelThreadCount {
+            for block in 0..<blocks { run(0, block) }
         } else {
-            parallelForEach(images, run)
+            parallelForEach(blocks, run)
         }
         if needsInput { input.gradientWritten = true }
-        // Sum the per-thread partials into the parameter gradients.
+        // Sum the per-block partials into the parameter gradients, in block order.
         if trainsWeights {
             weights.gradient.pointer.update(from: weightPartials.pointer, count: weights.count)
-            for chunk in 1..<max(used, 1) {
-                ocm_axpy(weightPartials.pointer + chunk * partialSize, weights.gradient.pointer, weights.count, 1)
+            for block in 1..<max(blocks, 1) {
+                ocm_axpy(weightPartials.pointer + block * partialSize, weights.gradient.pointer, weights.count, 1)
             }
         }
         if let bias, trainsBias {
             bias.gradient.pointer.update(from: weightPartials.pointer + weights.count, count: outputChannels)
-            for chunk in 1..<max(used, 1) {
-                ocm_axpy(weightPartials.pointer + chunk * partialSize + weights.count, bias.gradient.pointer, outputChannels, 1)
+            for block in 1..<max(blocks, 1) {
+                ocm_axpy(weightPartials.pointer + block * partialSize + weights.count, bias.gradient.pointer, outputChannels, 1)
             }
         }
     }
