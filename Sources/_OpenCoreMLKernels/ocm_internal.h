@@ -150,8 +150,9 @@ extern const ocm_gemm_arch ocm_gemm_neon;
 /* A body run once per part: part in [0, nparts). */
 typedef void (*ocm_part_fn)(void *ctx, int part, int nparts);
 
-/* Runs fn for every part in [0, nparts) over the pool (part t on thread t mod threads, the
- * caller taking part 0), or serially on the caller when nested or when the pool is busy. */
+/* Runs fn for every part in [0, nparts) over the pool (each part claimed by whichever thread,
+ * the caller included, is free first; nparts <= 65535), or serially on the caller when nested
+ * or when the pool is busy. Each part runs on one thread. */
 void ocm_run_parts(int nparts, ocm_part_fn fn, void *ctx);
 
 /* Whether the calling thread is running a part of a pool job (nested calls run serially). */

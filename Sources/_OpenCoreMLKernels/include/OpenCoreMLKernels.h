@@ -70,9 +70,10 @@ void ocm_parallel_for(size_t count, ocm_range_fn fn, void *ctx);
 typedef void (*ocm_index_fn)(void *ctx, int thread, size_t index);
 
 /* Calls fn once for every index in [0, count), handing the next index to whichever thread is
- * free (the calling thread takes part as thread 0), so a thread the OS delays does not hold up
- * the others. `thread` is in [0, ocm_num_threads()), for per-thread scratch. Allocates nothing.
- * Nested calls, or calls while another thread's call runs, run serially as thread 0. */
+ * free (the calling thread included), so a thread the OS delays does not hold up the others.
+ * `thread` is a slot in [0, min(ocm_num_threads(), count)) that one thread at a time works in,
+ * for per-thread scratch. Allocates nothing. Nested calls, or calls while another thread's call
+ * runs, run serially in slot 0. */
 void ocm_parallel_dynamic(size_t count, ocm_index_fn fn, void *ctx);
 
 /* MARK: - GEMM */
