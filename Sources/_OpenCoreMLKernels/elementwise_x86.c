@@ -36,11 +36,26 @@ OCM_TARGET_AVX2 static inline __m256i lanes256(int n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+/* Whether copy_rows may finish every row but the last with a whole vector of w lanes: the
+ * destination rows touch (ldd == cols), so the lanes past a row land in the next row before
+ * that is written, and they read no further than the next source row's run. Masked stores are
+ * slow on some CPUs (AMD's), and short rows (im2col of small images) are mostly tail. */
+static inline bool tails_spill_into_next_row(size_t ldd, size_t lds, int cols, int w) {
+    int spill = w - (cols % w);
+    return spill < w && ldd == (size_t)cols && (size_t)spill <= lds && spill <= cols;
+}
+
 OCM_TARGET_AVX2 static void copy_rows_avx2(float *d, size_t ldd, const float *s, size_t lds,
                                            int rows, int cols) {
     const int full = cols & ~7;
     const __m256i tail = lanes256(cols - full);
-    for (int r = 0; r < rows; r++, d += ldd, s += lds) {
+    int r = 0;
+    if (tails_spill_into_next_row(ldd, lds, cols, 8)) {
+        for (; r + 1 < rows; r++, d += ldd, s += lds) {
+            for (int c = 0; c <= full; c += 8) _mm256_storeu_ps(d + c, _mm256_loadu_ps(s + c));
+        }
+    }
+    for (; r < rows; r++, d += ldd, s += lds) {
         for (int c = 0; c < full; c += 8) _mm256_storeu_ps(d + c, _mm256_loadu_ps(s + c));
         if (full < cols) _mm256_maskstore_ps(d + full, tail, _mm256_maskload_ps(s + full, tail));
     }
@@ -134,7 +149,13 @@ OCM_TARGET_AVX512 static void copy_rows_avx512(float *d, size_t ldd, const float
                                                int rows, int cols) {
     const int full = cols & ~15;
     const __mmask16 tail = (__mmask16)((1u << (cols - full)) - 1);
-    for (int r = 0; r < rows; r++, d += ldd, s += lds) {
+    int r = 0;
+    if (tails_spill_into_next_row(ldd, lds, cols, 16)) {
+        for (; r + 1 < rows; r++, d += ldd, s += lds) {
+            for (int c = 0; c <= full; c += 16) _mm512_storeu_ps(d + c, _mm512_loadu_ps(s + c));
+        }
+    }
+    for (; r < rows; r++, d += ldd, s += lds) {
         for (int c = 0; c < full; c += 16) _mm512_storeu_ps(d + c, _mm512_loadu_ps(s + c));
         if (tail) _mm512_mask_storeu_ps(d + full, tail, _mm512_maskz_loadu_ps(tail, s + full));
     }

@@ -149,7 +149,9 @@ static void gemm_part(void *raw, int part, int nparts) {
 /* MARK: - Thread split */
 
 static const double PACK_COST = 16.0;               /* one packed float ≈ this many multiply-adds */
-static const double MIN_WORK_PER_THREAD = 131072.0; /* multiply-adds; less runs on one thread */
+/* Multiply-adds per thread at least (about 10 µs of one core); smaller products run on the
+ * calling thread: waking a sleeping worker costs more than it saves (batch-1 inference). */
+static const double MIN_WORK_PER_THREAD = 1048576.0;
 
 /* Picks pm × pn <= threads minimising the largest rectangle's cost (multiply-adds plus
  * packing). */

@@ -163,12 +163,45 @@ OCM_TARGET_AVX512 static void kernel_avx512(int kc, const float *Ap, const float
 
 /* MARK: - A·Bᵀ by dot products (AVX-512): tiles of 4 rows of A × 3 rows of B */
 
+/* One row of A against 8 rows of B at a time (rows of A left over from the 4×3 tiles, e.g. the
+ * single row of a batch-1 dense layer), so no multiply-add is spent on repeated rows. */
+OCM_TARGET_AVX512 static void dot_nt_row_avx512(int N, int K, float alpha, const float *a,
+                                                const float *B, int ldb, float beta, float *c_row) {
+    const int k_full = K & ~15;
+    const __mmask16 k_tail = (__mmask16)((1u << (K - k_full)) - 1);
+    for (int j0 = 0; j0 < N; j0 += 8) {
+        const int nj = OCM_MIN(8, N - j0);
+        const float *b[8];
+        for (int c = 0; c < 8; c++) b[c] = B + (size_t)(j0 + OCM_MIN(c, nj - 1)) * ldb;
+        __m512 acc[8];
+        for (int c = 0; c < 8; c++) acc[c] = _mm512_setzero_ps();
+        for (int k = 0; k < k_full; k += 16) {
+            __m512 va = _mm512_loadu_ps(a + k);
+            for (int c = 0; c < 8; c++) acc[c] = _mm512_fmadd_ps(va, _mm512_loadu_ps(b[c] + k), acc[c]);
+        }
+        if (k_tail) {
+            __m512 va = _mm512_maskz_loadu_ps(k_tail, a + k_full);
+            for (int c = 0; c < 8; c++) {
+                acc[c] = _mm512_fmadd_ps(va, _mm512_maskz_loadu_ps(k_tail, b[c] + k_full), acc[c]);
+            }
+        }
+        for (int c = 0; c < nj; c++) {
+            float v = alpha * _mm512_reduce_add_ps(acc[c]);
+            c_row[j0 + c] = beta == 0.0f ? v : v + beta * c_row[j0 + c];
+        }
+    }
+}
+
 OCM_TARGET_AVX512 static void dot_nt_avx512(int M, int N, int K, float alpha, const float *A,
                                             int lda, const float *B, int ldb, float beta,
                                             float *C, int ldc) {
     const int k_full = K & ~15;
     const __mmask16 k_tail = (__mmask16)((1u << (K - k_full)) - 1);
-    for (int i0 = 0; i0 < M; i0 += 4) {
+    const int m4 = M & ~3;
+    for (int i = m4; i < M; i++) {
+        dot_nt_row_avx512(N, K, alpha, A + (size_t)i * lda, B, ldb, beta, C + (size_t)i * ldc);
+    }
+    for (int i0 = 0; i0 < m4; i0 += 4) {
         const int mi = OCM_MIN(4, M - i0);
         const float *a[4];
         for (int r = 0; r < 4; r++) a[r] = A + (size_t)(i0 + OCM_MIN(r, mi - 1)) * lda;

@@ -86,7 +86,8 @@ typedef struct ocm_elementwise_ops {
     /* One softmax row: y = exp(x − max) / Σ exp(x − max). */
     void (*softmax)(const float *x, float *y, size_t n);
     /* 2-D copy and add of `rows` runs of `cols` floats (short runs: convolution rows):
-     * d[r·ldd + c] = s[r·lds + c], resp. d[r·ldd + c] += s[r·lds + c]. No overlap. */
+     * d[r·ldd + c] = s[r·lds + c], resp. d[r·ldd + c] += s[r·lds + c]. No overlap. A copy may
+     * read up to a vector past a run that a later run follows within lds. */
     void (*copy_rows)(float *d, size_t ldd, const float *s, size_t lds, int rows, int cols);
     void (*add_rows)(float *d, size_t ldd, const float *s, size_t lds, int rows, int cols);
     void (*sgd)(float *w, const float *g, float *v, size_t n, float lr, float momentum);
@@ -103,6 +104,11 @@ typedef struct ocm_pooling_ops {
      * (may be NULL) the index in the plane. Needs 2·outH <= H and 2·outW <= W. */
     void (*maxpool_2x2s2)(const float *x, float *y, int32_t *argmax, int H, int W, int outH,
                           int outW);
+    /* Its backward for one plane, overwriting dx (H×W): each window's winner (argmax, as
+     * maxpool_2x2s2 wrote it) gets the window's dy — 0 where gate != NULL and gate[o] <= 0 —
+     * and every other input 0. */
+    void (*maxpool_2x2s2_backward)(const float *dy, const float *gate, const int32_t *argmax,
+                                   float *dx, int H, int W, int outH, int outW);
 } ocm_pooling_ops;
 
 /* MARK: - The dispatch table */
@@ -117,6 +123,10 @@ typedef struct ocm_kernel_table {
 
 /* The table of the instruction set in use (initialised on first call). */
 const ocm_kernel_table *ocm_kernels(void);
+
+/* The scalar 2×2 max-pooling backward, also the AVX2 table's. */
+void ocm_maxpool_2x2s2_backward_scalar(const float *dy, const float *gate, const int32_t *argmax,
+                                       float *dx, int H, int W, int outH, int outW);
 
 extern const ocm_gemm_arch ocm_gemm_scalar;
 extern const ocm_elementwise_ops ocm_elementwise_scalar;
@@ -140,8 +150,9 @@ extern const ocm_gemm_arch ocm_gemm_neon;
 /* A body run once per part: part in [0, nparts). */
 typedef void (*ocm_part_fn)(void *ctx, int part, int nparts);
 
-/* Runs fn for every part in [0, nparts) over the pool (part t on thread t mod threads, the
- * caller taking part 0), or serially on the caller when nested or when the pool is busy. */
+/* Runs fn for every part in [0, nparts) over the pool (each part claimed by whichever thread,
+ * the caller included, is free first; nparts <= 65535), or serially on the caller when nested
+ * or when the pool is busy. Each part runs on one thread. */
 void ocm_run_parts(int nparts, ocm_part_fn fn, void *ctx);
 
 /* Whether the calling thread is running a part of a pool job (nested calls run serially). */

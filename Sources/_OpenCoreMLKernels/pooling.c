@@ -37,8 +37,19 @@ static void maxpool_2x2s2_scalar(const float *x, float *y, int32_t *argmax, int 
     }
 }
 
+void ocm_maxpool_2x2s2_backward_scalar(const float *dy, const float *gate, const int32_t *argmax,
+                                       float *dx, int H, int W, int outH, int outW) {
+    (void)outH;
+    memset(dx, 0, sizeof(float) * (size_t)H * W);
+    for (size_t o = 0; o < (size_t)outH * outW; o++) {
+        assert(argmax[o] >= 0 && argmax[o] < H * W);
+        if (gate == NULL || gate[o] > 0.0f) dx[argmax[o]] = dy[o];
+    }
+}
+
 const ocm_pooling_ops ocm_pooling_scalar = {
     .maxpool_2x2s2 = maxpool_2x2s2_scalar,
+    .maxpool_2x2s2_backward = ocm_maxpool_2x2s2_backward_scalar,
 };
 
 static void maxpool_plane(const float *x, float *y, int32_t *argmax, int H, int W, int kh,
@@ -73,6 +84,7 @@ typedef struct pool_job {
     float *y;
     int32_t *argmax;
     const int32_t *argmax_in;
+    const float *v; /* the gate of ocm_maxpool2x2_backward */
     int H, W, kh, kw, sh, sw, pt, pl, outH, outW, HW;
     bool exclude_padding, accumulate;
     const ocm_pooling_ops *ops;
@@ -139,6 +151,27 @@ void ocm_maxpool2d_backward(const float *dy, const int32_t *argmax, float *dx, i
     pool_job job = {.x = dy, .y = dx, .argmax_in = argmax, .H = H, .W = W, .outH = outH,
                     .outW = outW, .accumulate = accumulate};
     ocm_parallel_for_grain((size_t)planes, plane_grain((size_t)H * W), maxpool_backward_range,
+                           &job);
+}
+
+static void maxpool2x2_backward_range(void *raw, size_t begin, size_t end) {
+    const pool_job *j = raw;
+    size_t in = (size_t)j->H * j->W, out = (size_t)j->outH * j->outW;
+    for (size_t p = begin; p < end; p++) {
+        const float *gate = j->v != NULL ? j->v + p * out : NULL;
+        j->ops->maxpool_2x2s2_backward(j->x + p * out, gate, j->argmax_in + p * out, j->y + p * in,
+                                       j->H, j->W, j->outH, j->outW);
+    }
+}
+
+void ocm_maxpool2x2_backward(const float *dy, const float *gate, const int32_t *argmax, float *dx,
+                             int planes, int H, int W, int outH, int outW) {
+    assert(planes >= 0 && outH >= 0 && outW >= 0 && 2 * outH <= H && 2 * outW <= W);
+    if (planes == 0 || (size_t)H * W == 0) return;
+    assert(dx != NULL && (outH * outW == 0 || (dy != NULL && argmax != NULL)));
+    pool_job job = {.x = dy, .v = gate, .y = dx, .argmax_in = argmax, .H = H, .W = W, .outH = outH,
+                    .outW = outW, .ops = ocm_kernels()->pooling};
+    ocm_parallel_for_grain((size_t)planes, plane_grain((size_t)H * W), maxpool2x2_backward_range,
                            &job);
 }
 

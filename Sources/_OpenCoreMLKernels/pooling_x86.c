@@ -53,8 +53,54 @@ OCM_TARGET_AVX512 static void maxpool_2x2s2_avx512(const float *x, float *y, int
     }
 }
 
+/* Each output row's gradients go to two input rows: a lane's dy to the even or odd column of
+ * the top or bottom row, by where its winner lies; the lanes are interleaved back into columns. */
+OCM_TARGET_AVX512 static void maxpool_2x2s2_backward_avx512(const float *dy, const float *gate,
+                                                            const int32_t *argmax, float *dx,
+                                                            int H, int W, int outH, int outW) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                           28, 30);
+    const __m512i low = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i high = _mm512_add_epi32(low, _mm512_set1_epi32(8));
+    const __m512i one = _mm512_set1_epi32(1), row = _mm512_set1_epi32(W);
+    const __m512i row_one = _mm512_add_epi32(row, one);
+    const __m512 zero = _mm512_setzero_ps();
+    for (int oh = 0; oh < outH; oh++) {
+        float *r0 = dx + (size_t)(2 * oh) * W, *r1 = r0 + W;
+        for (int ow = 0; ow < outW; ow += 16) {
+            int count = OCM_MIN(16, outW - ow);
+            __mmask16 m = (__mmask16)((1u << count) - 1);
+            size_t o = (size_t)oh * outW + ow;
+            __m512 g = _mm512_maskz_loadu_ps(m, dy + o);
+            if (gate != NULL) {
+                __mmask16 open = _mm512_cmp_ps_mask(_mm512_maskz_loadu_ps(m, gate + o), zero, _CMP_GT_OQ);
+                g = _mm512_maskz_mov_ps(open, g);
+            }
+            __m512i base = _mm512_add_epi32(_mm512_set1_epi32(2 * oh * W + 2 * ow), even);
+            __m512i offset = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, argmax + o), base);
+            __m512 e0 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(offset, _mm512_setzero_si512()), g);
+            __m512 o0 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(offset, one), g);
+            __m512 e1 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(offset, row), g);
+            __m512 o1 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(offset, row_one), g);
+            int in_count = 2 * count;
+            __mmask16 lo_mask = (__mmask16)(in_count >= 16 ? 0xFFFF : (1u << in_count) - 1);
+            __mmask16 hi_mask =
+                (__mmask16)(in_count <= 16 ? 0 : in_count >= 32 ? 0xFFFF : (1u << (in_count - 16)) - 1);
+            _mm512_mask_storeu_ps(r0 + 2 * ow, lo_mask, _mm512_permutex2var_ps(e0, low, o0));
+            _mm512_mask_storeu_ps(r0 + 2 * ow + 16, hi_mask, _mm512_permutex2var_ps(e0, high, o0));
+            _mm512_mask_storeu_ps(r1 + 2 * ow, lo_mask, _mm512_permutex2var_ps(e1, low, o1));
+            _mm512_mask_storeu_ps(r1 + 2 * ow + 16, hi_mask, _mm512_permutex2var_ps(e1, high, o1));
+        }
+        for (int w = 2 * outW; w < W; w++) r0[w] = r1[w] = 0.0f;
+    }
+    for (int h = 2 * outH; h < H; h++) {
+        for (int w = 0; w < W; w++) dx[(size_t)h * W + w] = 0.0f;
+    }
+}
+
 const ocm_pooling_ops ocm_pooling_avx512 = {
     .maxpool_2x2s2 = maxpool_2x2s2_avx512,
+    .maxpool_2x2s2_backward = maxpool_2x2s2_backward_avx512,
 };
 
 /* MARK: - AVX2: 8 outputs per step */
@@ -119,6 +165,7 @@ OCM_TARGET_AVX2 static void maxpool_2x2s2_avx2(const float *x, float *y, int32_t
 
 const ocm_pooling_ops ocm_pooling_avx2 = {
     .maxpool_2x2s2 = maxpool_2x2s2_avx2,
+    .maxpool_2x2s2_backward = ocm_maxpool_2x2s2_backward_scalar,
 };
 
 #endif /* OCM_X86 */

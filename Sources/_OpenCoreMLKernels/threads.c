@@ -1,9 +1,10 @@
 /*
- * threads.c — a persistent pool of worker threads. A job is a function run once per "part";
- * the caller runs part 0 (and every nthreads-th after it), worker t runs parts t, t+n, ...
- * Workers spin briefly after a job (kernels come in bursts), then sleep on a condition
- * variable. One job at a time: a call made while the pool is busy, or from inside a job, runs
- * serially on its own thread.
+ * threads.c — a persistent pool of worker threads. A job is a function run once per "part".
+ * Parts are claimed one at a time by whichever thread is free — the caller included — so a
+ * worker the OS has not scheduled yet (a loaded machine) holds nothing up: the caller runs the
+ * parts itself and waits only for parts a worker has actually started. Workers spin briefly
+ * after a job (kernels come in bursts), then sleep on a condition variable. One job at a time:
+ * a call made while the pool is busy, or from inside a job, runs serially on its own thread.
  */
 #include "ocm_internal.h"
 
@@ -35,7 +36,10 @@ typedef struct pool {
     pthread_cond_t wake;
     atomic_uint generation; /* bumped once per job */
     atomic_int sleepers;    /* workers waiting on `wake` */
-    atomic_int remaining;   /* workers yet to finish the current job */
+    /* The current job's claims: generation << 32 | nparts << 16 | next part to hand out. A
+     * thread may run a part only after claiming it here for the generation it is working on. */
+    _Atomic uint64_t claims;
+    atomic_int completed; /* parts of the current job finished */
     atomic_bool stopping;
     unsigned first_generation; /* the generation when the workers were started */
     /* The current job (written by the caller before bumping `generation`). */
@@ -53,12 +57,39 @@ static atomic_flag pool_busy = ATOMIC_FLAG_INIT; /* held while submitting or res
 static atomic_int pool_threads = 1;              /* the_pool.nthreads, readable any time */
 static _Thread_local bool inside_job;            /* nested calls run serially */
 
-static void run_my_parts(pool *p, int thread) {
-    for (int part = thread; part < p->nparts; part += p->nthreads) p->fn(p->ctx, part, p->nparts);
+enum { MAX_PARTS = 0xFFFF };
+
+static inline uint64_t claims_word(unsigned generation, int nparts) {
+    return (uint64_t)generation << 32 | (uint64_t)nparts << 16;
+}
+
+/* Claims the next part of job `generation`; −1 when every part is taken or the job is over. */
+static int claim_part(pool *p, unsigned generation, int *nparts) {
+    uint64_t word = atomic_load_explicit(&p->claims, memory_order_acquire);
+    for (;;) {
+        if ((unsigned)(word >> 32) != generation) return -1;
+        int total = (int)((word >> 16) & MAX_PARTS), next = (int)(word & MAX_PARTS);
+        if (next >= total) return -1;
+        if (atomic_compare_exchange_weak_explicit(&p->claims, &word, word + 1, memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+            *nparts = total;
+            return next;
+        }
+    }
+}
+
+/* Runs parts of job `generation` until none is left. A successful claim means the job was not
+ * finished, so `fn` and `ctx` (read before, after seeing the generation) are still its own. */
+static void run_claimed_parts(pool *p, unsigned generation, ocm_part_fn fn, void *ctx) {
+    int part, nparts;
+    while ((part = claim_part(p, generation, &nparts)) >= 0) {
+        fn(ctx, part, nparts);
+        atomic_fetch_add_explicit(&p->completed, 1, memory_order_release);
+    }
 }
 
 static void *worker_main(void *raw) {
-    int index = (int)(intptr_t)raw;
+    (void)raw;
     pool *p = &the_pool;
     inside_job = true;
     unsigned seen = p->first_generation;
@@ -79,8 +110,7 @@ static void *worker_main(void *raw) {
         }
         seen = now;
         if (atomic_load_explicit(&p->stopping, memory_order_acquire)) break;
-        run_my_parts(p, index);
-        atomic_fetch_sub_explicit(&p->remaining, 1, memory_order_acq_rel);
+        run_claimed_parts(p, now, p->fn, p->ctx);
     }
     return NULL;
 }
@@ -175,18 +205,21 @@ void ocm_run_parts(int nparts, ocm_part_fn fn, void *ctx) {
         for (int part = 0; part < nparts; part++) fn(ctx, part, nparts);
         return;
     }
+    assert(nparts <= MAX_PARTS);
     p->fn = fn;
     p->ctx = ctx;
     p->nparts = nparts;
-    atomic_store_explicit(&p->remaining, p->nthreads - 1, memory_order_relaxed);
+    atomic_store_explicit(&p->completed, 0, memory_order_relaxed);
+    unsigned generation = atomic_load_explicit(&p->generation, memory_order_relaxed) + 1;
+    atomic_store_explicit(&p->claims, claims_word(generation, nparts), memory_order_release);
     bump_generation(p);
 
     inside_job = true;
-    run_my_parts(p, 0);
+    run_claimed_parts(p, generation, fn, ctx);
     inside_job = false;
 
     int spins = 0;
-    while (atomic_load_explicit(&p->remaining, memory_order_acquire) > 0) {
+    while (atomic_load_explicit(&p->completed, memory_order_acquire) < nparts) {
         if (++spins < CALLER_SPINS) cpu_relax();
         else sched_yield();
     }
@@ -225,4 +258,34 @@ void ocm_parallel_for_grain(size_t count, size_t grain, ocm_range_fn fn, void *c
 
 void ocm_parallel_for(size_t count, ocm_range_fn fn, void *ctx) {
     ocm_parallel_for_grain(count, 1, fn, ctx);
+}
+
+typedef struct dynamic_job {
+    size_t count;
+    atomic_size_t next;
+    ocm_index_fn fn;
+    void *ctx;
+} dynamic_job;
+
+static void dynamic_part(void *raw, int part, int nparts) {
+    (void)nparts;
+    dynamic_job *job = raw;
+    for (;;) {
+        size_t index = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
+        if (index >= job->count) break;
+        job->fn(job->ctx, part, index);
+    }
+}
+
+void ocm_parallel_dynamic(size_t count, ocm_index_fn fn, void *ctx) {
+    assert(fn != NULL);
+    if (count == 0) return;
+    int threads = ocm_num_threads();
+    if (threads <= 1 || count == 1 || inside_job) {
+        for (size_t index = 0; index < count; index++) fn(ctx, 0, index);
+        return;
+    }
+    dynamic_job job = {.count = count, .fn = fn, .ctx = ctx};
+    atomic_init(&job.next, 0);
+    ocm_run_parts((int)OCM_MIN((size_t)threads, count), dynamic_part, &job);
 }

@@ -32,6 +32,20 @@ private let nestedBody: ocm_range_fn = { ctx, begin, end in
     }
 }
 
+/// Context of `countDynamicVisits`: one counter per index, and the largest thread number seen.
+private struct DynamicVisits {
+    var counts: UnsafeMutablePointer<Int32>
+    var threads: UnsafeMutablePointer<Int32>
+}
+
+private let countDynamicVisits: ocm_index_fn = { ctx, thread, index in
+    let visits = ctx!.assumingMemoryBound(to: DynamicVisits.self).pointee
+    // Each index is handed out once, so its counter and the thread's slot are written by one
+    // thread at a time.
+    visits.counts[index] += 1
+    visits.threads[Int(thread)] = 1
+}
+
 extension KernelTests {
     @Suite("Dispatch and threads")
     struct DispatchAndThreads {
@@ -62,6 +76,25 @@ extension KernelTests {
                 #expect(ocm_num_threads() == Int32(threads))
                 for count in [0, 1, 2, 3, 7, 1000] {
                     #expect(visitCounts(count).allSatisfy { $0 == 1 }, "\(count) indices, \(threads) threads")
+                }
+            }
+        }
+
+        @Test func parallelDynamicVisitsEveryIndexOnceOnTheThreadsInUse() {
+            defer { ocm_set_num_threads(0) }
+            for threads in [1, 2, 3] {
+                ocm_set_num_threads(Int32(threads))
+                for count in [0, 1, 2, 5, 1000] {
+                    let counts = UnsafeMutablePointer<Int32>.allocate(capacity: max(count, 1))
+                    counts.initialize(repeating: 0, count: max(count, 1))
+                    let used = UnsafeMutablePointer<Int32>.allocate(capacity: 64)
+                    used.initialize(repeating: 0, count: 64)
+                    defer { counts.deallocate(); used.deallocate() }
+                    var visits = DynamicVisits(counts: counts, threads: used)
+                    withUnsafeMutablePointer(to: &visits) { ocm_parallel_dynamic(count, countDynamicVisits, $0) }
+                    #expect(UnsafeBufferPointer(start: counts, count: count).allSatisfy { $0 == 1 }, "\(count) indices, \(threads) threads")
+                    let highest = (0..<64).last { used[$0] != 0 } ?? -1
+                    #expect(highest < min(threads, max(count, 1)), "thread numbers stay below \(threads) for \(count) indices")
                 }
             }
         }

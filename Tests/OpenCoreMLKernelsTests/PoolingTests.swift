@@ -173,6 +173,33 @@ extension KernelTests {
             }
         }
 
+        /// The 2×2 stride-2 backward overwrites every input: the gated dy at each winner, 0
+        /// elsewhere (rows and columns no window covers included).
+        @Test(arguments: [poolGeometries[0], poolGeometries[1], PoolGeometry(planes: 2, H: 5, W: 35, kh: 2, kw: 2, sh: 2, sw: 2)])
+        func maxPool2x2Backward(_ g: PoolGeometry) {
+            var random = TestRandom(seed: UInt64(g.inSize + 9))
+            let x = random.floats(g.inSize).map { ($0 * 3).rounded() }  // ties too
+            let dy = random.floats(g.outSize)
+            let gate = random.floats(g.outSize)  // about half of them <= 0
+            let (_, argmax) = referenceMaxPool(g, x)
+            for useGate in [false, true] {
+                var naive = [Double](repeating: 0, count: g.inSize)
+                for p in 0..<g.planes {
+                    for o in 0..<(g.outH * g.outW) {
+                        let index = p * g.outH * g.outW + o
+                        if useGate && gate[index] <= 0 { continue }
+                        naive[p * g.H * g.W + Int(argmax[index])] = Double(dy[index])
+                    }
+                }
+                forEachISAAndThreadCount { context in
+                    var dx = [Float](repeating: .nan, count: g.inSize)
+                    ocm_maxpool2x2_backward(dy, useGate ? gate : nil, argmax, &dx, Int32(g.planes), Int32(g.H), Int32(g.W),
+                                            Int32(g.outH), Int32(g.outW))
+                    expectClose(dx, naive, relative: 0, absolute: 0, "\(g.testDescription) gate \(useGate) [\(context)]")
+                }
+            }
+        }
+
         @Test(arguments: poolGeometries)
         func avgPoolMatchesDefinition(_ g: PoolGeometry) {
             var random = TestRandom(seed: UInt64(g.inSize + 3))

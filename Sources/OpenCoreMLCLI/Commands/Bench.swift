@@ -2,11 +2,12 @@ import ArgumentParser
 import Foundation
 import _OpenCoreMLKernels
 
-/// `opencoreml bench …`: speed measurements; `Scripts/bench_gemm.py` compares them with a peer.
+/// `opencoreml bench …`: speed and memory measurements; `Scripts/bench_gemm.py` and
+/// `Scripts/bench_lenet_tf.py` measure the peers, `Scripts/bench-all.sh` runs everything.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure OpenCoreML's speed.",
-        subcommands: [BenchGEMM.self, BenchKNN.self, BenchLogisticRegression.self]
+        abstract: "Measure OpenCoreML's speed and memory.",
+        subcommands: [BenchGEMM.self, BenchLeNet.self, BenchLeNetInference.self, BenchUpdateTasks.self, BenchKNN.self, BenchLogisticRegression.self]
     )
 }
 

@@ -103,13 +103,7 @@ struct Demo: ParsableCommand {
             let test = try IDXDataset.load(folder: data, split: .test).prefix(testExamples)
             return (train, test)
         }
-        func generated(_ count: Int, seed: UInt64, name: String) -> LabeledDataset {
-            let (pixels, labels) = SyntheticDigits(seed: seed).make(count: count)
-            let side = SyntheticDigits.side
-            return LabeledDataset(
-                name: name, count: count, featureCount: side * side, values: pixels.map { Float($0) / 255 }, labels: labels,
-                sampleShape: [side, side])
-        }
-        return (generated(examples, seed: 1, name: "generated digits"), generated(testExamples, seed: 2, name: "generated digits (held out)"))
+        return (.generatedDigits(examples, seed: 1, name: "generated digits"),
+                .generatedDigits(testExamples, seed: 2, name: "generated digits (held out)"))
     }
 }

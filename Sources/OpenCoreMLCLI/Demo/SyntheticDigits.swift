@@ -359,3 +359,14 @@ extension SeededGenerator {
         Int(((next() >> 32) &* UInt64(bound)) >> 32)
     }
 }
+
+extension LabeledDataset {
+    /// `count` digits drawn by `SyntheticDigits(seed:)`, pixels scaled to [0, 1].
+    static func generatedDigits(_ count: Int, seed: UInt64, name: String) -> LabeledDataset {
+        let (pixels, labels) = SyntheticDigits(seed: seed).make(count: count)
+        let side = SyntheticDigits.side
+        return LabeledDataset(
+            name: name, count: count, featureCount: side * side, values: pixels.map { Float($0) / 255 }, labels: labels,
+            sampleShape: [side, side])
+    }
+}

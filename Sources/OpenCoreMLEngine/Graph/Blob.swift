@@ -19,8 +19,13 @@ public final class Blob: @unchecked Sendable {
         self.shape = shape
     }
 
+    /// Set when the layers writing and reading this blob were fused, so it is never filled:
+    /// its buffers stay empty.
+    public internal(set) var isElided = false
+
     /// Sizes the buffers for `batch` examples.
     func reserve(batch: Int, training: Bool) {
+        guard !isElided else { return }
         value.reserve(batch * shape.count)
         if training && needsGradient { gradient.reserve(batch * shape.count) }
     }

@@ -40,6 +40,19 @@ open class LayerNode: @unchecked Sendable {
     /// Writes the trained parameters back into the layer's specification.
     func store(in spec: inout CoreML_Specification_NeuralNetworkLayer) {}
 
+    /// The layer that runs this one inside its own forward and backward passes (set by the
+    /// network's fusion pass); a fused layer is skipped and its input blob is never filled.
+    weak var fusedInto: LayerNode?
+
+    /// The blobs this layer writes in forward and whose gradients it reads in backward: its
+    /// outputs, or those of the last layer fused into it.
+    var producedOutputs: [Blob] { outputs }
+
+    /// Multiply-adds of one example's forward pass in the layer's matrix products (0 for layers
+    /// without any); the backward pass does as many again for the weights' gradient and, when the
+    /// input needs a gradient, for that.
+    var multiplyAddsPerExample: Int { 0 }
+
     /// Whether any parameter of this layer is trained.
     var hasTrainableParameters: Bool { parameters.contains(where: \.isTrainable) }
 

@@ -31,8 +31,13 @@ public final class Network: @unchecked Sendable {
     private var reservedBatch = 0
     private var reservedForTraining = false
 
+    /// Per-layer wall times, collected while set (see ``enableTimings()``).
+    public private(set) var timings: LayerTimings?
+
     /// Compiles the neural network inside `model` (a `neuralNetwork`, classifier or regressor).
-    public init(model: CoreML_Specification_Model) throws {
+    /// With `fusingLayers`, a convolution followed by a ReLU (and a max pooling) that nothing else
+    /// reads runs as one layer, image by image, without filling the blobs in between.
+    public init(model: CoreML_Specification_Model, fusingLayers: Bool = true) throws {
         guard let network = model.neuralNetworkSpecification else {
             throw EngineError("model", "a \(model.modelTypeName) model is not a neural network")
         }
@@ -140,6 +145,25 @@ public final class Network: @unchecked Sendable {
         for node in nodes where node.hasTrainableParameters || node.inputs.contains(where: \.needsGradient) {
             node.outputs.forEach { $0.needsGradient = true }
         }
+
+        if fusingLayers {
+            var kept = Set(model.description_p.output.map(\.name) + inputNames + targets + losses.map(\.input.name))
+            kept.formUnion(nodes.last?.outputs.map(\.name) ?? [])
+            if case .neuralNetworkClassifier(let classifier)? = model.type { kept.insert(classifier.labelProbabilityLayerName) }
+            Self.fuseConvolutionChains(nodes, keeping: kept)
+        }
+    }
+
+    /// Multiply-adds in the matrix products of one example: a forward pass, and a training step
+    /// (forward, weight gradients, and the input gradients that some parameter upstream needs).
+    public var multiplyAddsPerExample: (forward: Int, training: Int) {
+        let entries = LayerTimings(nodes: nodes).entries
+        return (entries.reduce(0) { $0 + $1.forwardMultiplyAdds }, entries.reduce(0) { $0 + $1.trainingMultiplyAdds })
+    }
+
+    /// Starts collecting per-layer wall times (from zero) in ``timings``.
+    public func enableTimings() {
+        timings = LayerTimings(nodes: nodes)
     }
 
     /// Layer indices in an order where every layer runs after the layers producing its inputs
@@ -179,7 +203,7 @@ public final class Network: @unchecked Sendable {
             if training && lossInputs.contains(ObjectIdentifier(blob)) { blob.gradient.reserve(size * blob.shape.count) }
         }
         for raw in rawInputs.values { raw.reserve(batch: size, training: false) }
-        for node in nodes { node.reserve(batch: size, training: training || reservedForTraining) }
+        for node in nodes where node.fusedInto == nil { node.reserve(batch: size, training: training || reservedForTraining) }
         reservedBatch = size
         reservedForTraining = reservedForTraining || training
     }
@@ -188,7 +212,14 @@ public final class Network: @unchecked Sendable {
     public func forward(batch: Int, training: Bool = false) {
         reserve(batch: batch, training: training)
         for step in preprocessing { step.forward(batch: batch) }
-        for node in nodes { node.forward(batch: batch, training: training) }
+        guard let timings else {
+            for node in nodes where node.fusedInto == nil { node.forward(batch: batch, training: training) }
+            return
+        }
+        timings.countBatch()
+        for (index, node) in nodes.enumerated() where node.fusedInto == nil {
+            timings.addForward(index, LayerTimings.time { node.forward(batch: batch, training: training) })
+        }
     }
 
     /// Forward, losses and backward for `batch` examples: returns the summed mean loss and leaves
@@ -197,21 +228,28 @@ public final class Network: @unchecked Sendable {
         forward(batch: batch, training: true)
         for blob in blobs.values { blob.gradientWritten = false }
         var total: Float = 0
-        for loss in losses { total += try loss.compute(batch: batch) }
-        for node in nodes.reversed() {
+        let lossSeconds = try LayerTimings.time {
+            for loss in losses { total += try loss.compute(batch: batch) }
+        }
+        timings?.loss += lossSeconds
+        for (index, node) in nodes.enumerated().reversed() where node.fusedInto == nil {
             let trainable = node.hasTrainableParameters
             guard trainable || node.inputs.contains(where: \.needsGradient) else { continue }
-            let written = node.outputs.filter(\.gradientWritten)
-            if written.isEmpty {
+            let outputs = node.producedOutputs
+            if !outputs.contains(where: \.gradientWritten) {
                 // No gradient reaches this layer: its parameters get none.
                 for parameter in node.parameters where parameter.isTrainable { parameter.gradient.zero(parameter.count) }
                 continue
             }
-            for output in node.outputs where !output.gradientWritten {
+            for output in outputs where !output.gradientWritten {
                 output.gradient.zero(batch * output.shape.count)
                 output.gradientWritten = true
             }
-            node.backward(batch: batch)
+            if let timings {
+                timings.addBackward(index, LayerTimings.time { node.backward(batch: batch) })
+            } else {
+                node.backward(batch: batch)
+            }
         }
         return total
     }

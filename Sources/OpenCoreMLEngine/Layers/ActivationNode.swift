@@ -56,6 +56,12 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
         parameters = [alpha, beta].compactMap { $0 }
     }
 
+    /// Whether this is a plain ReLU, which a convolution before it can apply itself.
+    var isPlainReLU: Bool {
+        if case .relu = kind { return true }
+        return false
+    }
+
     override func inferShapes() throws {
         let channels = input.shape.classic.channels
         for parameter in parameters where parameter.count != 1 && parameter.count != channels {

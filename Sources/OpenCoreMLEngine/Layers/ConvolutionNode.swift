@@ -1,8 +1,11 @@
 import CoreMLSpec
 import _OpenCoreMLKernels
 
-/// A 2-D convolution (groups, stride, dilation, valid/same padding) by im2col and GEMM, one image
-/// per thread. The forward pass keeps each image's columns for the backward pass when training.
+/// A 2-D convolution (groups, stride, dilation, valid/same padding) by im2col and GEMM, images
+/// split over the threads. Each thread unfolds one image at a time into its own columns buffer
+/// (the backward pass unfolds it again rather than keeping every image's columns), so the
+/// columns stay in cache. The network can fuse a ReLU and a max pooling after the convolution
+/// into it (`fuse(relu:pool:)`): they then run on each image's output while it is in cache.
 ///
 /// Deconvolution (`isDeconvolution`) is not supported.
 final class ConvolutionNode: LayerNode, @unchecked Sendable {
@@ -23,12 +26,23 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     /// Whether im2col is the identity (1×1 kernel, stride 1, no padding), so the input is used as is.
     private var isPointwise = false
 
-    /// Columns of every image (training) or of one image per chunk (inference).
+    /// The ReLU and max pooling run inside this layer, when fused (see `Network.fuseConvolutionChains`).
+    private(set) var fusedReLU: ActivationNode?
+    private(set) var fusedPool: PoolingNode?
+
+    /// Per-chunk scratch: one image's columns (all groups).
     private let columns = FloatBuffer()
-    /// Per-chunk scratch for the backward pass: column gradients and weight/bias gradient partials.
+    /// Per-chunk scratch: one image's output before pooling (fused pooling only).
+    private let imageOutput = FloatBuffer()
+    /// Per-chunk scratch for the backward pass: the output gradient of one image (fused layers),
+    /// the pooled gradient after the ReLU mask, column gradients, weight/bias gradient partials.
+    private let outputGradient = FloatBuffer()
+    private let pooledGradient = FloatBuffer()
     private let columnGradients = FloatBuffer()
     private let weightPartials = FloatBuffer()
-    private var keepsColumns = false
+    /// The winners of the fused max pooling, every image (training).
+    private let argmax = Int32Buffer()
+    private var keepsArgmax = false
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_ConvolutionLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         outputChannels = Int(params.outputChannels)
@@ -52,6 +66,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
 
     private var patchSize: Int { kernelChannels * kernel.h * kernel.w }
     private var positions: Int { outputSize.h * outputSize.w }
+    private var pooledPositions: Int { fusedPool.map { $0.outputSize.h * $0.outputSize.w } ?? positions }
 
     override func inferShapes() throws {
         let (outer, c, h, w) = input.shape.classic
@@ -92,27 +107,64 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         output.shape = .classic(outer: outer, channels: outputChannels, height: outH, width: outW)
     }
 
-    override func reserve(batch: Int, training: Bool) {
-        let images = batch * input.shape.classic.outer
-        let perImage = groups * patchSize * positions
-        keepsColumns = training
-        if !isPointwise {
-            columns.reserve(training ? images * perImage : chunkCount(images) * perImage)
-        }
-        if training {
-            columnGradients.reserve(chunkCount(images) * patchSize * positions)
-            weightPartials.reserve(chunkCount(images) * (weights.count + outputChannels))
-        }
+    /// Runs `relu` (reading this layer's output) and then `pool` (reading the ReLU's output) inside
+    /// this layer; their in-between blobs are no longer filled.
+    func fuse(relu: ActivationNode, pool: PoolingNode?) {
+        fusedReLU = relu
+        fusedPool = pool
     }
 
-    /// The columns of image `image` (chunk `chunk` when they are not kept), group `group`.
-    private func columnPointer(image: Int, chunk: Int, group: Int) -> UnsafeMutablePointer<Float> {
-        let perImage = groups * patchSize * positions
-        return columns.pointer + (keepsColumns ? image : chunk) * perImage + group * patchSize * positions
+    override var multiplyAddsPerExample: Int { input.shape.classic.outer * outputChannels * positions * patchSize }
+
+    override var producedOutputs: [Blob] { [fusedPool?.output ?? fusedReLU?.output ?? output] }
+
+    override func reserve(batch: Int, training: Bool) {
+        let images = batch * input.shape.classic.outer
+        if fusedPool != nil {
+            keepsArgmax = training
+            if training { argmax.reserve(images * outputChannels * pooledPositions) }
+        }
+        reserveScratch(images: images, training: training)
+    }
+
+    /// Sizes the per-thread scratch for `images` images at the current thread count; each pass
+    /// calls it again, as the thread count may have grown since `reserve`.
+    private func reserveScratch(images: Int, training: Bool) {
+        let chunks = chunkCount(images)
+        let outputSize = outputChannels * positions
+        if !isPointwise { columns.reserve(chunks * groups * patchSize * positions) }
+        if fusedPool != nil { imageOutput.reserve(chunks * outputSize) }
+        if training {
+            if fusedReLU != nil { outputGradient.reserve(chunks * outputSize) }
+            if fusedPool != nil { pooledGradient.reserve(chunks * outputChannels * pooledPositions) }
+            if !isPointwise { columnGradients.reserve(chunks * patchSize * positions) }
+            weightPartials.reserve(Self.blockCount(images) * (weights.count + outputChannels))
+        }
     }
 
     private func inputPlane(_ base: UnsafeMutablePointer<Float>, image: Int, group: Int) -> UnsafeMutablePointer<Float> {
         base + image * inputSize.c * inputSize.h * inputSize.w + group * kernelChannels * inputSize.h * inputSize.w
+    }
+
+    /// Unfolds group `group` of image `image` into chunk `chunk`'s columns and returns them (the
+    /// input itself for a pointwise convolution).
+    private func unfold(_ x: UnsafeMutablePointer<Float>, image: Int, group: Int, chunk: Int) -> UnsafeMutablePointer<Float> {
+        let source = inputPlane(x, image: image, group: group)
+        if isPointwise { return source }
+        let cols = columns.pointer + (chunk * groups + group) * patchSize * positions
+        ocm_im2col(source, Int32(kernelChannels), Int32(inputSize.h), Int32(inputSize.w),
+                   Int32(kernel.h), Int32(kernel.w), Int32(stride.h), Int32(stride.w),
+                   Int32(dilation.h), Int32(dilation.w), Int32(padTop), Int32(padLeft),
+                   Int32(outputSize.h), Int32(outputSize.w), cols)
+        return cols
+    }
+
+    /// Where image `image`'s convolution output goes: the output blob, the fused ReLU's output
+    /// (made in place), or chunk scratch that the fused pooling reads.
+    private func outputPointer(image: Int, chunk: Int) -> UnsafeMutablePointer<Float> {
+        let size = outputChannels * positions
+        if fusedPool != nil { return imageOutput.pointer + chunk * size }
+        return (fusedReLU?.output ?? output).value.pointer + image * size
     }
 
     override func forward(batch: Int, training: Bool) {
@@ -127,55 +179,89 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         }
         let perGroupOut = outputChannels / groups
         let outPlane = positions
-        let x = input.value.pointer, y = output.value.pointer
-        let run = { (chunk: Int, range: Range<Int>) in
-            for image in range {
+        let x = input.value.pointer
+        let pooledSize = outputChannels * pooledPositions
+        reserveScratch(images: images, training: false)
+        let run = { (chunk: Int, image: Int) in
+            do {
+                let out = self.outputPointer(image: image, chunk: chunk)
                 for group in 0..<self.groups {
-                    let source = self.inputPlane(x, image: image, group: group)
-                    let cols: UnsafeMutablePointer<Float>
-                    if self.isPointwise {
-                        cols = source
-                    } else {
-                        cols = self.columnPointer(image: image, chunk: chunk, group: group)
-                        ocm_im2col(source, Int32(self.kernelChannels), Int32(self.inputSize.h), Int32(self.inputSize.w),
-                                   Int32(self.kernel.h), Int32(self.kernel.w), Int32(self.stride.h), Int32(self.stride.w),
-                                   Int32(self.dilation.h), Int32(self.dilation.w), Int32(self.padTop), Int32(self.padLeft),
-                                   Int32(self.outputSize.h), Int32(self.outputSize.w), cols)
-                    }
-                    let out = y + image * self.outputChannels * outPlane + group * perGroupOut * outPlane
+                    let cols = self.unfold(x, image: image, group: group, chunk: chunk)
                     let w = self.weights.value.pointer + group * perGroupOut * self.patchSize
                     ocm_sgemm(false, false, Int32(perGroupOut), Int32(outPlane), Int32(self.patchSize), 1,
-                              w, Int32(self.patchSize), cols, Int32(outPlane), 0, out, Int32(outPlane))
+                              w, Int32(self.patchSize), cols, Int32(outPlane), 0, out + group * perGroupOut * outPlane, Int32(outPlane))
                 }
                 if let bias = self.bias {
-                    ocm_add_col_vector(y + image * self.outputChannels * outPlane, bias.value.pointer,
-                                       Int32(self.outputChannels), Int32(outPlane), Int32(outPlane))
+                    ocm_add_col_vector(out, bias.value.pointer, Int32(self.outputChannels), Int32(outPlane), Int32(outPlane))
+                }
+                if self.fusedReLU != nil { ocm_relu(out, out, self.outputChannels * outPlane) }
+                if let pool = self.fusedPool {
+                    let winners = self.keepsArgmax ? self.argmax.pointer + image * pooledSize : nil
+                    ocm_maxpool2d(out, pool.output.value.pointer + image * pooledSize, winners, Int32(self.outputChannels),
+                                  Int32(self.outputSize.h), Int32(self.outputSize.w), Int32(pool.kernel.h), Int32(pool.kernel.w),
+                                  Int32(pool.stride.h), Int32(pool.stride.w), Int32(pool.padTop), Int32(pool.padLeft),
+                                  Int32(pool.outputSize.h), Int32(pool.outputSize.w))
                 }
             }
         }
         // Few images: one thread walks them and each GEMM uses the thread pool instead.
-        if images < kernelThreadCount { run(0, 0..<images) } else { parallelChunks(images, run) }
+        if images < kernelThreadCount {
+            for image in 0..<images { run(0, image) }
+        } else {
+            parallelForEach(images, run)
+        }
     }
+
+    /// The gradient of image `image`'s convolution output (before the fused ReLU): the output
+    /// blob's, or made in chunk scratch from the fused layers' output gradient.
+    private func outputGradientPointer(image: Int, chunk: Int) -> UnsafeMutablePointer<Float> {
+        let size = outputChannels * positions
+        guard let relu = fusedReLU else { return output.gradient.pointer + image * size }
+        let dy = outputGradient.pointer + chunk * size
+        if let pool = fusedPool {
+            // The ReLU passes a pooled gradient where the winner (the pooled value) is positive.
+            let pooledSize = outputChannels * pooledPositions
+            let offset = image * pooledSize
+            let pooled = pool.output.value.pointer + offset, pooledDY = pool.output.gradient.pointer + offset
+            let (h, w) = (Int32(outputSize.h), Int32(outputSize.w)), (ph, pw) = (Int32(pool.outputSize.h), Int32(pool.outputSize.w))
+            if pool.isMaxPooling2x2 {
+                ocm_maxpool2x2_backward(pooledDY, pooled, argmax.pointer + offset, dy, Int32(outputChannels), h, w, ph, pw)
+            } else {
+                let masked = pooledGradient.pointer + chunk * pooledSize
+                ocm_relu_backward(pooled, pooledDY, masked, pooledSize)
+                ocm_maxpool2d_backward(masked, argmax.pointer + offset, dy, Int32(outputChannels), h, w, ph, pw, false)
+            }
+        } else {
+            ocm_relu_backward(relu.output.value.pointer + image * size, relu.output.gradient.pointer + image * size, dy, size)
+        }
+        return dy
+    }
+
+    /// Images per weight-gradient partial in the backward pass. Blocks are handed to threads as
+    /// they come free, and the partials are summed in block order, so the gradient does not depend
+    /// on which thread ran which block.
+    private static let imagesPerBlock = 8
+
+    private static func blockCount(_ images: Int) -> Int { (images + imagesPerBlock - 1) / imagesPerBlock }
 
     override func backward(batch: Int) {
         let images = batch * input.shape.classic.outer
         let perGroupOut = outputChannels / groups
         let outPlane = positions
-        let dy = output.gradient.pointer
         let trainsWeights = weights.isTrainable, trainsBias = bias?.isTrainable ?? false
         let needsInput = input.needsGradient
         let partialSize = weights.count + outputChannels
         let accumulateInput = input.gradientWritten
-        let dxBase = input.gradient.pointer
-        let chunks = chunkCount(images)
-        let run = { (chunk: Int, range: Range<Int>) in
-            let dW = self.weightPartials.pointer + chunk * partialSize
+        let x = input.value.pointer, dxBase = input.gradient.pointer
+        let blocks = Self.blockCount(images)
+        reserveScratch(images: images, training: true)
+        let run = { (chunk: Int, block: Int) in
+            let dW = self.weightPartials.pointer + block * partialSize
             let dB = dW + self.weights.count
-            if trainsWeights { dW.update(repeating: 0, count: self.weights.count) }
-            if trainsBias { dB.update(repeating: 0, count: self.outputChannels) }
+            if trainsWeights || trainsBias { dW.update(repeating: 0, count: partialSize) }
             let dcols = self.columnGradients.pointer + chunk * self.patchSize * outPlane
-            for image in range {
-                let dyImage = dy + image * self.outputChannels * outPlane
+            for image in (block * Self.imagesPerBlock)..<min(images, (block + 1) * Self.imagesPerBlock) {
+                let dyImage = self.outputGradientPointer(image: image, chunk: chunk)
                 if trainsBias {
                     ocm_sum_cols(dyImage, dB, Int32(self.outputChannels), Int32(outPlane), Int32(outPlane), true)
                 }
@@ -185,11 +271,9 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
                 }
                 for group in 0..<self.groups {
                     let dyGroup = dyImage + group * perGroupOut * outPlane
-                    let cols = self.isPointwise
-                        ? self.inputPlane(self.input.value.pointer, image: image, group: group)
-                        : self.columnPointer(image: image, chunk: chunk, group: group)
                     if trainsWeights {
                         // dW_g (out×patch) += dY_g (out×P) · colsᵀ (P×patch)
+                        let cols = self.unfold(x, image: image, group: group, chunk: chunk)
                         ocm_sgemm(false, true, Int32(perGroupOut), Int32(self.patchSize), Int32(outPlane), 1,
                                   dyGroup, Int32(outPlane), cols, Int32(outPlane), 1,
                                   dW + group * perGroupOut * self.patchSize, Int32(self.patchSize))
@@ -213,22 +297,24 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
                 }
             }
         }
-        // Few images: one thread walks them and each GEMM uses the thread pool instead.
-        let serial = images < kernelThreadCount
-        if serial { run(0, 0..<images) } else { parallelChunks(images, run) }
+        // Fewer images than threads: one thread walks them and each GEMM uses the thread pool.
+        if images < kernelThreadCount {
+            for block in 0..<blocks { run(0, block) }
+        } else {
+            parallelForEach(blocks, run)
+        }
         if needsInput { input.gradientWritten = true }
-        // Sum the per-chunk partials into the parameter gradients.
-        let used = serial ? 1 : chunks
+        // Sum the per-block partials into the parameter gradients, in block order.
         if trainsWeights {
             weights.gradient.pointer.update(from: weightPartials.pointer, count: weights.count)
-            for chunk in 1..<max(used, 1) {
-                ocm_axpy(weightPartials.pointer + chunk * partialSize, weights.gradient.pointer, weights.count, 1)
+            for block in 1..<max(blocks, 1) {
+                ocm_axpy(weightPartials.pointer + block * partialSize, weights.gradient.pointer, weights.count, 1)
             }
         }
         if let bias, trainsBias {
             bias.gradient.pointer.update(from: weightPartials.pointer + weights.count, count: outputChannels)
-            for chunk in 1..<max(used, 1) {
-                ocm_axpy(weightPartials.pointer + chunk * partialSize + weights.count, bias.gradient.pointer, outputChannels, 1)
+            for block in 1..<max(blocks, 1) {
+                ocm_axpy(weightPartials.pointer + block * partialSize + weights.count, bias.gradient.pointer, outputChannels, 1)
             }
         }
     }

@@ -27,6 +27,8 @@ final class InnerProductNode: LayerNode, @unchecked Sendable {
         output.shape = .classic(outer: outer, channels: outputChannels, height: 1, width: 1)
     }
 
+    override var multiplyAddsPerExample: Int { input.shape.classic.outer * inputChannels * outputChannels }
+
     override func forward(batch: Int, training: Bool) {
         let rows = Int32(batch * input.shape.classic.outer)
         let n = Int32(outputChannels), k = Int32(inputChannels)

@@ -10,9 +10,9 @@ final class PoolingNode: LayerNode, @unchecked Sendable {
     let excludePadding: Bool
     let params: CoreML_Specification_PoolingLayerParams
 
-    private var kernel = (h: 1, w: 1), stride = (h: 1, w: 1)
-    private var inputSize = (h: 0, w: 0), outputSize = (h: 0, w: 0)
-    private var padTop = 0, padLeft = 0
+    private(set) var kernel = (h: 1, w: 1), stride = (h: 1, w: 1)
+    private(set) var inputSize = (h: 0, w: 0), outputSize = (h: 0, w: 0)
+    private(set) var padTop = 0, padLeft = 0
     private let argmax = Int32Buffer()
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_PoolingLayerParams, inputs: [Blob], outputs: [Blob]) {
@@ -75,6 +75,17 @@ final class PoolingNode: LayerNode, @unchecked Sendable {
         output.shape = .classic(outer: outer, channels: c, height: outH, width: outW)
     }
 
+    /// Whether a convolution before this layer can run it (windowed max pooling), through
+    /// `ocm_maxpool2d` with this layer's window, strides, padding and output size.
+    var fusesAsMaxPooling: Bool { type == .max && !isGlobal }
+
+    /// Whether this is max pooling with a 2×2 window, stride 2 and no padding, whose backward
+    /// `ocm_maxpool2x2_backward` computes without a scatter.
+    var isMaxPooling2x2: Bool {
+        fusesAsMaxPooling && kernel == (2, 2) && stride == (2, 2) && padTop == 0 && padLeft == 0
+            && 2 * outputSize.h <= inputSize.h && 2 * outputSize.w <= inputSize.w
+    }
+
     private static func ceilDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? (a + b - 1) / b : -((-a) / b) }
 
     private func planes(_ batch: Int) -> Int {
@@ -122,6 +133,8 @@ final class PoolingNode: LayerNode, @unchecked Sendable {
         let accumulate = input.gradientWritten
         let dx = input.gradient.pointer
         switch type {
+        case .max where isMaxPooling2x2 && !accumulate:
+            ocm_maxpool2x2_backward(dy, nil, argmax.pointer, dx, planes, h, w, Int32(outputSize.h), Int32(outputSize.w))
         case .max:
             ocm_maxpool2d_backward(dy, argmax.pointer, dx, planes, h, w, Int32(outputSize.h), Int32(outputSize.w), accumulate)
         case .average:

@@ -1,39 +1,25 @@
 import _OpenCoreMLKernels
 
-/// Splits `0..<count` into one contiguous chunk per kernel thread and runs `body(chunk, range)`
-/// on the thread pool; `chunk` numbers the chunks from 0 so bodies can use per-chunk scratch.
-/// Runs on the calling thread when there is one chunk.
-func parallelChunks(_ count: Int, _ body: (_ chunk: Int, _ range: Range<Int>) -> Void) {
-    let chunks = min(Int(ocm_num_threads()), count)
-    guard chunks > 1 else {
-        if count > 0 { body(0, 0..<count) }
-        return
-    }
+/// Runs `body(thread, index)` for every index in `0..<count` on the thread pool, handing the next
+/// index to whichever thread is free (so a thread the OS delays holds up no one); `thread` is in
+/// `0..<chunkCount(count)`, for per-thread scratch. Runs on the calling thread when there is one.
+func parallelForEach(_ count: Int, _ body: (_ thread: Int, _ index: Int) -> Void) {
     withoutActuallyEscaping(body) { body in
-        var job = ChunkJob(count: count, chunks: chunks, body: body)
+        var job = IndexJob(body: body)
         withUnsafeMutablePointer(to: &job) { pointer in
-            ocm_parallel_for(chunks, { context, begin, end in
-                let job = context!.assumingMemoryBound(to: ChunkJob.self)
-                for chunk in begin..<end {
-                    job.pointee.body(chunk, job.pointee.range(of: chunk))
-                }
+            ocm_parallel_dynamic(count, { context, thread, index in
+                context!.assumingMemoryBound(to: IndexJob.self).pointee.body(Int(thread), index)
             }, pointer)
         }
     }
 }
 
+private struct IndexJob {
+    let body: (Int, Int) -> Void
+}
+
 /// The number of threads the kernels use (the caller included).
 var kernelThreadCount: Int { Int(ocm_num_threads()) }
 
-/// The number of chunks `parallelChunks` uses for `count` items.
+/// The number of threads `parallelForEach` uses for `count` items: per-thread scratch slots.
 func chunkCount(_ count: Int) -> Int { max(1, min(Int(ocm_num_threads()), count)) }
-
-private struct ChunkJob {
-    let count: Int
-    let chunks: Int
-    let body: (Int, Range<Int>) -> Void
-
-    func range(of chunk: Int) -> Range<Int> {
-        (count * chunk / chunks)..<(count * (chunk + 1) / chunks)
-    }
-}

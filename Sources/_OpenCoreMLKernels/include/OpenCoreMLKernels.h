@@ -66,6 +66,16 @@ typedef void (*ocm_range_fn)(void *ctx, size_t begin, size_t end);
  * on the calling thread (as fn(ctx, 0, count)). */
 void ocm_parallel_for(size_t count, ocm_range_fn fn, void *ctx);
 
+/* A body for ocm_parallel_dynamic: handles index `index` on thread `thread`. */
+typedef void (*ocm_index_fn)(void *ctx, int thread, size_t index);
+
+/* Calls fn once for every index in [0, count), handing the next index to whichever thread is
+ * free (the calling thread included), so a thread the OS delays does not hold up the others.
+ * `thread` is a slot in [0, min(ocm_num_threads(), count)) that one thread at a time works in,
+ * for per-thread scratch. Allocates nothing. Nested calls, or calls while another thread's call
+ * runs, run serially in slot 0. */
+void ocm_parallel_dynamic(size_t count, ocm_index_fn fn, void *ctx);
+
 /* MARK: - GEMM */
 
 /* C = alpha·op(A)·op(B) + beta·C, row-major, op(X) = X or Xᵀ.
@@ -114,6 +124,13 @@ void ocm_maxpool2d(const float *x, float *y, int32_t *argmax, int planes, int H,
  * zeroed first, else added into. */
 void ocm_maxpool2d_backward(const float *dy, const int32_t *argmax, float *dx, int planes, int H,
                             int W, int outH, int outW, bool accumulate);
+
+/* Max-pooling backward for a 2×2 window with stride 2 and no padding (argmax from ocm_maxpool2d
+ * with that window; needs 2·outH <= H and 2·outW <= W), overwriting dx (planes×H×W): each input
+ * gets its window's dy where it won, else 0. With `gate` (planes×outH×outW, may be NULL), dy
+ * passes only where gate > 0: a ReLU before the pooling, gate being the pooled output. */
+void ocm_maxpool2x2_backward(const float *dy, const float *gate, const int32_t *argmax, float *dx,
+                             int planes, int H, int W, int outH, int outW);
 
 /* Average pooling (window, strides, padding as in ocm_maxpool2d). Each output is the sum of
  * its window's in-image inputs divided by the number of those inputs (excludePadding) or by

@@ -1,0 +1,50 @@
+/// Wall time per layer, forward and backward, summed over the batches a network runs while the
+/// timings are attached to it (`Network.timings`): where a training step's time goes.
+///
+/// A layer fused into the layer before it (a ReLU or max pooling run inside a convolution) has no
+/// time of its own; its producer's entry includes it.
+public final class LayerTimings: @unchecked Sendable {
+    public struct Entry: Sendable {
+        public let name: String
+        public let typeName: String
+        /// Seconds summed over batches.
+        public var forward: Double = 0
+        public var backward: Double = 0
+        /// The name of the layer that runs this one inside its own pass, if any.
+        public var fusedInto: String?
+        /// Multiply-adds per example: forward, and forward plus backward.
+        public var forwardMultiplyAdds = 0
+        public var trainingMultiplyAdds = 0
+    }
+
+    public private(set) var entries: [Entry]
+    /// Seconds in the losses (forward and their gradients).
+    public var loss: Double = 0
+    /// Seconds in the optimizer, when the caller times it (`time(_:)`).
+    public var optimizer: Double = 0
+    /// Batches run forward.
+    public private(set) var batches = 0
+
+    init(nodes: [LayerNode]) {
+        entries = nodes.map { node in
+            let forward = node.multiplyAddsPerExample
+            let inputGradient = node.inputs.first?.needsGradient ?? false
+            let backward = (node.hasTrainableParameters ? forward : 0) + (inputGradient ? forward : 0)
+            return Entry(name: node.name, typeName: node.typeName, fusedInto: node.fusedInto?.name,
+                         forwardMultiplyAdds: forward, trainingMultiplyAdds: forward + backward)
+        }
+    }
+
+    /// Seconds `body` takes.
+    public static func time(_ body: () throws -> Void) rethrows -> Double {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try body()
+        let elapsed = clock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+
+    func addForward(_ index: Int, _ seconds: Double) { entries[index].forward += seconds }
+    func addBackward(_ index: Int, _ seconds: Double) { entries[index].backward += seconds }
+    func countBatch() { batches += 1 }
+}

@@ -1,0 +1,122 @@
+import CoreMLSpec
+import OpenCoreMLEngine
+import Testing
+import _OpenCoreMLKernels
+import _OpenCoreMLTestSupport
+
+/// Convolution → ReLU (→ max pooling) chains run fused: the same outputs, loss and gradients as
+/// the layers run one by one, gradients that pass finite differences, and no fusion where an
+/// in-between blob is read elsewhere.
+@Suite("Fused convolution, ReLU and max pooling", .serialized)
+struct FusionTests {
+    enum Pool: String, CaseIterable, Sendable {
+        case none, twoByTwo, threeByThreePadded
+    }
+
+    /// x [2, 7, 6] → trainable 1×1 conv → conv 3×3 → ReLU → pooling? → flatten → dense → MSE.
+    static func model(_ pool: Pool, extraReader: Bool = false) throws -> CoreML_Specification_Model {
+        var net = TestNetwork(seed: 11, shape: [2, 7, 6])
+        // A trainable layer first, so the fused convolution's input gradient is used and checked.
+        net.convolution("pre", "x", "a", inputChannels: 2, outputChannels: 2, kernel: [1, 1])
+        net.convolution("conv", "a", "b", inputChannels: 2, outputChannels: 3, kernel: [3, 3])
+        net.add("relu", ["b"], ["c"]) { $0.activation.reLu = .init() }
+        var last = "c"
+        if pool != .none {
+            net.add("pool", ["c"], ["d"]) {
+                var p = CoreML_Specification_PoolingLayerParams()
+                p.type = .max
+                if pool == .twoByTwo {
+                    p.kernelSize = [2, 2]
+                    p.stride = [2, 2]
+                    p.valid = .init()
+                } else {
+                    p.kernelSize = [3, 3]
+                    p.stride = [2, 2]
+                    p.same = .init()
+                }
+                $0.pooling = p
+            }
+            last = "d"
+        }
+        net.add("flatten", [last], ["f"]) { $0.flatten.mode = .channelFirst }
+        if extraReader {
+            // A second reader of the ReLU's output keeps it (and the pooling) out of the fusion.
+            net.add("flatten2", ["c"], ["g"]) { $0.flatten.mode = .channelFirst }
+        }
+        let size = try Network(model: { var m = net.model; m.neuralNetwork.layers = net.layers; return m }()).blobs["f"]!.shape.count
+        net.innerProduct("dense", "f", "y", inputs: size, outputs: 3)
+        net.finish(output: "y", outputShape: [3], loss: .meanSquaredError)
+        return net.model
+    }
+
+    /// Loss, output and every parameter gradient after one training step of `batch` examples.
+    static func step(_ model: CoreML_Specification_Model, fusing: Bool, batch: Int) throws -> (Float, [Float], [[Float]]) {
+        let network = try Network(model: model, fusingLayers: fusing)
+        GradientCheck.fillRandomly(network, model: model, batch: batch, seed: 3)
+        let loss = try network.trainingStep(batch: batch)
+        let output = network.blobs["y"]!.value.array(batch * 3)
+        return (loss, output, network.parameters.map { $0.gradient.array($0.count) })
+    }
+
+    @Test(arguments: Pool.allCases)
+    func fusedMatchesLayerByLayer(pool: Pool) throws {
+        let model = try Self.model(pool)
+        defer { ocm_set_num_threads(0) }
+        for threads: Int32 in [1, 2] {
+            ocm_set_num_threads(threads)
+            // 13 examples: two blocks of the backward pass, the second partial.
+            for batch in [1, 13] {
+                let fused = try Self.step(model, fusing: true, batch: batch)
+                let plain = try Self.step(model, fusing: false, batch: batch)
+                #expect(fused.0 == plain.0, "loss, \(pool), batch \(batch), \(threads) threads")
+                #expect(fused.1 == plain.1, "outputs, \(pool), batch \(batch), \(threads) threads")
+                #expect(fused.2 == plain.2, "gradients, \(pool), batch \(batch), \(threads) threads")
+            }
+        }
+    }
+
+    /// A small step keeps the perturbed passes on the same side of the ReLU's and the pooling's
+    /// kinks (checked on a few positions each).
+    @Test(arguments: Pool.allCases)
+    func fusedGradientsMatchFiniteDifferences(pool: Pool) throws {
+        try GradientCheck.check(try Self.model(pool), batch: 2, samples: 8, step: 1e-3)
+    }
+
+    @Test func fusionLeavesOutInBetweenBlobs() throws {
+        let network = try Network(model: try Self.model(.twoByTwo))
+        #expect(network.blobs["b"]!.isElided && network.blobs["c"]!.isElided)
+        #expect(!network.blobs["d"]!.isElided)
+        let unfused = try Network(model: try Self.model(.twoByTwo), fusingLayers: false)
+        #expect(!unfused.blobs["b"]!.isElided && !unfused.blobs["c"]!.isElided)
+    }
+
+    @Test func aSecondReaderStopsTheFusionWhereItReads() throws {
+        let model = try Self.model(.twoByTwo, extraReader: true)
+        let network = try Network(model: model)
+        // The ReLU still runs inside the convolution; its output, read twice, is kept, and the pooling runs on its own.
+        #expect(network.blobs["b"]!.isElided)
+        #expect(!network.blobs["c"]!.isElided)
+        let fused = try Self.step(model, fusing: true, batch: 4)
+        let plain = try Self.step(model, fusing: false, batch: 4)
+        #expect(fused.0 == plain.0 && fused.2 == plain.2)
+    }
+
+    @Test func timingsCoverEveryLayerAndCountMultiplyAdds() throws {
+        let network = try Network(model: try Self.model(.twoByTwo))
+        network.enableTimings()
+        GradientCheck.fillRandomly(network, model: try Self.model(.twoByTwo), batch: 2, seed: 1)
+        _ = try network.trainingStep(batch: 2)
+        let timings = try #require(network.timings)
+        #expect(timings.batches == 1)
+        #expect(timings.entries.map(\.name) == ["pre", "conv", "relu", "pool", "flatten", "dense"])
+        #expect(timings.entries.first { $0.name == "relu" }?.fusedInto == "conv")
+        // conv: 3 channels × 5×4 positions × 2·3·3 patch; its input needs a gradient (pre is trained).
+        let conv = try #require(timings.entries.first { $0.name == "conv" })
+        #expect(conv.forwardMultiplyAdds == 3 * 20 * 18 && conv.trainingMultiplyAdds == 3 * 3 * 20 * 18)
+        // pre: 2 channels × 42 positions × 2; no input gradient (x is an input).
+        let pre = try #require(timings.entries.first { $0.name == "pre" })
+        #expect(pre.trainingMultiplyAdds == 2 * pre.forwardMultiplyAdds && pre.forwardMultiplyAdds == 2 * 42 * 2)
+        #expect(timings.entries.allSatisfy { $0.forward >= 0 && $0.backward >= 0 })
+        #expect(conv.forward > 0 && conv.backward > 0)
+    }
+}
