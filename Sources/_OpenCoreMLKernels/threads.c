@@ -278,9 +278,13 @@ static void dynamic_part(void *raw, int part, int nparts) {
 }
 
 void ocm_parallel_dynamic(size_t count, ocm_index_fn fn, void *ctx) {
-    assert(fn != NULL);
+    ocm_parallel_dynamic_slots(count, INT32_MAX, fn, ctx);
+}
+
+void ocm_parallel_dynamic_slots(size_t count, int slots, ocm_index_fn fn, void *ctx) {
+    assert(fn != NULL && slots >= 1);
     if (count == 0) return;
-    int threads = ocm_num_threads();
+    int threads = OCM_MIN(ocm_num_threads(), slots);
     if (threads <= 1 || count == 1 || inside_job) {
         for (size_t index = 0; index < count; index++) fn(ctx, 0, index);
         return;

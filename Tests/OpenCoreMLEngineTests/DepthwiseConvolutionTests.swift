@@ -22,7 +22,9 @@ struct DepthwiseConvolutionTests {
         var net = TestNetwork(seed: UInt64(40 + index), shape: [6, 11, 9])
         net.convolution("depthwise", "x", "y", inputChannels: 6, outputChannels: 6, kernel: c.kernel, stride: c.stride,
                         dilation: c.dilation, groups: 6, same: c.same, padding: c.padding)
-        net.add("relu", ["y"], ["z"]) { $0.activation.reLu = .init() }
+        // ReLU6 as a clip, as in EfficientNet (a plain ReLU would be fused into the convolution,
+        // which then takes the general path).
+        net.add("relu6", ["y"], ["z"]) { $0.clip.minVal = 0; $0.clip.maxVal = 6 }
         let network = try Network(model: {
             var model = net.model
             model.neuralNetwork.layers = net.layers

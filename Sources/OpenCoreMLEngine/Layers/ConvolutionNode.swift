@@ -127,9 +127,11 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         reserveScratch(images: images, training: training)
     }
 
-    /// Sizes the per-thread scratch for `images` images at the current thread count; each pass
-    /// calls it again, as the thread count may have grown since `reserve`.
-    private func reserveScratch(images: Int, training: Bool) {
+    /// Sizes the per-thread scratch for `images` images at the current thread count and returns
+    /// the number of slots; each pass calls it again and runs on at most that many threads, as
+    /// the thread count may change (from another thread) at any time.
+    @discardableResult
+    private func reserveScratch(images: Int, training: Bool) -> Int {
         let chunks = chunkCount(images)
         let outputSize = outputChannels * positions
         if !isPointwise { columns.reserve(chunks * groups * patchSize * positions) }
@@ -140,6 +142,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
             if !isPointwise { columnGradients.reserve(chunks * patchSize * positions) }
             weightPartials.reserve(Self.blockCount(images) * (weights.count + outputChannels))
         }
+        return chunks
     }
 
     private func inputPlane(_ base: UnsafeMutablePointer<Float>, image: Int, group: Int) -> UnsafeMutablePointer<Float> {
@@ -169,7 +172,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
 
     override func forward(batch: Int, training: Bool) {
         let images = batch * input.shape.classic.outer
-        if !training && kernelChannels == 1 && groups == outputChannels && groups > 1 {
+        if !training && kernelChannels == 1 && groups == outputChannels && groups > 1 && fusedReLU == nil && fusedPool == nil {
             let depthwise = DepthwiseConvolution(
                 channels: groups, input: (inputSize.h, inputSize.w), output: outputSize, kernel: kernel, stride: stride,
                 dilation: dilation, padTop: padTop, padLeft: padLeft)
@@ -181,7 +184,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         let outPlane = positions
         let x = input.value.pointer
         let pooledSize = outputChannels * pooledPositions
-        reserveScratch(images: images, training: false)
+        let slots = reserveScratch(images: images, training: false)
         let run = { (chunk: Int, image: Int) in
             do {
                 let out = self.outputPointer(image: image, chunk: chunk)
@@ -208,7 +211,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         if images < kernelThreadCount {
             for image in 0..<images { run(0, image) }
         } else {
-            parallelForEach(images, run)
+            parallelForEach(images, slots: slots, run)
         }
     }
 
@@ -254,7 +257,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         let accumulateInput = input.gradientWritten
         let x = input.value.pointer, dxBase = input.gradient.pointer
         let blocks = Self.blockCount(images)
-        reserveScratch(images: images, training: true)
+        let slots = reserveScratch(images: images, training: true)
         let run = { (chunk: Int, block: Int) in
             let dW = self.weightPartials.pointer + block * partialSize
             let dB = dW + self.weights.count
@@ -301,7 +304,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         if images < kernelThreadCount {
             for block in 0..<blocks { run(0, block) }
         } else {
-            parallelForEach(blocks, run)
+            parallelForEach(blocks, slots: slots, run)
         }
         if needsInput { input.gradientWritten = true }
         // Sum the per-block partials into the parameter gradients, in block order.

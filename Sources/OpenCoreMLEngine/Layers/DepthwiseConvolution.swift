@@ -15,12 +15,10 @@ struct DepthwiseConvolution {
     /// `planes` channel planes (images × channels) from `x` into `y`; `weights` holds one
     /// `kernel.h × kernel.w` kernel per channel, `bias` one value per channel (or nil).
     func forward(planes: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?) {
-        parallelChunks(planes) { _, range in
-            for plane in range {
-                let channel = plane % channels
-                convolve(x + plane * input.h * input.w, y + plane * output.h * output.w,
-                         weights + channel * kernel.h * kernel.w, bias?[channel] ?? 0)
-            }
+        parallelForEach(planes) { _, plane in
+            let channel = plane % channels
+            convolve(x + plane * input.h * input.w, y + plane * output.h * output.w,
+                     weights + channel * kernel.h * kernel.w, bias?[channel] ?? 0)
         }
     }
 

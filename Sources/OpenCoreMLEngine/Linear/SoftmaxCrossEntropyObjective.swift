@@ -81,7 +81,7 @@ public final class SoftmaxCrossEntropyObjective: DifferentiableObjective, @unche
             partialBias.withUnsafeMutableBufferPointer { biasSums in
                 labels.withUnsafeBufferPointer { labels in
                     features.withUnsafeBufferPointer { features in
-                        parallelChunks(n) { chunk, rows in
+                        parallelChunks(n, chunks: chunks) { chunk, rows in
                             let weightGradient = buffer + chunk * stride
                             let z = weightGradient + weightCount
                             var loss = 0.0

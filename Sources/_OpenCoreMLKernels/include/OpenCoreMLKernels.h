@@ -76,6 +76,10 @@ typedef void (*ocm_index_fn)(void *ctx, int thread, size_t index);
  * runs, run serially in slot 0. */
 void ocm_parallel_dynamic(size_t count, ocm_index_fn fn, void *ctx);
 
+/* ocm_parallel_dynamic with at most `slots` (>= 1) threads, so `thread` stays below `slots`
+ * even if another thread changes the thread count after the caller sized its scratch. */
+void ocm_parallel_dynamic_slots(size_t count, int slots, ocm_index_fn fn, void *ctx);
+
 /* MARK: - GEMM */
 
 /* C = alpha·op(A)·op(B) + beta·C, row-major, op(X) = X or Xᵀ.

@@ -122,7 +122,7 @@ struct BenchKNN: ParsableCommand {
         let report = Report(
             index: index, samples: samples, dimensions: dimensions, queries: queries, k: k, threads: Int(ocm_num_threads()),
             loadSeconds: loadSeconds, singleQueryMilliseconds: singles.sorted()[singles.count / 2], batchSeconds: batchSeconds,
-            accuracy: Double(correct) / Double(queries), peakResidentMegabytes: peakResidentMegabytes())
+            accuracy: Double(correct) / Double(queries), peakResidentMegabytes: Double(ProcessMemory.peakResidentBytes) / 1_048_576)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -193,20 +193,4 @@ struct BenchData {
             centres[centre + d] + Self.noise * (2 * Self.uniform(stream: stream, index: UInt64(index * dimensions + d)) - 1)
         }
     }
-}
-
-/// The process's peak resident memory in megabytes (Linux: VmHWM; elsewhere getrusage).
-func peakResidentMegabytes() -> Double {
-    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-       let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-       let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") {
-        return kilobytes / 1024
-    }
-    #if os(Linux)
-    return 0
-    #else
-    var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
-    return Double(usage.ru_maxrss) / 1_048_576
-    #endif
 }
