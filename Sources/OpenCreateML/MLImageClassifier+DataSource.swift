@@ -9,7 +9,7 @@ extension MLImageClassifier {
 
         /// The pictures with their labels, sorted by label then file name. Throws for a missing
         /// folder or one without any picture.
-        func labeledImages() throws -> [LabeledImage] {
+        public func labeledImages() throws -> [LabeledImage] {
             switch self {
             case .labeledDirectories(let root):
                 let manager = FileManager.default
@@ -45,7 +45,7 @@ extension MLImageClassifier {
 }
 
 /// A picture file and its class label.
-struct LabeledImage: Sendable, Equatable {
-    var url: URL
-    var label: String
+public struct LabeledImage: Sendable, Equatable {
+    public var url: URL
+    public var label: String
 }

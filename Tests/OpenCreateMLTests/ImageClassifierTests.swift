@@ -56,7 +56,8 @@ struct ImageClassifierTests {
         #expect(test.exampleCount == 12)
         #expect(test.accuracy >= 0.9, "test accuracy \(test.accuracy), confusion \(test.confusion)")
         #expect(test.confusion.flatMap { $0 }.reduce(0, +) == 12)
-        #expect(test.misclassifiedExamples.count == 12 - (0..<3).reduce(0) { $0 + test.confusion[$1][$1] })
+        let diagonal: Int = (0..<3).map { test.confusion[$0][$0] }.reduce(0, +)
+        #expect(test.misclassifiedExamples.count == 12 - diagonal)
         // The kept iteration is the first with the best validation accuracy, and the validation
         // metrics are that model's.
         let best = try #require(classifier.iterations.compactMap(\.validationAccuracy).max())
