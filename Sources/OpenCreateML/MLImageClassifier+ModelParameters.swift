@@ -51,13 +51,17 @@ extension MLImageClassifier {
         /// Seeds the augmentations (each picture's copies depend only on it, the file and the copy).
         public var augmentationSeed: Int
         public var algorithm: ModelAlgorithmType
+        /// Whether the logistic regression scales each feature to zero mean and unit variance while
+        /// fitting (the penalty then applies to the scaled weights; the exported weights are in the
+        /// extractor's units either way).
+        public var standardizesFeatures: Bool
         /// Where extracted features are kept between runs; nil: `opencoreml-features` in the
         /// system's temporary folder.
         public var cacheDirectory: URL?
 
         public init(featureExtractor: URL, validation: ValidationData = .split(strategy: .automatic), maxIterations: Int = 25,
                     augmentation: ImageAugmentation = [], augmentedCopies: Int = 1, augmentationSeed: Int = 0,
-                    algorithm: ModelAlgorithmType = .logisticRegression(), cacheDirectory: URL? = nil) {
+                    algorithm: ModelAlgorithmType = .logisticRegression(), standardizesFeatures: Bool = false, cacheDirectory: URL? = nil) {
             self.featureExtractor = featureExtractor
             self.validation = validation
             self.maxIterations = maxIterations
@@ -65,6 +69,7 @@ extension MLImageClassifier {
             self.augmentedCopies = augmentedCopies
             self.augmentationSeed = augmentationSeed
             self.algorithm = algorithm
+            self.standardizesFeatures = standardizesFeatures
             self.cacheDirectory = cacheDirectory
         }
 

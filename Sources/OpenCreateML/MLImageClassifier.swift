@@ -90,7 +90,7 @@ public struct MLImageClassifier {
             case .l2(let lambda): enginePenalty = .l2(lambda)
             }
             let solver = LogisticRegression(penalty: enginePenalty, maxIterations: parameters.maxIterations, gradientTolerance: threshold,
-                                            standardizesFeatures: true)
+                                            standardizesFeatures: parameters.standardizesFeatures)
             let x = trainingRows.flatMap { $0 }, y = trainingLabels.map { index[$0]! }
             let validationX = validationRows.flatMap { $0 }, validationY = validation.map { index[$0.label]! }
             var history: [Iteration] = []

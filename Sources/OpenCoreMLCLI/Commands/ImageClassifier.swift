@@ -46,6 +46,9 @@ struct ImageClassifier: ParsableCommand {
         @Option(help: "Use an L1 penalty λ instead (OWL-QN).")
         var l1: Double?
 
+        @Flag(help: "Scale each feature to zero mean and unit variance while fitting the logistic regression.")
+        var standardize = false
+
         @Option(name: .customLong("neighbors"), help: "k of the k-NN classifier.")
         var neighbors = 1
 
@@ -77,6 +80,7 @@ struct ImageClassifier: ParsableCommand {
             case .logistic: parameters.algorithm = .logisticRegression(penalty: l1.map { .l1($0) } ?? .l2(l2))
             case .knn: parameters.algorithm = .kNearestNeighbors(k: neighbors)
             }
+            parameters.standardizesFeatures = standardize
             if let augment { parameters.augmentation = try Self.augmentation(augment) }
 
             let bar = ExtractionProgress()
