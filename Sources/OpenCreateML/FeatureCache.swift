@@ -1,20 +1,22 @@
 import Foundation
 
 /// Extracted features kept on disk, one small file per picture (and augmented copy), keyed by the
-/// extractor's fingerprint and the picture file's path, size and modification time: changing a
-/// training hyperparameter does not extract again, changing the picture or the extractor does.
+/// extractor's fingerprint and the picture file's real path (symbolic links resolved), size and
+/// modification time: changing a training hyperparameter does not extract again, changing the
+/// picture or the extractor does.
 struct FeatureCache {
     let directory: URL
 
     /// The key of a picture file as seen now, with `variant` ("" for the picture itself).
     func key(extractor: ImageFeatureExtractor, file: URL, variant: String) throws -> String {
+        let real = file.resolvingSymlinksInPath().standardizedFileURL
         let attributes: [FileAttributeKey: Any]
-        do { attributes = try FileManager.default.attributesOfItem(atPath: file.path) } catch {
+        do { attributes = try FileManager.default.attributesOfItem(atPath: real.path) } catch {
             throw CreateMLError(file.path, "cannot read the picture: no such file or no permission")
         }
         let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
         let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        return ImageFeatureExtractor.hash("\(extractor.fingerprint)|\(file.standardizedFileURL.path)|\(size)|\(modified)|\(variant)")
+        return ImageFeatureExtractor.hash("\(extractor.fingerprint)|\(real.path)|\(size)|\(modified)|\(variant)")
     }
 
     func load(_ key: String, count: Int) -> [Float]? {

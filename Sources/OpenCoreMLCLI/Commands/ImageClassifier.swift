@@ -10,7 +10,7 @@ struct ImageClassifier: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "image-classifier",
         abstract: "Train an image classifier on folders of labelled pictures (one sub-folder per class) and evaluate it.",
-        subcommands: [Train.self, Evaluate.self]
+        subcommands: [Train.self, Evaluate.self, Personalize.self]
     )
 
     enum Algorithm: String, ExpressibleByArgument, CaseIterable {
@@ -178,6 +178,63 @@ struct ImageClassifier: ParsableCommand {
                 for (picture, label) in wrong { table.append([picture.url.lastPathComponent, picture.label, label]) }
                 print(table.render())
             }
+        }
+    }
+}
+
+extension ImageClassifier {
+    /// `opencoreml image-classifier personalize MODEL DIR --output OUT`: `MLUpdateTask` on labelled pictures.
+    struct Personalize: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Train an updatable image classifier further with MLUpdateTask on a folder of labelled pictures (new classes allowed for k-NN).")
+
+        @Argument(help: "An updatable model with one image input (such as 'image-classifier train' writes).")
+        var model: String
+
+        @Argument(help: "One sub-folder of JPEG/PNG pictures per class.")
+        var directory: String
+
+        @Option(name: .shortAndLong, help: "The .mlmodel to write.")
+        var output: String
+
+        func run() throws {
+            guard output.hasSuffix(".mlmodel") else { throw CLIError.unsupportedExtension(path: output) }
+            let loaded: MLModel
+            do { loaded = try MLModel(contentsOf: URL(fileURLWithPath: model)) } catch { throw CLIError.model("\(model): \(CLIError.wrap(error))") }
+            let spec = loaded.specification
+            guard spec.isUpdatable, let input = loaded.modelDescription.inputDescriptionsByName.values.first(where: { $0.imageConstraint != nil }),
+                  let constraint = input.imageConstraint else {
+                throw CLIError.model("\(model): not an updatable image classifier")
+            }
+            let labelName = spec.description_p.predictedFeatureName
+            let pictures: [LabeledImage]
+            do { pictures = try MLImageClassifier.DataSource.labeledDirectories(at: URL(fileURLWithPath: directory, isDirectory: true)).labeledImages() } catch {
+                throw CLIError.wrap(error)
+            }
+            var examples: [MLFeatureProvider] = []
+            for picture in pictures {
+                do {
+                    let image = try MLFeatureValue(imageAt: picture.url, constraint: constraint)
+                    examples.append(try MLDictionaryFeatureProvider(dictionary: [input.name: image, labelName: MLFeatureValue(string: picture.label)]))
+                } catch { throw CLIError.model("\(picture.url.path): \(CLIError.wrap(error))") }
+            }
+            final class Result: @unchecked Sendable {
+                let done = DispatchSemaphore(value: 0)
+                var context: MLUpdateContext?
+            }
+            let result = Result()
+            let task = try MLUpdateTask(forModelAt: URL(fileURLWithPath: model), trainingData: MLArrayBatchProvider(array: examples),
+                                        configuration: nil) { context in
+                result.context = context
+                result.done.signal()
+            }
+            task.resume()
+            result.done.wait()
+            guard let context = result.context else { throw CLIError.model("\(model): training did not finish") }
+            if let error = context.task.error { throw CLIError.model("\(model): \(CLIError.wrap(error))") }
+            do { try context.model.write(to: URL(fileURLWithPath: output)) } catch { throw CLIError.wrap(error) }
+            let classes = Set(pictures.map(\.label)).sorted().joined(separator: " ")
+            print("trained on \(pictures.count) pictures (\(classes)); wrote \(output)")
         }
     }
 }
