@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "OpenCoreML", targets: ["OpenCoreML"]),
         .library(name: "CoreMLSpec", targets: ["CoreMLSpec"]),
         .library(name: "OpenCoreMLTools", targets: ["OpenCoreMLTools"]),
+        .library(name: "OpenCreateML", targets: ["OpenCreateML"]),
         .executable(name: "opencoreml", targets: ["opencoreml"]),
     ],
     dependencies: [
@@ -27,6 +28,8 @@ let package = Package(
         .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "OpenCoreMLEngine", "_OpenCoreMLImageIO"]),
         /// Building and editing models in Swift: a result-builder DSL and model surgery.
         .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec", "OpenCoreMLEngine"]),
+        /// Create ML's trainers: an image classifier on a Core ML feature extractor's features.
+        .target(name: "OpenCreateML", dependencies: ["OpenCoreML", "OpenCoreMLTools", "OpenCoreMLEngine", "CoreMLSpec", "_OpenCoreMLImageIO"]),
 
         // MARK: Implementation
 
@@ -66,7 +69,7 @@ let package = Package(
         .target(
             name: "OpenCoreMLCLI",
             dependencies: [
-                "OpenCoreML", "OpenCoreMLEngine", "OpenCoreMLTools", "CoreMLSpec", "_OpenCoreMLKernels", "CZlib",
+                "OpenCoreML", "OpenCoreMLEngine", "OpenCoreMLTools", "OpenCreateML", "CoreMLSpec", "_OpenCoreMLKernels", "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -82,6 +85,7 @@ let package = Package(
         .testTarget(name: "OpenCoreMLEngineTests", dependencies: ["OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLToolsTests", dependencies: ["OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCreateMLTests", dependencies: ["OpenCreateML", "OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLImageIOTests", dependencies: ["_OpenCoreMLImageIO", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "opencoreml", "_OpenCoreMLTestSupport"]),
     ]

@@ -1,0 +1,276 @@
+import ArgumentParser
+import Foundation
+import OpenCoreML
+import OpenCreateML
+import _OpenCoreMLImageIO
+
+/// `opencoreml image-classifier train|evaluate`: Create ML's image classifier on a Core ML feature
+/// extractor's features.
+struct ImageClassifier: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "image-classifier",
+        abstract: "Train an image classifier on folders of labelled pictures (one sub-folder per class) and evaluate it.",
+        subcommands: [Train.self, Evaluate.self, Personalize.self]
+    )
+
+    enum Algorithm: String, ExpressibleByArgument, CaseIterable {
+        case logistic, knn
+    }
+
+    struct Train: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Train a logistic regression or k-NN classifier on the extractor's features and write one updatable pipeline .mlmodel.",
+            discussion: "Features are cached (keyed by the extractor file and each picture's path, size and time), so training again with other options does not extract them again.")
+
+        @Argument(help: "The training folder: one sub-folder of JPEG/PNG pictures per class.")
+        var directory: String
+
+        @Option(help: "A folder of validation pictures (same layout); the iteration with the best validation accuracy is kept.")
+        var validation: String?
+
+        @Option(help: "Hold out this fraction of each class for validation instead (0 < f < 1).")
+        var validationFraction: Double?
+
+        @Option(help: "The Core ML feature extractor (one image input, one multi-array output). Default: $OPENCOREML_EFFICIENTNET or .build/models/EfficientNetLite0.mlmodel.")
+        var extractor: String?
+
+        @Option(help: "logistic (regression) or knn.")
+        var algorithm: Algorithm = .logistic
+
+        @Option(help: "The L-BFGS iteration limit of the logistic regression.")
+        var maxIterations = 25
+
+        @Option(help: "L2 penalty λ of the logistic regression (mean loss + λ/2·‖W‖²).")
+        var l2 = 1e-3
+
+        @Option(help: "Use an L1 penalty λ instead (OWL-QN).")
+        var l1: Double?
+
+        @Flag(help: "Scale each feature to zero mean and unit variance while fitting the logistic regression.")
+        var standardize = false
+
+        @Option(name: .customLong("neighbors"), help: "k of the k-NN classifier.")
+        var neighbors = 1
+
+        @Option(help: "Augmented copies of each training picture: comma-separated crop, rotation, blur, exposure, flip, noise, or all.")
+        var augment: String?
+
+        @Option(help: "How many augmented copies per picture.")
+        var augmentCopies = 1
+
+        @Option(help: "The feature cache folder (default: opencoreml-features in the temporary folder).")
+        var cache: String?
+
+        @Option(name: .shortAndLong, help: "The .mlmodel to write.")
+        var output: String
+
+        func run() throws {
+            guard output.hasSuffix(".mlmodel") else { throw CLIError.unsupportedExtension(path: output) }
+            let extractorPath = extractor ?? ProcessInfo.processInfo.environment["OPENCOREML_EFFICIENTNET"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? ".build/models/EfficientNetLite0.mlmodel"
+            var parameters = MLImageClassifier.ModelParameters(featureExtractor: URL(fileURLWithPath: extractorPath), validation: .none,
+                                                                maxIterations: maxIterations, augmentedCopies: augmentCopies,
+                                                                cacheDirectory: cache.map { URL(fileURLWithPath: $0, isDirectory: true) })
+            if let validation {
+                parameters.validation = .dataSource(.labeledDirectories(at: URL(fileURLWithPath: validation, isDirectory: true)))
+            } else if let validationFraction {
+                parameters.validation = .split(strategy: .fixed(ratio: validationFraction, seed: 0))
+            }
+            switch algorithm {
+            case .logistic: parameters.algorithm = .logisticRegression(penalty: l1.map { .l1($0) } ?? .l2(l2))
+            case .knn: parameters.algorithm = .kNearestNeighbors(k: neighbors)
+            }
+            parameters.standardizesFeatures = standardize
+            if let augment { parameters.augmentation = try Self.augmentation(augment) }
+
+            let bar = ExtractionProgress()
+            let classifier: MLImageClassifier
+            do {
+                classifier = try MLImageClassifier(trainingData: .labeledDirectories(at: URL(fileURLWithPath: directory, isDirectory: true)),
+                                                   parameters: parameters, progress: bar.handle)
+            } catch {
+                bar.finish()
+                throw CLIError.wrap(error)
+            }
+            bar.finish()
+            print("\(classifier.classLabels.count) classes: \(classifier.classLabels.joined(separator: " "))   \(classifier.extractor.featureCount) features per picture (\(bar.extracted) extracted, \(bar.cached) from the cache)")
+            if !classifier.iterations.isEmpty {
+                var table = TextTable(["iteration", "loss", "training accuracy", "validation accuracy", ""], alignments: [.right, .right, .right, .right, .left])
+                for step in classifier.iterations {
+                    table.append([String(step.iteration), String(format: "%.4f", step.loss), percent(step.trainingAccuracy),
+                                  step.validationAccuracy.map(percent) ?? "–", step.iteration == classifier.keptIteration ? "← kept" : ""])
+                }
+                print(table.render())
+            }
+            print("training accuracy \(percent(classifier.trainingMetrics.accuracy)) (\(classifier.trainingMetrics.exampleCount) pictures)"
+                  + (classifier.validationMetrics.exampleCount > 0
+                     ? "   validation accuracy \(percent(classifier.validationMetrics.accuracy)) (\(classifier.validationMetrics.exampleCount) pictures)" : ""))
+            do { try classifier.write(to: URL(fileURLWithPath: output)) } catch { throw CLIError.wrap(error) }
+            print("wrote \(output)")
+        }
+
+        static func augmentation(_ text: String) throws -> ImageAugmentation {
+            let names: [String: ImageAugmentation] = ["crop": .crop, "rotation": .rotation, "blur": .blur, "exposure": .exposure,
+                                                      "flip": .flip, "noise": .noise, "all": .all]
+            var options: ImageAugmentation = []
+            for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
+                guard let option = names[name] else {
+                    throw CLIError.model("--augment: unknown augmentation '\(name)' (crop, rotation, blur, exposure, flip, noise, all)")
+                }
+                options.insert(option)
+            }
+            return options
+        }
+    }
+
+    struct Evaluate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Evaluate an image classifier .mlmodel on a folder of labelled pictures: accuracy, per-class precision and recall, confusion matrix.")
+
+        @Argument(help: "The classifier: a model with one image input (such as 'image-classifier train' writes).")
+        var model: String
+
+        @Argument(help: "One sub-folder of JPEG/PNG pictures per class.")
+        var directory: String
+
+        @Option(help: "Also write the confusion matrix as an SVG heat map.")
+        var plot: String?
+
+        func run() throws {
+            let loaded: MLModel
+            do { loaded = try MLModel(contentsOf: URL(fileURLWithPath: model)) } catch { throw CLIError.model("\(model): \(CLIError.wrap(error))") }
+            let description = loaded.modelDescription
+            let images = description.inputDescriptionsByName.values.filter { $0.imageConstraint != nil }
+            guard description.inputDescriptionsByName.count == 1, let input = images.first, let constraint = input.imageConstraint else {
+                throw CLIError.model("\(model): not an image classifier (it needs exactly one input, an image)")
+            }
+            let labelName = loaded.specification.description_p.predictedFeatureName
+            guard !labelName.isEmpty else { throw CLIError.model("\(model): not a classifier (no predicted label output)") }
+            let pictures: [LabeledImage]
+            do { pictures = try MLImageClassifier.DataSource.labeledDirectories(at: URL(fileURLWithPath: directory, isDirectory: true)).labeledImages() } catch {
+                throw CLIError.wrap(error)
+            }
+            let bar = ExtractionProgress(verb: "predicting")
+            var predicted: [String] = []
+            for (index, picture) in pictures.enumerated() {
+                do {
+                    let value = try MLFeatureValue(imageAt: picture.url, constraint: constraint)
+                    let output = try loaded.prediction(from: MLDictionaryFeatureProvider(dictionary: [input.name: value]))
+                    guard let label = output.featureValue(for: labelName) else { throw CLIError.model("\(model): no '\(labelName)' output") }
+                    predicted.append(label.type == .string ? label.stringValue : String(label.int64Value))
+                } catch {
+                    bar.finish()
+                    throw CLIError.model("\(picture.url.path): \(CLIError.wrap(error))")
+                }
+                bar.handle(.featuresExtracted(file: picture.url, completed: index + 1, total: pictures.count, fromCache: false))
+            }
+            bar.finish()
+            let names = Array(Set(pictures.map(\.label) + predicted)).sorted()
+            let index = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+            let report = try ClassificationReport(trueLabels: pictures.map { index[$0.label]! }, predictedLabels: predicted.map { index[$0]! }, classNames: names)
+            if let plot { try writeText(ConfusionMatrixSVG.render(report, title: "\(URL(fileURLWithPath: model).lastPathComponent) on \(directory)"), to: plot) }
+            print("\(directory): \(grouped(pictures.count)) pictures")
+            print(report.renderText())
+            let wrong = zip(pictures, predicted).filter { $0.0.label != $0.1 }
+            if !wrong.isEmpty {
+                print("\nmisclassified")
+                var table = TextTable(["file", "true", "predicted"])
+                for (picture, label) in wrong { table.append([picture.url.lastPathComponent, picture.label, label]) }
+                print(table.render())
+            }
+        }
+    }
+}
+
+extension ImageClassifier {
+    /// `opencoreml image-classifier personalize MODEL DIR --output OUT`: `MLUpdateTask` on labelled pictures.
+    struct Personalize: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Train an updatable image classifier further with MLUpdateTask on a folder of labelled pictures (new classes allowed for k-NN).")
+
+        @Argument(help: "An updatable model with one image input (such as 'image-classifier train' writes).")
+        var model: String
+
+        @Argument(help: "One sub-folder of JPEG/PNG pictures per class.")
+        var directory: String
+
+        @Option(name: .shortAndLong, help: "The .mlmodel to write.")
+        var output: String
+
+        func run() throws {
+            guard output.hasSuffix(".mlmodel") else { throw CLIError.unsupportedExtension(path: output) }
+            let loaded: MLModel
+            do { loaded = try MLModel(contentsOf: URL(fileURLWithPath: model)) } catch { throw CLIError.model("\(model): \(CLIError.wrap(error))") }
+            let spec = loaded.specification
+            guard spec.isUpdatable, let input = loaded.modelDescription.inputDescriptionsByName.values.first(where: { $0.imageConstraint != nil }),
+                  let constraint = input.imageConstraint else {
+                throw CLIError.model("\(model): not an updatable image classifier")
+            }
+            let labelName = spec.description_p.predictedFeatureName
+            let pictures: [LabeledImage]
+            do { pictures = try MLImageClassifier.DataSource.labeledDirectories(at: URL(fileURLWithPath: directory, isDirectory: true)).labeledImages() } catch {
+                throw CLIError.wrap(error)
+            }
+            var examples: [MLFeatureProvider] = []
+            for picture in pictures {
+                do {
+                    let image = try MLFeatureValue(imageAt: picture.url, constraint: constraint)
+                    examples.append(try MLDictionaryFeatureProvider(dictionary: [input.name: image, labelName: MLFeatureValue(string: picture.label)]))
+                } catch { throw CLIError.model("\(picture.url.path): \(CLIError.wrap(error))") }
+            }
+            final class Result: @unchecked Sendable {
+                let done = DispatchSemaphore(value: 0)
+                var context: MLUpdateContext?
+            }
+            let result = Result()
+            let task = try MLUpdateTask(forModelAt: URL(fileURLWithPath: model), trainingData: MLArrayBatchProvider(array: examples),
+                                        configuration: nil) { context in
+                result.context = context
+                result.done.signal()
+            }
+            task.resume()
+            result.done.wait()
+            guard let context = result.context else { throw CLIError.model("\(model): training did not finish") }
+            if let error = context.task.error { throw CLIError.model("\(model): \(CLIError.wrap(error))") }
+            do { try context.model.write(to: URL(fileURLWithPath: output)) } catch { throw CLIError.wrap(error) }
+            let classes = Set(pictures.map(\.label)).sorted().joined(separator: " ")
+            print("trained on \(pictures.count) pictures (\(classes)); wrote \(output)")
+        }
+    }
+}
+
+private func percent(_ value: Double) -> String { String(format: "%.2f%%", value * 100) }
+
+/// Feature extraction as one bar redrawn on a terminal (`extracting features [████░░░░] 12/45`);
+/// nothing elsewhere.
+final class ExtractionProgress: @unchecked Sendable {
+    private let verb: String
+    private let isTerminal = isatty(2) != 0
+    private let lock = NSLock()
+    private(set) var extracted = 0
+    private(set) var cached = 0
+    private var drawn = false
+
+    init(verb: String = "extracting features") { self.verb = verb }
+
+    var handle: @Sendable (MLImageClassifier.Progress) -> Void {
+        { [self] event in
+            guard case .featuresExtracted(_, let completed, let total, let fromCache) = event else { return }
+            lock.withLock {
+                if fromCache { cached += 1 } else { extracted += 1 }
+                guard isTerminal, total > 0 else { return }
+                let width = 24, filled = completed * width / total
+                let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+                FileHandle.standardError.write(Data("\r\(verb) [\(bar)] \(completed)/\(total)".utf8))
+                drawn = true
+            }
+        }
+    }
+
+    func finish() {
+        lock.withLock {
+            if drawn { FileHandle.standardError.write(Data("\n".utf8)) }
+            drawn = false
+        }
+    }
+}
