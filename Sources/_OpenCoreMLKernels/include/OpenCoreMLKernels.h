@@ -76,6 +76,12 @@ typedef void (*ocm_index_fn)(void *ctx, int thread, size_t index);
  * runs, run serially in slot 0. */
 void ocm_parallel_dynamic(size_t count, ocm_index_fn fn, void *ctx);
 
+/* MARK: - Memory */
+
+/* Returns the heap memory freed so far to the system where the C library can (glibc keeps freed
+ * blocks in per-thread arenas: malloc_trim); does nothing elsewhere. */
+void ocm_trim_heap(void);
+
 /* MARK: - GEMM */
 
 /* C = alpha·op(A)·op(B) + beta·C, row-major, op(X) = X or Xᵀ.
