@@ -40,6 +40,8 @@ struct BenchLeNet: ParsableCommand {
         var batchSize: Int
         var epochSeconds: [Double]
         var secondsPerEpochMedian: Double
+        /// Processor time per epoch (all threads; median): what the epoch costs on a busy machine.
+        var cpuSecondsPerEpochMedian: Double
         var samplesPerSecond: Double
         var gflops: Double
         var conversionSeconds: Double
@@ -67,10 +69,11 @@ struct BenchLeNet: ParsableCommand {
 
         let report = Report(
             isa: String(cString: ocm_isa_name()), threads: threads, examples: train.count, batchSize: batchSize,
-            epochSeconds: seconds, secondsPerEpochMedian: median, samplesPerSecond: Double(train.count) / median,
+            epochSeconds: seconds, secondsPerEpochMedian: median,
+            cpuSecondsPerEpochMedian: Samples(history.map(\.cpuSeconds)).median, samplesPerSecond: Double(train.count) / median,
             gflops: 2 * Double(multiplyAdds) * Double(train.count) / median / 1e9,
             conversionSeconds: max(0, total - seconds.reduce(0, +)), trainingAccuracy: history.last?.accuracy,
-            testAccuracy: accuracy, peakRSSMegabytes: Double(ProcessMemory.peakResidentBytes) / 1e6, profile: rows)
+            testAccuracy: accuracy, peakRSSMegabytes: Double(ProcessUsage.peakResidentBytes) / 1e6, profile: rows)
         if json {
             try printJSON(report)
             return
@@ -80,11 +83,12 @@ struct BenchLeNet: ParsableCommand {
         print("")
         var table = TextTable(["measure", "value"], alignments: [.left, .right])
         table.append(["seconds per epoch (median)", String(format: "%.3f", median)])
+        table.append(["processor seconds per epoch (median, all threads)", String(format: "%.3f", report.cpuSecondsPerEpochMedian)])
         table.append(["samples per second", grouped(Int(report.samplesPerSecond.rounded()))])
         table.append(["GFLOP/s (\(String(format: "%.2f", 2 * Double(multiplyAdds) / 1e6)) MFLOP per example)", String(format: "%.1f", report.gflops)])
         table.append(["converting the examples (s)", String(format: "%.2f", report.conversionSeconds)])
         table.append(["test accuracy (\(grouped(test.count)) examples)", String(format: "%.2f%%", accuracy * 100)])
-        table.append(["peak resident memory", megabytes(ProcessMemory.peakResidentBytes)])
+        table.append(["peak resident memory", megabytes(ProcessUsage.peakResidentBytes)])
         print(table.render())
         if let rows {
             print("")

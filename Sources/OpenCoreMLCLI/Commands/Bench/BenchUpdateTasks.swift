@@ -86,7 +86,7 @@ struct BenchUpdateTasks: ParsableCommand {
             }
             seconds.append(monotonicSeconds() - start)
             usleep(20_000)
-            resident.append(ProcessMemory.currentResidentBytes)
+            resident.append(ProcessUsage.currentResidentBytes)
         }
 
         let megabytes = resident.map { Double($0) / 1e6 }
