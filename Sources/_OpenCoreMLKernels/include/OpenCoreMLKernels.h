@@ -133,8 +133,9 @@ void ocm_maxpool2d_backward(const float *dy, const int32_t *argmax, float *dx, i
 
 /* Max-pooling backward for a 2×2 window with stride 2 and no padding (argmax from ocm_maxpool2d
  * with that window; needs 2·outH <= H and 2·outW <= W), overwriting dx (planes×H×W): each input
- * gets its window's dy where it won, else 0. With `gate` (planes×outH×outW, may be NULL), dy
- * passes only where gate > 0: a ReLU before the pooling, gate being the pooled output. */
+ * gets its window's dy where it won, else 0. Windows with argmax −1 pass nothing. With `gate`
+ * (planes×outH×outW, may be NULL), dy passes only where gate > 0: a ReLU before the pooling,
+ * gate being the pooled output. */
 void ocm_maxpool2x2_backward(const float *dy, const float *gate, const int32_t *argmax, float *dx,
                              int planes, int H, int W, int outH, int outW);
 
