@@ -35,8 +35,10 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     /// Per-chunk scratch: one image's output before pooling (fused pooling only).
     private let imageOutput = FloatBuffer()
     /// Per-chunk scratch for the backward pass: the output gradient of one image (fused layers),
-    /// column gradients; and weight/bias gradient partials per block of images.
+    /// the pooled gradient after the ReLU mask (pooling other than 2×2), column gradients; and
+    /// weight/bias gradient partials per block of images.
     private let outputGradient = FloatBuffer()
+    private let pooledGradient = FloatBuffer()
     private let columnGradients = FloatBuffer()
     private let weightPartials = FloatBuffer()
     /// The winners of the fused max pooling, every image (training).
@@ -135,6 +137,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         if fusedPool != nil { imageOutput.reserve(chunks * outputSize) }
         if training {
             if fusedReLU != nil { outputGradient.reserve(chunks * outputSize) }
+            if fusedPool != nil { pooledGradient.reserve(chunks * outputChannels * pooledPositions) }
             if !isPointwise { columnGradients.reserve(chunks * patchSize * positions) }
             weightPartials.reserve(Self.blockCount(images) * (weights.count + outputChannels))
         }
@@ -186,17 +189,11 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
                 }
                 if self.fusedReLU != nil { ocm_relu(out, out, self.outputChannels * outPlane) }
                 if let pool = self.fusedPool {
-                    let pooled = pool.output.value.pointer + image * pooledSize
                     let winners = self.keepsArgmax ? self.argmax.pointer + image * pooledSize : nil
-                    ocm_maxpool2d(out, pooled, winners, Int32(self.outputChannels),
+                    ocm_maxpool2d(out, pool.output.value.pointer + image * pooledSize, winners, Int32(self.outputChannels),
                                   Int32(self.outputSize.h), Int32(self.outputSize.w), Int32(pool.kernel.h), Int32(pool.kernel.w),
                                   Int32(pool.stride.h), Int32(pool.stride.w), Int32(pool.padTop), Int32(pool.padLeft),
                                   Int32(pool.outputSize.h), Int32(pool.outputSize.w))
-                    // The ReLU passes no gradient to a window whose winner is not positive: such
-                    // windows get no winner (−1), which the pooling's backward skips.
-                    if let winners {
-                        for index in 0..<pooledSize { winners[index] = pooled[index] > 0 ? winners[index] : -1 }
-                    }
                 }
             }
         }
@@ -215,15 +212,18 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         guard let relu = fusedReLU else { return output.gradient.pointer + image * size }
         let dy = outputGradient.pointer + chunk * size
         if let pool = fusedPool {
-            // Windows the ReLU closes have no winner (see forward).
+            // The ReLU passes a pooled gradient where the winner (the pooled value) is positive.
             let pooledSize = outputChannels * pooledPositions
             let offset = image * pooledSize
-            let pooledDY = pool.output.gradient.pointer + offset, winners = argmax.pointer + offset
+            let pooled = pool.output.value.pointer + offset, pooledDY = pool.output.gradient.pointer + offset
+            let winners = argmax.pointer + offset
             let (h, w) = (Int32(outputSize.h), Int32(outputSize.w)), (ph, pw) = (Int32(pool.outputSize.h), Int32(pool.outputSize.w))
             if pool.isMaxPooling2x2 {
-                ocm_maxpool2x2_backward(pooledDY, nil, winners, dy, Int32(outputChannels), h, w, ph, pw)
+                ocm_maxpool2x2_backward(pooledDY, pooled, winners, dy, Int32(outputChannels), h, w, ph, pw)
             } else {
-                ocm_maxpool2d_backward(pooledDY, winners, dy, Int32(outputChannels), h, w, ph, pw, false)
+                let masked = pooledGradient.pointer + chunk * pooledSize
+                ocm_relu_backward(pooled, pooledDY, masked, pooledSize)
+                ocm_maxpool2d_backward(masked, winners, dy, Int32(outputChannels), h, w, ph, pw, false)
             }
         } else {
             ocm_relu_backward(relu.output.value.pointer + image * size, relu.output.gradient.pointer + image * size, dy, size)
