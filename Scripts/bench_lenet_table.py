@@ -44,7 +44,10 @@ def main():
         return "n/a" if value is None else pattern.format(value)
 
     def times(a, b, suffix="×"):
-        return "n/a" if a is None or b is None or b == 0 else f"{a / b:.2f}{suffix}"
+        if a is None or b is None or b == 0:
+            return "n/a"
+        ratio = a / b
+        return f"{ratio:.2f}{suffix}" if ratio >= 0.1 else f"{ratio:.3f}{suffix} (1/{b / a:.0f})"
 
     ours_s, tf_s = m("ours-train", "secondsPerEpochMedian"), m("tf-train", "secondsPerEpochMedian")
     row(f"training, seconds per epoch (median of {args.epochs}, 2 threads)", fmt(ours_s, "{:.2f}"), fmt(tf_s, "{:.2f}"),
@@ -80,8 +83,9 @@ def main():
     row("inference, batch-128 throughput (TF: `model(x)` on the batch)", fmt(ot, "{:,.0f}/s"), fmt(tc, "{:,.0f}/s"),
         times(ot, tc), "(same runs)")
     growth, later = m("ours-tasks", "growthMegabytes"), m("ours-tasks", "growthAfterFirstTenMegabytes")
-    row(f"{args.tasks} MLUpdateTasks in a row: resident memory growth, task 1 → {args.tasks} (10 → {args.tasks})",
-        fmt(growth, "{:+.1f} MB") + fmt(later, " ({:+.1f} MB)"), "", "", f"opencoreml bench update-tasks --count {args.tasks}")
+    later_text = "" if later is None else f" (task 10 → {args.tasks}: {later:+.1f} MB)"
+    row(f"{args.tasks} MLUpdateTasks in a row: resident memory growth, task 1 → {args.tasks}",
+        fmt(growth, "{:+.1f} MB") + later_text, "", "", f"opencoreml bench update-tasks --count {args.tasks}")
 
     print("| measure | OpenCoreML | TensorFlow 2.21 | ratio | command |")
     print("|---|---|---|---|---|")

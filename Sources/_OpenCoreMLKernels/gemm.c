@@ -153,12 +153,20 @@ static const double PACK_COST = 16.0;               /* one packed float ≈ this
  * calling thread: waking a sleeping worker costs more than it saves (batch-1 inference). */
 static const double MIN_WORK_PER_THREAD = 1048576.0;
 
-/* Picks pm × pn <= threads minimising the largest rectangle's cost (multiply-adds plus
- * packing). */
+/* Large products are cut into up to this many rectangles per thread: threads claim them as
+ * they come free, so a thread the OS delays holds up only a small piece. */
+static const int PARTS_PER_THREAD = 2;
+static const double MIN_WORK_PER_PART = 8388608.0; /* multiply-adds, for more than one part a thread */
+
+/* Picks pm × pn parts (at most threads, or PARTS_PER_THREAD × threads for large products)
+ * minimising the largest rectangle's cost (multiply-adds plus packing). */
 static void choose_split(gemm_job *g, int threads) {
     const ocm_gemm_arch *arch = g->arch;
     double work = (double)g->M * g->N * g->K;
     int usable = (int)OCM_MIN((double)threads, OCM_MAX(1.0, work / MIN_WORK_PER_THREAD));
+    if (usable > 1) {
+        usable = (int)OCM_MIN((double)(usable * PARTS_PER_THREAD), OCM_MAX((double)usable, work / MIN_WORK_PER_PART));
+    }
     g->pm = 1;
     g->pn = 1;
     g->m_unit = arch->mr;

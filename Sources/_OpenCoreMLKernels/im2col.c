@@ -51,10 +51,12 @@ static void im2col_image(const conv_geometry *g, const ocm_elementwise_ops *ops,
                     memset(dst + (size_t)oh_hi * outW, 0,
                            sizeof(float) * (size_t)(outH - oh_hi) * outW);
                 }
-                for (int oh = oh_lo; oh < oh_hi; oh++) {
-                    float *d = dst + (size_t)oh * outW;
-                    for (int ow = 0; ow < lo; ow++) d[ow] = 0.0f;
-                    for (int ow = hi; ow < outW; ow++) d[ow] = 0.0f;
+                if (lo > 0 || hi < outW) {
+                    for (int oh = oh_lo; oh < oh_hi; oh++) {
+                        float *d = dst + (size_t)oh * outW;
+                        for (int ow = 0; ow < lo; ow++) d[ow] = 0.0f;
+                        for (int ow = hi; ow < outW; ow++) d[ow] = 0.0f;
+                    }
                 }
                 if (oh_lo >= oh_hi || lo >= hi) continue;
                 /* input row of output row oh: src + (oh·sh + h_offset)·W, column ow·sw + w_offset */

@@ -105,8 +105,8 @@ typedef struct ocm_pooling_ops {
     void (*maxpool_2x2s2)(const float *x, float *y, int32_t *argmax, int H, int W, int outH,
                           int outW);
     /* Its backward for one plane, overwriting dx (H×W): each window's winner (argmax, as
-     * maxpool_2x2s2 wrote it) gets the window's dy — 0 where gate != NULL and gate[o] <= 0 —
-     * and every other input 0. */
+     * maxpool_2x2s2 wrote it, or −1 for none) gets the window's dy — 0 where gate != NULL and
+     * gate[o] <= 0 — and every other input 0. */
     void (*maxpool_2x2s2_backward)(const float *dy, const float *gate, const int32_t *argmax,
                                    float *dx, int H, int W, int outH, int outW);
 } ocm_pooling_ops;

@@ -42,8 +42,8 @@ void ocm_maxpool_2x2s2_backward_scalar(const float *dy, const float *gate, const
     (void)outH;
     memset(dx, 0, sizeof(float) * (size_t)H * W);
     for (size_t o = 0; o < (size_t)outH * outW; o++) {
-        assert(argmax[o] >= 0 && argmax[o] < H * W);
-        if (gate == NULL || gate[o] > 0.0f) dx[argmax[o]] = dy[o];
+        assert(argmax[o] < H * W);
+        if (argmax[o] >= 0 && (gate == NULL || gate[o] > 0.0f)) dx[argmax[o]] = dy[o];
     }
 }
 

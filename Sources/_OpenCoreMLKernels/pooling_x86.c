@@ -45,6 +45,9 @@ OCM_TARGET_AVX512 static void maxpool_2x2s2_avx512(const float *x, float *y, int
             m = _mm512_cmp_ps_mask(v11, best, _CMP_GT_OQ);
             best = _mm512_mask_blend_ps(m, best, v11);
             idx = _mm512_mask_blend_epi32(m, idx, _mm512_add_epi32(index, _mm512_add_epi32(row, one)));
+            /* A row of one block that is not the last may spill into the next output row,
+             * which the next store overwrites (masked stores are slow on some CPUs). */
+            if (outW <= 16 && oh + 1 < outH && 16 <= 2 * outW) out_mask = 0xFFFF;
             _mm512_mask_storeu_ps(y + (size_t)oh * outW + ow, out_mask, best);
             if (argmax != NULL) {
                 _mm512_mask_storeu_epi32(argmax + (size_t)oh * outW + ow, out_mask, idx);
@@ -86,10 +89,18 @@ OCM_TARGET_AVX512 static void maxpool_2x2s2_backward_avx512(const float *dy, con
             __mmask16 lo_mask = (__mmask16)(in_count >= 16 ? 0xFFFF : (1u << in_count) - 1);
             __mmask16 hi_mask =
                 (__mmask16)(in_count <= 16 ? 0 : in_count >= 32 ? 0xFFFF : (1u << (in_count - 16)) - 1);
+            /* Lanes past the outputs hold zeros. When a row is one block and this is not the
+             * last pair of rows, whole vectors may spill them into the next row, which the
+             * stores after overwrite (masked stores are slow on some CPUs). */
+            int stored = in_count > 16 ? 32 : 16;
+            if (outW <= 16 && oh + 1 < outH && stored <= 2 * W) {
+                lo_mask = 0xFFFF;
+                if (hi_mask) hi_mask = 0xFFFF;
+            }
             _mm512_mask_storeu_ps(r0 + 2 * ow, lo_mask, _mm512_permutex2var_ps(e0, low, o0));
-            _mm512_mask_storeu_ps(r0 + 2 * ow + 16, hi_mask, _mm512_permutex2var_ps(e0, high, o0));
+            if (hi_mask) _mm512_mask_storeu_ps(r0 + 2 * ow + 16, hi_mask, _mm512_permutex2var_ps(e0, high, o0));
             _mm512_mask_storeu_ps(r1 + 2 * ow, lo_mask, _mm512_permutex2var_ps(e1, low, o1));
-            _mm512_mask_storeu_ps(r1 + 2 * ow + 16, hi_mask, _mm512_permutex2var_ps(e1, high, o1));
+            if (hi_mask) _mm512_mask_storeu_ps(r1 + 2 * ow + 16, hi_mask, _mm512_permutex2var_ps(e1, high, o1));
         }
         for (int w = 2 * outW; w < W; w++) r0[w] = r1[w] = 0.0f;
     }

@@ -24,7 +24,9 @@ static inline void cpu_relax(void) {}
 #endif
 
 enum {
-    WORKER_SPINS = 1 << 15, /* pause loops (~0.5 ms) before a worker sleeps */
+    /* pause loops (~60 µs) before a worker sleeps: enough to catch the next kernel of a
+     * training step, short enough not to take a loaded machine's time from the caller */
+    WORKER_SPINS = 1 << 12,
     CALLER_SPINS = 1 << 12, /* pause loops before a waiting caller starts yielding */
     MAX_THREADS = 256,
 };

@@ -20,6 +20,7 @@ struct PoolGeometry: CustomTestStringConvertible, Sendable {
 
 private let poolGeometries: [PoolGeometry] = [
     PoolGeometry(planes: 64, H: 26, W: 26, kh: 2, kw: 2, sh: 2, sw: 2),  // LeNet pool 1 (threads)
+    PoolGeometry(planes: 3, H: 9, W: 27, kh: 2, kw: 2, sh: 2, sw: 2),  // rows of one block, odd sizes
     PoolGeometry(planes: 3, H: 7, W: 69, kh: 2, kw: 2, sh: 2, sw: 2),  // odd sizes, 34 outputs a row
     PoolGeometry(planes: 2, H: 9, W: 11, kh: 3, kw: 3, sh: 2, sw: 2, pt: 1, pl: 1, pb: 1, pr: 1),
     PoolGeometry(planes: 2, H: 6, W: 7, kh: 2, kw: 3, sh: 1, sw: 2, pt: 0, pl: 2, pb: 1, pr: 2),
@@ -175,19 +176,24 @@ extension KernelTests {
 
         /// The 2×2 stride-2 backward overwrites every input: the gated dy at each winner, 0
         /// elsewhere (rows and columns no window covers included).
-        @Test(arguments: [poolGeometries[0], poolGeometries[1], PoolGeometry(planes: 2, H: 5, W: 35, kh: 2, kw: 2, sh: 2, sw: 2)])
+        @Test(arguments: [
+            poolGeometries[0], poolGeometries[2], PoolGeometry(planes: 2, H: 5, W: 35, kh: 2, kw: 2, sh: 2, sw: 2),
+            PoolGeometry(planes: 3, H: 9, W: 27, kh: 2, kw: 2, sh: 2, sw: 2), PoolGeometry(planes: 2, H: 12, W: 12, kh: 2, kw: 2, sh: 2, sw: 2),
+        ])
         func maxPool2x2Backward(_ g: PoolGeometry) {
             var random = TestRandom(seed: UInt64(g.inSize + 9))
             let x = random.floats(g.inSize).map { ($0 * 3).rounded() }  // ties too
             let dy = random.floats(g.outSize)
             let gate = random.floats(g.outSize)  // about half of them <= 0
-            let (_, argmax) = referenceMaxPool(g, x)
+            var (_, argmax) = referenceMaxPool(g, x)
+            // Some windows without a winner (−1): they pass nothing.
+            for index in stride(from: 3, to: argmax.count, by: 7) { argmax[index] = -1 }
             for useGate in [false, true] {
                 var naive = [Double](repeating: 0, count: g.inSize)
                 for p in 0..<g.planes {
                     for o in 0..<(g.outH * g.outW) {
                         let index = p * g.outH * g.outW + o
-                        if useGate && gate[index] <= 0 { continue }
+                        if argmax[index] < 0 || (useGate && gate[index] <= 0) { continue }
                         naive[p * g.H * g.W + Int(argmax[index])] = Double(dy[index])
                     }
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreMLEngine
 
 /// Trains an updatable model on device, reporting progress to handlers: Core ML's API.
 ///
@@ -117,6 +118,7 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
     private func train() {
         var last: UpdateProgress?
         var updater: (any ModelUpdater)?
+        var trained: MLModel?
         do {
             let made = try ModelUpdaters.make(model: model, trainingData: trainingData)
             if !initialOverrides.isEmpty { try made.schedule(initialOverrides) }
@@ -135,18 +137,31 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
             failure = failure ?? error
             lock.unlock()
         }
-        finish(updater: updater, progress: last)
+        // The trained weights leave the engine now, so its buffers are freed (and handed back to
+        // the system) before the completion handler runs.
+        trained = updater?.trainedModel()
+        let parameters = updater?.parameterValues
+        lock.lock()
+        self.updater = nil
+        lock.unlock()
+        updater = nil
+        releaseFreedMemory()
+        finish(updater: nil, progress: last, trained: trained, parameters: parameters)
     }
 
-    private func context(_ event: MLUpdateProgressEvent, progress: UpdateProgress?, updater: (any ModelUpdater)?) -> MLUpdateContext {
+    private func context(
+        _ event: MLUpdateProgressEvent, progress: UpdateProgress?, updater: (any ModelUpdater)?, trained: MLModel? = nil,
+        parameters: [MLParameterKey: Any]? = nil
+    ) -> MLUpdateContext {
         let model = self.model
         return MLUpdateContext(
             task: self, event: event, metrics: progress?.metrics ?? [:],
-            parameters: updater?.parameterValues ?? UpdateSettings(model: model).values,
-            model: { updater?.trainedModel() ?? model })
+            parameters: parameters ?? updater?.parameterValues ?? UpdateSettings(model: model).values,
+            model: { trained ?? updater?.trainedModel() ?? model })
     }
 
-    private func finish(updater: (any ModelUpdater)?, progress: UpdateProgress?) {
+    private func finish(updater: (any ModelUpdater)?, progress: UpdateProgress?, trained: MLModel? = nil,
+                        parameters: [MLParameterKey: Any]? = nil) {
         lock.lock()
         let error = failure
         let cancelled = cancelRequested
@@ -159,7 +174,7 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
         } else {
             setState(cancelled ? .cancelling : .completed)
         }
-        handlers?.completionHandler(context([], progress: progress, updater: updater))
+        handlers?.completionHandler(context([], progress: progress, updater: updater, trained: trained, parameters: parameters))
         if error == nil { setState(.completed) }
     }
 }

@@ -8,6 +8,8 @@ struct TrainingSession {
         let loss: Double
         let accuracy: Double?
         let seconds: Double
+        /// Processor time of the whole process (every thread) during the epoch.
+        var cpuSeconds: Double = 0
     }
 
     let model: MLModel
@@ -32,6 +34,7 @@ struct TrainingSession {
                 case .trainingBegin:
                     if !quiet { bar.startEpoch(1) }
                     state.epochStart = Date()
+                    state.epochCPUStart = ProcessUsage.cpuSeconds
                 case .miniBatchEnd:
                     let miniBatch = context.metrics[.miniBatchIndex] as? Int ?? 0
                     state.lossSum += context.metrics[.lossValue] as? Double ?? 0
@@ -41,7 +44,8 @@ struct TrainingSession {
                     let loss = context.metrics[.lossValue] as? Double ?? .nan
                     let accuracy = context.metrics[.trainingAccuracy] as? Double
                     let seconds = Date().timeIntervalSince(state.epochStart)
-                    state.epochs.append(Epoch(loss: loss, accuracy: accuracy, seconds: seconds))
+                    state.epochs.append(Epoch(loss: loss, accuracy: accuracy, seconds: seconds,
+                                              cpuSeconds: ProcessUsage.cpuSeconds - state.epochCPUStart))
                     if !quiet { bar.finishEpoch(loss: loss, accuracy: accuracy, samples: dataset.count) }
                     do {
                         try log?.append(epoch: epoch + 1, loss: loss, accuracy: accuracy, seconds: seconds)
@@ -51,6 +55,7 @@ struct TrainingSession {
                     }
                     state.lossSum = 0
                     state.epochStart = Date()
+                    state.epochCPUStart = ProcessUsage.cpuSeconds
                     if epoch + 1 < epochs, !quiet { bar.startEpoch(epoch + 2) }
                 default:
                     break
@@ -74,6 +79,7 @@ private final class SessionState: @unchecked Sendable {
     var epochs: [TrainingSession.Epoch] = []
     var lossSum = 0.0
     var epochStart = Date()
+    var epochCPUStart = 0.0
     var trained: MLModel?
     var logError: Error?
 }

@@ -1,9 +1,24 @@
-/// Wall time per layer, forward and backward, summed over the batches a network runs while the
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Time per layer, forward and backward, summed over the batches a network runs while the
 /// timings are attached to it (`Network.timings`): where a training step's time goes.
 ///
 /// A layer fused into the layer before it (a ReLU or max pooling run inside a convolution) has no
 /// time of its own; its producer's entry includes it.
 public final class LayerTimings: @unchecked Sendable {
+    /// What the timings measure.
+    public enum Clock: Sendable {
+        /// Elapsed time.
+        case wall
+        /// Processor time of the calling thread: with one kernel thread, what each layer costs,
+        /// whatever else the machine runs.
+        case threadCPU
+    }
+
     public struct Entry: Sendable {
         public let name: String
         public let typeName: String
@@ -17,6 +32,7 @@ public final class LayerTimings: @unchecked Sendable {
         public var trainingMultiplyAdds = 0
     }
 
+    public let clock: Clock
     public private(set) var entries: [Entry]
     /// Seconds in the losses (forward and their gradients).
     public var loss: Double = 0
@@ -25,7 +41,8 @@ public final class LayerTimings: @unchecked Sendable {
     /// Batches run forward.
     public private(set) var batches = 0
 
-    init(nodes: [LayerNode]) {
+    init(nodes: [LayerNode], clock: Clock = .wall) {
+        self.clock = clock
         entries = nodes.map { node in
             let forward = node.multiplyAddsPerExample
             let inputGradient = node.inputs.first?.needsGradient ?? false
@@ -35,13 +52,17 @@ public final class LayerTimings: @unchecked Sendable {
         }
     }
 
-    /// Seconds `body` takes.
-    public static func time(_ body: () throws -> Void) rethrows -> Double {
-        let clock = ContinuousClock()
-        let start = clock.now
+    /// Seconds `body` takes on this timing's clock.
+    public func time(_ body: () throws -> Void) rethrows -> Double {
+        let start = now()
         try body()
-        let elapsed = clock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        return now() - start
+    }
+
+    private func now() -> Double {
+        var spec = timespec()
+        clock_gettime(clock == .wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
     }
 
     func addForward(_ index: Int, _ seconds: Double) { entries[index].forward += seconds }

@@ -161,9 +161,9 @@ public final class Network: @unchecked Sendable {
         return (entries.reduce(0) { $0 + $1.forwardMultiplyAdds }, entries.reduce(0) { $0 + $1.trainingMultiplyAdds })
     }
 
-    /// Starts collecting per-layer wall times (from zero) in ``timings``.
-    public func enableTimings() {
-        timings = LayerTimings(nodes: nodes)
+    /// Starts collecting per-layer times (from zero) on `clock` in ``timings``.
+    public func enableTimings(clock: LayerTimings.Clock = .wall) {
+        timings = LayerTimings(nodes: nodes, clock: clock)
     }
 
     /// Layer indices in an order where every layer runs after the layers producing its inputs
@@ -218,7 +218,7 @@ public final class Network: @unchecked Sendable {
         }
         timings.countBatch()
         for (index, node) in nodes.enumerated() where node.fusedInto == nil {
-            timings.addForward(index, LayerTimings.time { node.forward(batch: batch, training: training) })
+            timings.addForward(index, timings.time { node.forward(batch: batch, training: training) })
         }
     }
 
@@ -228,10 +228,13 @@ public final class Network: @unchecked Sendable {
         forward(batch: batch, training: true)
         for blob in blobs.values { blob.gradientWritten = false }
         var total: Float = 0
-        let lossSeconds = try LayerTimings.time {
+        if let timings {
+            timings.loss += try timings.time {
+                for loss in losses { total += try loss.compute(batch: batch) }
+            }
+        } else {
             for loss in losses { total += try loss.compute(batch: batch) }
         }
-        timings?.loss += lossSeconds
         for (index, node) in nodes.enumerated().reversed() where node.fusedInto == nil {
             let trainable = node.hasTrainableParameters
             guard trainable || node.inputs.contains(where: \.needsGradient) else { continue }
@@ -246,7 +249,7 @@ public final class Network: @unchecked Sendable {
                 output.gradientWritten = true
             }
             if let timings {
-                timings.addBackward(index, LayerTimings.time { node.backward(batch: batch) })
+                timings.addBackward(index, timings.time { node.backward(batch: batch) })
             } else {
                 node.backward(batch: batch)
             }

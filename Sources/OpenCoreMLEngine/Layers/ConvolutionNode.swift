@@ -35,7 +35,8 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     /// Per-chunk scratch: one image's output before pooling (fused pooling only).
     private let imageOutput = FloatBuffer()
     /// Per-chunk scratch for the backward pass: the output gradient of one image (fused layers),
-    /// the pooled gradient after the ReLU mask, column gradients, weight/bias gradient partials.
+    /// the pooled gradient after the ReLU mask (pooling other than 2×2), column gradients; and
+    /// weight/bias gradient partials per block of images.
     private let outputGradient = FloatBuffer()
     private let pooledGradient = FloatBuffer()
     private let columnGradients = FloatBuffer()
@@ -226,13 +227,14 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
             let pooledSize = outputChannels * pooledPositions
             let offset = image * pooledSize
             let pooled = pool.output.value.pointer + offset, pooledDY = pool.output.gradient.pointer + offset
+            let winners = argmax.pointer + offset
             let (h, w) = (Int32(outputSize.h), Int32(outputSize.w)), (ph, pw) = (Int32(pool.outputSize.h), Int32(pool.outputSize.w))
             if pool.isMaxPooling2x2 {
-                ocm_maxpool2x2_backward(pooledDY, pooled, argmax.pointer + offset, dy, Int32(outputChannels), h, w, ph, pw)
+                ocm_maxpool2x2_backward(pooledDY, pooled, winners, dy, Int32(outputChannels), h, w, ph, pw)
             } else {
                 let masked = pooledGradient.pointer + chunk * pooledSize
                 ocm_relu_backward(pooled, pooledDY, masked, pooledSize)
-                ocm_maxpool2d_backward(masked, argmax.pointer + offset, dy, Int32(outputChannels), h, w, ph, pw, false)
+                ocm_maxpool2d_backward(masked, winners, dy, Int32(outputChannels), h, w, ph, pw, false)
             }
         } else {
             ocm_relu_backward(relu.output.value.pointer + image * size, relu.output.gradient.pointer + image * size, dy, size)

@@ -80,6 +80,12 @@ void ocm_parallel_dynamic(size_t count, ocm_index_fn fn, void *ctx);
  * even if another thread changes the thread count after the caller sized its scratch. */
 void ocm_parallel_dynamic_slots(size_t count, int slots, ocm_index_fn fn, void *ctx);
 
+/* MARK: - Memory */
+
+/* Returns the heap memory freed so far to the system where the C library can (glibc keeps freed
+ * blocks in per-thread arenas: malloc_trim); does nothing elsewhere. */
+void ocm_trim_heap(void);
+
 /* MARK: - GEMM */
 
 /* C = alpha·op(A)·op(B) + beta·C, row-major, op(X) = X or Xᵀ.
@@ -131,8 +137,9 @@ void ocm_maxpool2d_backward(const float *dy, const int32_t *argmax, float *dx, i
 
 /* Max-pooling backward for a 2×2 window with stride 2 and no padding (argmax from ocm_maxpool2d
  * with that window; needs 2·outH <= H and 2·outW <= W), overwriting dx (planes×H×W): each input
- * gets its window's dy where it won, else 0. With `gate` (planes×outH×outW, may be NULL), dy
- * passes only where gate > 0: a ReLU before the pooling, gate being the pooled output. */
+ * gets its window's dy where it won, else 0. Windows with argmax −1 pass nothing. With `gate`
+ * (planes×outH×outW, may be NULL), dy passes only where gate > 0: a ReLU before the pooling,
+ * gate being the pooled output. */
 void ocm_maxpool2x2_backward(const float *dy, const float *gate, const int32_t *argmax, float *dx,
                              int planes, int H, int W, int outH, int outW);
 

@@ -122,7 +122,7 @@ struct BenchKNN: ParsableCommand {
         let report = Report(
             index: index, samples: samples, dimensions: dimensions, queries: queries, k: k, threads: Int(ocm_num_threads()),
             loadSeconds: loadSeconds, singleQueryMilliseconds: singles.sorted()[singles.count / 2], batchSeconds: batchSeconds,
-            accuracy: Double(correct) / Double(queries), peakResidentMegabytes: Double(ProcessMemory.peakResidentBytes) / 1_048_576)
+            accuracy: Double(correct) / Double(queries), peakResidentMegabytes: Double(ProcessUsage.peakResidentBytes) / 1_048_576)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

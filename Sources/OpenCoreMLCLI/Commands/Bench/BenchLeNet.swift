@@ -40,6 +40,8 @@ struct BenchLeNet: ParsableCommand {
         var batchSize: Int
         var epochSeconds: [Double]
         var secondsPerEpochMedian: Double
+        /// Processor time per epoch (all threads; median): what the epoch costs on a busy machine.
+        var cpuSecondsPerEpochMedian: Double
         var samplesPerSecond: Double
         var gflops: Double
         var conversionSeconds: Double
@@ -67,10 +69,11 @@ struct BenchLeNet: ParsableCommand {
 
         let report = Report(
             isa: String(cString: ocm_isa_name()), threads: threads, examples: train.count, batchSize: batchSize,
-            epochSeconds: seconds, secondsPerEpochMedian: median, samplesPerSecond: Double(train.count) / median,
+            epochSeconds: seconds, secondsPerEpochMedian: median,
+            cpuSecondsPerEpochMedian: Samples(history.map(\.cpuSeconds)).median, samplesPerSecond: Double(train.count) / median,
             gflops: 2 * Double(multiplyAdds) * Double(train.count) / median / 1e9,
             conversionSeconds: max(0, total - seconds.reduce(0, +)), trainingAccuracy: history.last?.accuracy,
-            testAccuracy: accuracy, peakRSSMegabytes: Double(ProcessMemory.peakResidentBytes) / 1e6, profile: rows)
+            testAccuracy: accuracy, peakRSSMegabytes: Double(ProcessUsage.peakResidentBytes) / 1e6, profile: rows)
         if json {
             try printJSON(report)
             return
@@ -80,15 +83,17 @@ struct BenchLeNet: ParsableCommand {
         print("")
         var table = TextTable(["measure", "value"], alignments: [.left, .right])
         table.append(["seconds per epoch (median)", String(format: "%.3f", median)])
+        table.append(["processor seconds per epoch (median, all threads)", String(format: "%.3f", report.cpuSecondsPerEpochMedian)])
         table.append(["samples per second", grouped(Int(report.samplesPerSecond.rounded()))])
         table.append(["GFLOP/s (\(String(format: "%.2f", 2 * Double(multiplyAdds) / 1e6)) MFLOP per example)", String(format: "%.1f", report.gflops)])
         table.append(["converting the examples (s)", String(format: "%.2f", report.conversionSeconds)])
         table.append(["test accuracy (\(grouped(test.count)) examples)", String(format: "%.2f%%", accuracy * 100)])
-        table.append(["peak resident memory", megabytes(ProcessMemory.peakResidentBytes)])
+        table.append(["peak resident memory", megabytes(ProcessUsage.peakResidentBytes)])
         print(table.render())
         if let rows {
             print("")
-            print("Where one epoch's time goes (engine, \(grouped(train.count)) examples, batch \(batchSize)):")
+            let clock = threads == 1 ? "processor time of the one thread" : "elapsed time"
+            print("Where one epoch's time goes (engine, \(grouped(train.count)) examples, batch \(batchSize), \(clock)):")
             print(ProfileRow.render(rows))
         }
     }
@@ -126,14 +131,15 @@ struct BenchLeNet: ParsableCommand {
         guard let inputName = network.inputNames.first, let targetName = network.targetNames.first else {
             throw CLIError.model("the model has no input or no loss target to profile")
         }
-        network.enableTimings()
+        // One thread: each layer's processor time (robust on a busy machine); more: elapsed time.
+        network.enableTimings(clock: ocm_num_threads() == 1 ? .threadCPU : .wall)
         var copying = 0.0
         let width = dataset.featureCount
         var position = 0
         while position < dataset.count {
             let size = min(batchSize, dataset.count - position)
             network.reserve(batch: size, training: true)
-            copying += LayerTimings.time {
+            copying += network.timings!.time {
                 let input = network.inputBlob(named: inputName)!.value.pointer
                 let target = network.inputBlob(named: targetName)!.value.pointer
                 dataset.values.withUnsafeBufferPointer { values in
@@ -142,7 +148,7 @@ struct BenchLeNet: ParsableCommand {
                 for row in 0..<size { target[row] = Float(dataset.labels[position + row]) }
             }
             _ = try network.trainingStep(batch: size)
-            network.timings!.optimizer += LayerTimings.time { optimizer.update(network.parameters) }
+            network.timings!.optimizer += network.timings!.time { optimizer.update(network.parameters) }
             position += size
         }
         let timings = network.timings!

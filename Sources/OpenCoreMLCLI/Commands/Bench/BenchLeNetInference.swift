@@ -85,7 +85,7 @@ struct BenchLeNetInference: ParsableCommand {
             isa: String(cString: ocm_isa_name()), threads: threads, latencyMillisecondsMedian: latency.median * 1e3,
             latencyMillisecondsP90: latency.percentile(0.9) * 1e3, batchSize: batchSize,
             batchMillisecondsMedian: batchTimes.median * 1e3, samplesPerSecond: Double(batchSize) / batchTimes.median,
-            peakRSSMegabytes: Double(ProcessMemory.peakResidentBytes) / 1e6)
+            peakRSSMegabytes: Double(ProcessUsage.peakResidentBytes) / 1e6)
         if json {
             try printJSON(report)
             return
@@ -96,7 +96,7 @@ struct BenchLeNetInference: ParsableCommand {
         table.append(["batch-1 latency, p90", String(format: "%.3f ms", report.latencyMillisecondsP90)])
         table.append(["batch-\(batchSize) time, median (\(batches) batches)", String(format: "%.2f ms", report.batchMillisecondsMedian)])
         table.append(["batch-\(batchSize) throughput", "\(grouped(Int(report.samplesPerSecond.rounded()))) samples/s"])
-        table.append(["peak resident memory", megabytes(ProcessMemory.peakResidentBytes)])
+        table.append(["peak resident memory", megabytes(ProcessUsage.peakResidentBytes)])
         print(table.render())
     }
 }

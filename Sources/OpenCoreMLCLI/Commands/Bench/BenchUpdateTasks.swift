@@ -10,7 +10,10 @@ struct BenchUpdateTasks: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "update-tasks",
         abstract: "Run many MLUpdateTasks in a row on one model file and print the resident memory after each.",
-        discussion: "Each task trains one epoch on --examples examples (default 512) and its completion handler writes the model back."
+        discussion: """
+            Each task trains one epoch on --examples examples (default 512) and its completion handler writes the model \
+            back. The resident memory is read 20 ms after each task reports it has completed.
+            """
     )
 
     @OptionGroup var options: LeNetBenchOptions
@@ -78,9 +81,12 @@ struct BenchUpdateTasks: ParsableCommand {
                 task.resume()
                 done.wait()
                 if let error = failure.error { throw CLIError.wrap(error) }
+                // The state turns .completed after the handler returns; then the update's thread ends.
+                while task.state != .completed && task.state != .failed { usleep(1_000) }
             }
             seconds.append(monotonicSeconds() - start)
-            resident.append(ProcessMemory.currentResidentBytes)
+            usleep(20_000)
+            resident.append(ProcessUsage.currentResidentBytes)
         }
 
         let megabytes = resident.map { Double($0) / 1e6 }

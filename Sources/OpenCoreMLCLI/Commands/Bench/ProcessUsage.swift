@@ -1,7 +1,19 @@
 import Foundation
 
-/// The resident memory of this process, for the memory benchmarks.
-enum ProcessMemory {
+/// The resident memory and processor time of this process, for the benchmarks.
+enum ProcessUsage {
+    /// User plus system processor time of every thread so far, in seconds.
+    static var cpuSeconds: Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
     /// The largest resident set so far (`getrusage`), in bytes.
     static var peakResidentBytes: Int {
         var usage = rusage()
