@@ -133,8 +133,14 @@ struct ImageClassifier: ParsableCommand {
         @Argument(help: "One sub-folder of JPEG/PNG pictures per class.")
         var directory: String
 
-        @Option(help: "Also write the confusion matrix as an SVG heat map.")
+        @Option(help: "Also write the confusion matrix as an SVG heat map (FILE.svg).")
         var plot: String?
+
+        func validate() throws {
+            if let plot, !plot.lowercased().hasSuffix(".svg") {
+                throw ValidationError("--plot \(plot): the confusion matrix is written as SVG; name the file .svg")
+            }
+        }
 
         func run() throws {
             let loaded: MLModel
