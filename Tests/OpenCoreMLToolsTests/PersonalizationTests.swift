@@ -9,16 +9,10 @@ import _OpenCoreMLTestSupport
 /// put an empty k-NN behind it with the DSL, and personalize the pipeline on device.
 @Suite("Personalization pipeline built in Swift")
 struct PersonalizationTests {
-    /// A 1×28×28 image of class `label`: a bright square in one of three places, plus noise.
+    /// A 1×28×28 picture of class `label` (`SquarePictures`).
     static func image(label: Int, random: inout TestRandom) -> MLFeatureValue {
         let array = try! MLMultiArray(shape: [1, 28, 28], dataType: .float32)
-        let (top, left) = [(2, 2), (14, 14), (2, 16)][label]
-        for row in 0..<28 {
-            for column in 0..<28 {
-                let inside = (top..<(top + 10)).contains(row) && (left..<(left + 10)).contains(column)
-                array[row * 28 + column] = NSNumber(value: (inside ? 1 : 0) + random.float(-0.2, 0.2))
-            }
-        }
+        for (index, value) in SquarePictures.pixels(label: label, random: &random).enumerated() { array[index] = NSNumber(value: value) }
         return MLFeatureValue(multiArray: array)
     }
 

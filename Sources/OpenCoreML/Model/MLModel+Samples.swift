@@ -31,9 +31,7 @@ extension MLModel {
 
     /// The model without the samples for which `shouldRemove` returns true.
     public func removingSamples(where shouldRemove: (NearestNeighborsSample) throws -> Bool) throws -> MLModel {
-        guard let knn = specification.nearestNeighborsClassifier, let labels = sampleLabels else {
-            throw MLModelError(.parameters, "the model is a \(specification.modelTypeName), not a k-NN classifier (or a pipeline ending in one); it has no samples to remove")
-        }
+        guard let knn = specification.nearestNeighborsClassifier, let labels = sampleLabels else { throw noSamples }
         let samples = knn.nearestNeighborsIndex.floatSamples
         var doomed = Set<Int>()
         for index in samples.indices {
@@ -46,9 +44,7 @@ extension MLModel {
 
     /// The model without the samples at `indices` (each must be a sample's index).
     public func removingSamples(at indices: some Sequence<Int>) throws -> MLModel {
-        guard var knn = specification.nearestNeighborsClassifier else {
-            return try removingSamples(where: { _ in false })
-        }
+        guard var knn = specification.nearestNeighborsClassifier else { throw noSamples }
         do {
             try knn.removeSamples(at: Set(indices))
         } catch {
@@ -57,6 +53,10 @@ extension MLModel {
         var edited = specification
         edited.nearestNeighborsClassifier = knn
         return MLModel(trustedSpecification: edited, configuration: configuration)
+    }
+
+    private var noSamples: MLModelError {
+        MLModelError(.parameters, "the model is a \(specification.modelTypeName), not a k-NN classifier (or a pipeline ending in one); it has no samples to remove")
     }
 
     /// The model without the samples labelled `label` (a `String` or an integer); throws if no

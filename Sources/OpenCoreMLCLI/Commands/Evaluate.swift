@@ -21,12 +21,7 @@ struct Evaluate: ParsableCommand {
     var confusionMatrix: String?
 
     func run() throws {
-        let loaded: MLModel
-        do {
-            loaded = try MLModel(contentsOf: URL(fileURLWithPath: model))
-        } catch {
-            throw CLIError.model("\(model): \(CLIError.wrap(error))")
-        }
+        let loaded = try loadModel(model)
         let examples = try dataset.load(defaultSplit: .test)
         let binding = try DatasetBinding(model: loaded, dataset: examples, classNames: dataset.classNameList)
         let evaluation = try Evaluation(model: loaded, dataset: examples, binding: binding)

@@ -143,8 +143,7 @@ struct ImageClassifier: ParsableCommand {
         }
 
         func run() throws {
-            let loaded: MLModel
-            do { loaded = try MLModel(contentsOf: URL(fileURLWithPath: model)) } catch { throw CLIError.model("\(model): \(CLIError.wrap(error))") }
+            let loaded = try loadModel(model)
             let description = loaded.modelDescription
             let images = description.inputDescriptionsByName.values.filter { $0.imageConstraint != nil }
             guard description.inputDescriptionsByName.count == 1, let input = images.first, let constraint = input.imageConstraint else {
@@ -205,8 +204,7 @@ extension ImageClassifier {
 
         func run() throws {
             guard output.hasSuffix(".mlmodel") else { throw CLIError.unsupportedExtension(path: output) }
-            let loaded: MLModel
-            do { loaded = try MLModel(contentsOf: URL(fileURLWithPath: model)) } catch { throw CLIError.model("\(model): \(CLIError.wrap(error))") }
+            let loaded = try loadModel(model)
             let spec = loaded.specification
             guard spec.isUpdatable, let input = loaded.modelDescription.inputDescriptionsByName.values.first(where: { $0.imageConstraint != nil }),
                   let constraint = input.imageConstraint else {

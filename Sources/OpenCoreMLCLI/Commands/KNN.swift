@@ -45,12 +45,7 @@ extension KNN {
         }
 
         func run() throws {
-            let loaded: MLModel
-            do {
-                loaded = try MLModel(contentsOf: URL(fileURLWithPath: model))
-            } catch {
-                throw CLIError.model("\(model): \(CLIError.wrap(error))")
-            }
+            let loaded = try loadModel(model)
             guard let before = loaded.sampleCount else {
                 throw CLIError.model("\(model): not a k-NN classifier (or a pipeline ending in one); it has no samples")
             }

@@ -19,12 +19,7 @@ struct Predict: ParsableCommand {
     var json = false
 
     func run() throws {
-        let loaded: MLModel
-        do {
-            loaded = try MLModel(contentsOf: URL(fileURLWithPath: model))
-        } catch {
-            throw CLIError.model("\(model): \(CLIError.wrap(error))")
-        }
+        let loaded = try loadModel(model)
         let descriptions = loaded.modelDescription.inputDescriptionsByName
         var values: [String: MLFeatureValue] = [:]
         for assignment in inputs {

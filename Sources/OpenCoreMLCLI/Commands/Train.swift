@@ -53,12 +53,7 @@ struct Train: ParsableCommand {
         if let batchSize { parameters[.miniBatchSize] = batchSize }
         if let seed { parameters[.seed] = seed }
         configuration.parameters = parameters.isEmpty ? nil : parameters
-        let loaded: MLModel
-        do {
-            loaded = try MLModel(contentsOf: URL(fileURLWithPath: model), configuration: configuration)
-        } catch {
-            throw CLIError.model("\(model): \(CLIError.wrap(error))")
-        }
+        let loaded = try loadModel(model, configuration: configuration)
         guard loaded.modelDescription.isUpdatable else { throw CLIError.model("\(model): the model is not updatable") }
         let examples = try dataset.load(defaultSplit: .train)
         let binding = try DatasetBinding(model: loaded, dataset: examples, classNames: dataset.classNameList)

@@ -29,6 +29,8 @@ public final class NearestNeighborsIndex: @unchecked Sendable {
     /// One class index per sample.
     public private(set) var labels: [Int32]
     private var tree: KDTree?
+    /// Distances of a block of queries to every sample, kept between searches (under `lock`).
+    private var distances: [Float] = []
     private let lock = NSLock()
 
     /// Queries searched per distance block (a block of distances is queries × samples floats).
@@ -102,7 +104,8 @@ public final class NearestNeighborsIndex: @unchecked Sendable {
         var results: [NeighborList] = []
         results.reserveCapacity(queryCount)
         let block = Self.queryBlock
-        var distances = [Float](repeating: 0, count: min(block, queryCount) * count)
+        let needed = min(block, queryCount) * count
+        if distances.count < needed { distances = [Float](repeating: 0, count: needed) }
         var indices = [Int32](repeating: 0, count: k)
         var selected = [Float](repeating: 0, count: k)
         samples.withUnsafeBufferPointer { all in
