@@ -25,11 +25,11 @@ let package = Package(
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")]
         ),
         /// Core ML's API (`MLModel`, `MLModelDescription`, ...) on every platform Swift runs on.
-        .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "OpenCoreMLEngine", "_OpenCoreMLImageIO"]),
+        .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "_OpenCoreMLEngine", "_OpenCoreMLImageIO"]),
         /// Building and editing models in Swift: a result-builder DSL and model surgery.
-        .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec", "OpenCoreMLEngine"]),
+        .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec", "_OpenCoreMLEngine"]),
         /// Create ML's trainers: an image classifier on a Core ML feature extractor's features.
-        .target(name: "OpenCreateML", dependencies: ["OpenCoreML", "OpenCoreMLTools", "OpenCoreMLEngine", "CoreMLSpec", "_OpenCoreMLImageIO"]),
+        .target(name: "OpenCreateML", dependencies: ["OpenCoreML", "OpenCoreMLTools", "_OpenCoreMLEngine", "CoreMLSpec", "_OpenCoreMLImageIO"]),
 
         // MARK: Implementation
 
@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "_OpenCoreMLKernels"),
         /// The engine: tensors, a graph compiled once from a specification, forward and backward per
         /// layer, losses, optimizers. Used by `OpenCoreML`; Swift API for the layers above.
-        .target(name: "OpenCoreMLEngine", dependencies: ["CoreMLSpec", "_OpenCoreMLKernels"]),
+        .target(name: "_OpenCoreMLEngine", dependencies: ["CoreMLSpec", "_OpenCoreMLKernels"]),
         /// Images: JPEG and PNG decoding (libjpeg-turbo and libpng on Linux, ImageIO on Apple
         /// platforms), EXIF orientation, crop, resampling and Vision's crop-and-scale geometry.
         .target(
@@ -69,7 +69,7 @@ let package = Package(
         .target(
             name: "OpenCoreMLCLI",
             dependencies: [
-                "OpenCoreML", "OpenCoreMLEngine", "OpenCoreMLTools", "OpenCreateML", "CoreMLSpec", "_OpenCoreMLKernels", "CZlib",
+                "OpenCoreML", "_OpenCoreMLEngine", "OpenCoreMLTools", "OpenCreateML", "CoreMLSpec", "_OpenCoreMLKernels", "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -78,11 +78,11 @@ let package = Package(
         // MARK: Tests
 
         /// Fixture lookup, the fixtures' independent facts, temporary folders.
-        .target(name: "_OpenCoreMLTestSupport", dependencies: ["CoreMLSpec", "OpenCoreMLEngine"], path: "Tests/_OpenCoreMLTestSupport"),
+        .target(name: "_OpenCoreMLTestSupport", dependencies: ["CoreMLSpec", "_OpenCoreMLEngine"], path: "Tests/_OpenCoreMLTestSupport"),
 
         .testTarget(name: "CoreMLSpecTests", dependencies: ["CoreMLSpec", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLKernelsTests", dependencies: ["_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
-        .testTarget(name: "OpenCoreMLEngineTests", dependencies: ["OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLEngineTests", dependencies: ["_OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLToolsTests", dependencies: ["OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCreateMLTests", dependencies: ["OpenCreateML", "OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),

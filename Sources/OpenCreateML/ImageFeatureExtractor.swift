@@ -72,7 +72,7 @@ public struct ImageFeatureExtractor: @unchecked Sendable {
     }
 
     /// The features of a decoded picture (for example an augmented one).
-    public func features(of image: RGBAImage, name: String) throws -> [Float] {
+    func features(of image: RGBAImage, name: String) throws -> [Float] {
         try features(of: MLFeatureValue(image: image, constraint: constraint, name: name), name: name)
     }
 

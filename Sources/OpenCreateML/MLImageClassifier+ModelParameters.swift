@@ -45,7 +45,7 @@ extension MLImageClassifier {
         public var validation: ValidationData
         public var maxIterations: Int
         /// Random changes applied to extra copies of each training picture (none by default).
-        public var augmentation: ImageAugmentation
+        public var augmentation: ImageAugmentationOptions
         /// How many augmented copies of each training picture are added when `augmentation` is set.
         public var augmentedCopies: Int
         /// Seeds the augmentations (each picture's copies depend only on it, the file and the copy).
@@ -60,7 +60,7 @@ extension MLImageClassifier {
         public var cacheDirectory: URL?
 
         public init(featureExtractor: URL, validation: ValidationData = .split(strategy: .automatic), maxIterations: Int = 25,
-                    augmentation: ImageAugmentation = [], augmentedCopies: Int = 1, augmentationSeed: Int = 0,
+                    augmentation: ImageAugmentationOptions = [], augmentedCopies: Int = 1, augmentationSeed: Int = 0,
                     algorithm: ModelAlgorithmType = .logisticRegression(), standardizesFeatures: Bool = false, cacheDirectory: URL? = nil) {
             self.featureExtractor = featureExtractor
             self.validation = validation

@@ -1,7 +1,7 @@
 import CoreMLSpec
 import Foundation
 import OpenCoreML
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 import _OpenCoreMLImageIO
 
 /// An image classifier trained as Create ML's `MLImageClassifier` is: a Core ML feature extractor
@@ -195,7 +195,7 @@ public struct MLImageClassifier {
                             throw CreateMLError(image.url.path, "cannot read the picture: \(error)")
                         }
                         var generator = SplitMix64(seed: UInt64(ImageFeatureExtractor.hash(variant + image.url.path).prefix(16), radix: 16) ?? 0)
-                        values = try extractor.features(of: picture.augmented(parameters.augmentation, using: &generator), name: image.url.path)
+                        values = try extractor.features(of: picture.augmented(parameters.augmentation.imageAugmentation, using: &generator), name: image.url.path)
                     }
                     cache.store(values!, key)
                 }

@@ -1,5 +1,5 @@
 /// How a picture is fitted to a model's input size: Vision's `VNImageCropAndScaleOption`s.
-public enum CropAndScale: Sendable, Equatable {
+package enum CropAndScale: Sendable, Equatable {
     /// Scaled, keeping the aspect ratio, until the shorter side fits; the longer side is cut evenly
     /// on both ends. Scale `s = max(W/w, H/h)`; the source window is `W/s × H/s`, centred.
     case centerCrop
@@ -14,7 +14,7 @@ public enum CropAndScale: Sendable, Equatable {
 
 extension RGBAImage {
     /// The picture fitted to `width × height` by `mode`, with `resampled(from:width:height:)`.
-    public func scaled(toWidth width: Int, height: Int, mode: CropAndScale) -> RGBAImage {
+    package func scaled(toWidth width: Int, height: Int, mode: CropAndScale) -> RGBAImage {
         let w = Double(self.width), h = Double(self.height)
         switch mode {
         case .scaleFill:

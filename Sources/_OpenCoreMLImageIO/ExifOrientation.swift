@@ -1,6 +1,6 @@
 /// EXIF's orientation tag (0x0112): how the stored pixels must be turned to show the picture
 /// upright. The raw values are EXIF's (and `CGImagePropertyOrientation`'s).
-public enum ExifOrientation: UInt16, Sendable, CaseIterable {
+package enum ExifOrientation: UInt16, Sendable, CaseIterable {
     /// Stored upright.
     case up = 1
     /// Mirrored left to right.
@@ -19,12 +19,12 @@ public enum ExifOrientation: UInt16, Sendable, CaseIterable {
     case left = 8
 
     /// Whether showing the picture swaps its width and height.
-    public var swapsDimensions: Bool { rawValue >= 5 }
+    package var swapsDimensions: Bool { rawValue >= 5 }
 }
 
 extension RGBAImage {
     /// The picture as it is meant to be seen, for pixels stored with `orientation`.
-    public func oriented(_ orientation: ExifOrientation) -> RGBAImage {
+    package func oriented(_ orientation: ExifOrientation) -> RGBAImage {
         guard orientation != .up else { return self }
         let (w, h) = (width, height)
         let outWidth = orientation.swapsDimensions ? h : w

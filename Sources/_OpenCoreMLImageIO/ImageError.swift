@@ -1,12 +1,12 @@
 /// Why an image could not be read: the file (or the name given for in-memory data) and the reason.
-public struct ImageError: Error, CustomStringConvertible, Sendable, Equatable {
-    public let file: String
-    public let reason: String
+package struct ImageError: Error, CustomStringConvertible, Sendable, Equatable {
+    package let file: String
+    package let reason: String
 
-    public init(file: String, reason: String) {
+    package init(file: String, reason: String) {
         self.file = file
         self.reason = reason
     }
 
-    public var description: String { "\(file): \(reason)" }
+    package var description: String { "\(file): \(reason)" }
 }

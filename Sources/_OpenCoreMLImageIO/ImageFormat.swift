@@ -1,12 +1,12 @@
 import Foundation
 
 /// The file formats the decoders read, told apart by their first bytes.
-public enum ImageFormat: String, Sendable {
+package enum ImageFormat: String, Sendable {
     case jpeg = "JPEG"
     case png = "PNG"
 
     /// The format of `data`, or nil when it is neither JPEG nor PNG.
-    public init?(sniffing data: Data) {
+    package init?(sniffing data: Data) {
         let start = data.prefix(8)
         if start.starts(with: [0xFF, 0xD8, 0xFF]) {
             self = .jpeg

@@ -3,7 +3,7 @@ import Foundation
 extension RGBAImage {
     /// Decodes the JPEG or PNG file at `url`. With `appliesOrientation` (the default) the pixels
     /// are turned upright according to the file's EXIF orientation tag.
-    public init(contentsOf url: URL, appliesOrientation: Bool = true) throws {
+    package init(contentsOf url: URL, appliesOrientation: Bool = true) throws {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -15,7 +15,7 @@ extension RGBAImage {
     }
 
     /// Decodes JPEG or PNG bytes; `name` is what errors call them (such as the file's path).
-    public init(data: Data, name: String, appliesOrientation: Bool = true) throws {
+    package init(data: Data, name: String, appliesOrientation: Bool = true) throws {
         guard let format = ImageFormat(sniffing: data) else {
             throw ImageError(file: name, reason: data.isEmpty ? "the file is empty" : "not a JPEG or PNG image")
         }
@@ -29,7 +29,7 @@ extension RGBAImage {
     }
 
     /// The EXIF orientation recorded in JPEG or PNG bytes (`.up` when there is none).
-    public static func orientation(of data: Data) -> ExifOrientation {
+    package static func orientation(of data: Data) -> ExifOrientation {
         guard let format = ImageFormat(sniffing: data) else { return .up }
         return ExifReader.orientation(in: data, format: format)
     }

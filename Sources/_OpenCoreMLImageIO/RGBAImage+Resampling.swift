@@ -1,14 +1,14 @@
 /// A rectangle in pixel coordinates of a picture (x to the right, y down), possibly fractional.
-public struct PixelRect: Sendable, Equatable {
-    public var x: Double, y: Double, width: Double, height: Double
-    public init(x: Double, y: Double, width: Double, height: Double) {
+package struct PixelRect: Sendable, Equatable {
+    package var x: Double, y: Double, width: Double, height: Double
+    package init(x: Double, y: Double, width: Double, height: Double) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }
 }
 
 extension RGBAImage {
     /// The picture scaled to `width × height` (see `resampled(from:width:height:)`).
-    public func resized(width: Int, height: Int) -> RGBAImage {
+    package func resized(width: Int, height: Int) -> RGBAImage {
         resampled(from: PixelRect(x: 0, y: 0, width: Double(self.width), height: Double(self.height)), width: width, height: height)
     }
 
@@ -20,7 +20,7 @@ extension RGBAImage {
     /// This is the filter of Pillow's `resize(…, BILINEAR, box=…)`, which the tests use as the
     /// reference. Core ML and Vision do not document theirs (they use vImage/Core Image).
     /// Channels are filtered independently: composite transparent pictures first.
-    public func resampled(from source: PixelRect, width: Int, height: Int) -> RGBAImage {
+    package func resampled(from source: PixelRect, width: Int, height: Int) -> RGBAImage {
         precondition(width > 0 && height > 0 && source.width > 0 && source.height > 0, "resampling to \(width)×\(height) from \(source)")
         let columns = Self.filterTaps(outputCount: width, start: source.x, length: source.width, inputCount: self.width)
         let rows = Self.filterTaps(outputCount: height, start: source.y, length: source.height, inputCount: self.height)

@@ -1,12 +1,12 @@
 /// An 8-bit RGBA picture: `width × height` pixels, rows top to bottom, four bytes per pixel (red,
 /// green, blue, alpha; alpha not premultiplied), no row padding.
-public struct RGBAImage: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
+package struct RGBAImage: Sendable, Equatable {
+    package let width: Int
+    package let height: Int
     /// `width * height * 4` bytes.
-    public var pixels: [UInt8]
+    package var pixels: [UInt8]
 
-    public init(width: Int, height: Int, pixels: [UInt8]) {
+    package init(width: Int, height: Int, pixels: [UInt8]) {
         precondition(width > 0 && height > 0 && pixels.count == width * height * 4, "RGBAImage: \(pixels.count) bytes for \(width)×\(height)")
         self.width = width
         self.height = height
@@ -14,7 +14,7 @@ public struct RGBAImage: Sendable, Equatable {
     }
 
     /// A picture of one colour (transparent black by default).
-    public init(width: Int, height: Int, fill: SIMD4<UInt8> = .zero) {
+    package init(width: Int, height: Int, fill: SIMD4<UInt8> = .zero) {
         precondition(width > 0 && height > 0, "RGBAImage: size \(width)×\(height)")
         self.width = width
         self.height = height
@@ -28,7 +28,7 @@ public struct RGBAImage: Sendable, Equatable {
     }
 
     /// The pixel at column `x`, row `y` as (red, green, blue, alpha).
-    public subscript(x: Int, y: Int) -> SIMD4<UInt8> {
+    package subscript(x: Int, y: Int) -> SIMD4<UInt8> {
         get {
             let i = (y * width + x) * 4
             return SIMD4(pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
@@ -41,7 +41,7 @@ public struct RGBAImage: Sendable, Equatable {
 
     /// Every colour multiplied by its alpha, with alpha set to 255: the picture laid over black,
     /// which is what drawing it into an opaque or premultiplied pixel buffer gives.
-    public func compositedOverBlack() -> RGBAImage {
+    package func compositedOverBlack() -> RGBAImage {
         var result = self
         result.pixels.withUnsafeMutableBufferPointer { p in
             for i in stride(from: 0, to: p.count, by: 4) where p[i + 3] != 255 {
@@ -55,7 +55,7 @@ public struct RGBAImage: Sendable, Equatable {
 
     /// The rectangle of `width × height` pixels whose top-left pixel is (`x`, `y`); it must lie
     /// inside the picture.
-    public func cropped(x: Int, y: Int, width: Int, height: Int) -> RGBAImage {
+    package func cropped(x: Int, y: Int, width: Int, height: Int) -> RGBAImage {
         precondition(x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= self.width && y + height <= self.height,
                      "crop \(width)×\(height) at (\(x), \(y)) is outside the \(self.width)×\(self.height) image")
         var pixels = [UInt8](repeating: 0, count: width * height * 4)

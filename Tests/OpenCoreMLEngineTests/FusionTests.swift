@@ -1,5 +1,5 @@
 import CoreMLSpec
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 import Testing
 import _OpenCoreMLKernels
 import _OpenCoreMLTestSupport

@@ -1,5 +1,5 @@
 import Foundation
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 import Testing
 import _OpenCoreMLTestSupport
 

@@ -1,4 +1,4 @@
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 import Testing
 
 /// Bad hyperparameters and bad data: one clear `EngineError` naming what and where.

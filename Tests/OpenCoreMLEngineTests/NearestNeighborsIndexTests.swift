@@ -1,4 +1,4 @@
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 import Testing
 import _OpenCoreMLTestSupport
 

@@ -1,5 +1,5 @@
 import Foundation
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 import Testing
 
 /// L-BFGS and OWL-QN on functions whose minimizers are known in closed form.

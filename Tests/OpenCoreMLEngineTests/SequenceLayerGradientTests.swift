@@ -1,6 +1,6 @@
 import CoreMLSpec
 import Foundation
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 import Testing
 import _OpenCoreMLTestSupport
 

@@ -1,5 +1,5 @@
 import CoreMLSpec
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 import _OpenCoreMLTestSupport
 
 /// Builds small updatable networks for the engine tests, by hand (no DSL below OpenCoreMLTools).

@@ -1,4 +1,4 @@
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 
 /// A deterministic generator (the engine's SplitMix64), so random test inputs are the same on
 /// every run and failures reproduce.

@@ -42,7 +42,7 @@ extension MLFeatureValue {
     /// A decoded picture (for example an augmented one) as a pixel buffer of the constraint's size
     /// and format, cropped and scaled per `options` as `init(imageAt:constraint:options:)` does;
     /// `name` appears in error messages.
-    public convenience init(image: RGBAImage, constraint: MLImageConstraint, options: [ImageOption: Any]? = nil, name: String = "picture") throws {
+    package convenience init(image: RGBAImage, constraint: MLImageConstraint, options: [ImageOption: Any]? = nil, name: String = "picture") throws {
         try self.init(pixelBuffer: PixelBuffer.fitting(image, pixelsWide: constraint.pixelsWide, pixelsHigh: constraint.pixelsHigh,
                                                        pixelFormatType: constraint.pixelFormatType, options: options ?? [:], name: name))
     }

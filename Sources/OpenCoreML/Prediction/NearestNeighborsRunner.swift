@@ -1,6 +1,6 @@
 import CoreMLSpec
 import Foundation
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 
 /// Predicts with a k-nearest-neighbours classifier: the k nearest samples vote for their labels.
 ///

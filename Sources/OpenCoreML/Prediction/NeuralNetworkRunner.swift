@@ -1,6 +1,6 @@
 import CoreMLSpec
 import Foundation
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 
 /// Runs a neural-network model's predictions through the engine: the network is compiled once,
 /// examples go through in batches, one batch at a time (a lock serializes callers).

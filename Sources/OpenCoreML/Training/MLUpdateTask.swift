@@ -1,5 +1,5 @@
 import Foundation
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 
 /// Trains an updatable model on device, reporting progress to handlers: Core ML's API.
 ///

@@ -1,6 +1,6 @@
 import CoreMLSpec
 import Foundation
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 
 /// "Training" of a k-nearest-neighbours classifier: every example is stored with its label.
 ///

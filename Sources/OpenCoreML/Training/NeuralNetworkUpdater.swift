@@ -1,6 +1,6 @@
 import CoreMLSpec
 import Foundation
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 
 /// One progress report of an update.
 public struct UpdateProgress: Sendable {

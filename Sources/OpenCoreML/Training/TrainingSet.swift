@@ -1,6 +1,6 @@
 import CoreMLSpec
 import Foundation
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 
 /// A batch provider's examples converted once into float rows for the network's inputs and loss
 /// targets, checked on the way (shapes, NaN/inf, labels), so epochs only copy rows.

@@ -1,5 +1,5 @@
 import Foundation
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 
 /// Runs `body` off the caller's thread, where updates train, on a thread with room for a deep
 /// stack. Threads are kept for the next update (they end after 30 idle seconds): the C

@@ -1,5 +1,5 @@
 import CoreMLSpec
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 
 /// The hyperparameters an update runs with: the model's defaults, overridden by the configuration's
 /// parameters, then by `resume(withParameters:)`. Every override is checked against the model's

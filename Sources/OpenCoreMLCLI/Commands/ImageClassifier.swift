@@ -109,10 +109,10 @@ struct ImageClassifier: ParsableCommand {
             print("wrote \(output)")
         }
 
-        static func augmentation(_ text: String) throws -> ImageAugmentation {
-            let names: [String: ImageAugmentation] = ["crop": .crop, "rotation": .rotation, "blur": .blur, "exposure": .exposure,
+        static func augmentation(_ text: String) throws -> MLImageClassifier.ImageAugmentationOptions {
+            let names: [String: MLImageClassifier.ImageAugmentationOptions] = ["crop": .crop, "rotation": .rotation, "blur": .blur, "exposure": .exposure,
                                                       "flip": .flip, "noise": .noise, "all": .all]
-            var options: ImageAugmentation = []
+            var options: MLImageClassifier.ImageAugmentationOptions = []
             for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
                 guard let option = names[name] else {
                     throw CLIError.model("--augment: unknown augmentation '\(name)' (crop, rotation, blur, exposure, flip, noise, all)")

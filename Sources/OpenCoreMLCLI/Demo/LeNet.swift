@@ -1,5 +1,5 @@
 import CoreMLSpec
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 import OpenCoreMLTools
 
 /// The seeds' LeNet ("Fully Training a Core ML CNN On-Device"), declared with the OpenCoreMLTools DSL:

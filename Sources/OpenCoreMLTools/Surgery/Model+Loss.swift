@@ -1,5 +1,5 @@
 import CoreMLSpec
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 
 extension CoreML_Specification_Model {
     /// Sets the network's loss (replacing any), as coremltools' builder does: the loss reads `input`

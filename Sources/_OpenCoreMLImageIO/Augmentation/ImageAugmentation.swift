@@ -1,30 +1,30 @@
 /// Create ML's image augmentations (`MLImageClassifier.ImageAugmentationOptions`): which random
 /// changes `augmented(using:)` applies to a training picture.
-public struct ImageAugmentation: OptionSet, Sendable, Hashable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
+package struct ImageAugmentation: OptionSet, Sendable, Hashable {
+    package let rawValue: Int
+    package init(rawValue: Int) { self.rawValue = rawValue }
 
     /// A random crop of 64–100 % of each side, scaled back to the picture's size.
-    public static let crop = ImageAugmentation(rawValue: 1 << 0)
+    package static let crop = ImageAugmentation(rawValue: 1 << 0)
     /// A rotation by −20…20 degrees about the centre; corners brought in are black.
-    public static let rotation = ImageAugmentation(rawValue: 1 << 1)
+    package static let rotation = ImageAugmentation(rawValue: 1 << 1)
     /// A Gaussian blur with a standard deviation of 0…2 pixels.
-    public static let blur = ImageAugmentation(rawValue: 1 << 2)
+    package static let blur = ImageAugmentation(rawValue: 1 << 2)
     /// Exposure changed by −1…1 stop (colours multiplied by 2^−1…2^1, clamped).
-    public static let exposure = ImageAugmentation(rawValue: 1 << 3)
+    package static let exposure = ImageAugmentation(rawValue: 1 << 3)
     /// A left–right mirror, half of the time.
-    public static let flip = ImageAugmentation(rawValue: 1 << 4)
+    package static let flip = ImageAugmentation(rawValue: 1 << 4)
     /// Gaussian noise with a standard deviation of 0…12 levels, independent per pixel and channel.
-    public static let noise = ImageAugmentation(rawValue: 1 << 5)
+    package static let noise = ImageAugmentation(rawValue: 1 << 5)
 
-    public static let all: ImageAugmentation = [.crop, .rotation, .blur, .exposure, .flip, .noise]
+    package static let all: ImageAugmentation = [.crop, .rotation, .blur, .exposure, .flip, .noise]
 }
 
 extension RGBAImage {
     /// The picture with each augmentation in `options` applied once, with parameters drawn from
     /// `generator` (in the order crop, rotation, flip, exposure, blur, noise): the same generator
     /// state gives the same picture on every platform.
-    public func augmented(_ options: ImageAugmentation, using generator: inout some RandomNumberGenerator) -> RGBAImage {
+    package func augmented(_ options: ImageAugmentation, using generator: inout some RandomNumberGenerator) -> RGBAImage {
         var image = self
         if options.contains(.crop) {
             let fraction = Double.random(in: 0.64...1, using: &generator)

@@ -3,7 +3,7 @@ import Foundation
 extension RGBAImage {
     /// The picture turned `degrees` counterclockwise about its centre, same size, sampled
     /// bilinearly; pixels from outside the picture are transparent black.
-    public func rotated(byDegrees degrees: Double) -> RGBAImage {
+    package func rotated(byDegrees degrees: Double) -> RGBAImage {
         let angle = degrees * .pi / 180
         let (c, s) = (cos(angle), sin(angle))
         let cx = Double(width) / 2, cy = Double(height) / 2
@@ -36,7 +36,7 @@ extension RGBAImage {
     }
 
     /// Colours multiplied by 2^`stops` and clamped; alpha unchanged.
-    public func exposureAdjusted(byStops stops: Float) -> RGBAImage {
+    package func exposureAdjusted(byStops stops: Float) -> RGBAImage {
         let factor = Float(pow(2, Double(stops)))
         var result = self
         for i in stride(from: 0, to: pixels.count, by: 4) {
@@ -46,7 +46,7 @@ extension RGBAImage {
     }
 
     /// A separable Gaussian blur of standard deviation `sigma` pixels (radius 3σ, edges clamped).
-    public func blurred(sigma: Float) -> RGBAImage {
+    package func blurred(sigma: Float) -> RGBAImage {
         guard sigma > 0.05 else { return self }
         let radius = Int((3 * sigma).rounded(.up))
         var kernel = (-radius...radius).map { exp(-Float($0 * $0) / (2 * sigma * sigma)) }
@@ -76,7 +76,7 @@ extension RGBAImage {
 
     /// Gaussian noise of standard deviation `sigma` levels added to each colour channel (Box–Muller
     /// from `generator`), clamped; alpha unchanged.
-    public func withNoise(sigma: Float, using generator: inout some RandomNumberGenerator) -> RGBAImage {
+    package func withNoise(sigma: Float, using generator: inout some RandomNumberGenerator) -> RGBAImage {
         var result = self
         for i in stride(from: 0, to: pixels.count, by: 4) {
             for c in 0..<3 {

@@ -2,7 +2,7 @@ import ArgumentParser
 import CoreMLSpec
 import Foundation
 import OpenCoreML
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 import _OpenCoreMLKernels
 
 /// `opencoreml bench lenet`: LeNet training through `MLUpdateTask`, timed per epoch; test accuracy

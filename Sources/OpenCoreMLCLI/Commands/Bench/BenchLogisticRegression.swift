@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import OpenCoreMLEngine
+import _OpenCoreMLEngine
 import _OpenCoreMLKernels
 
 /// `opencoreml bench logistic-regression`: fits a multinomial logistic regression (L-BFGS) and

@@ -1,0 +1,31 @@
+/// The shape of one example's tensor in a blob (the batch dimension is kept apart).
+///
+/// Core ML's classic layers see rank-5 blobs `[Seq, Batch, C, H, W]`. The engine stores a blob
+/// batch-major as `[Batch][dims…]`, where `dims` are the example's dimensions, and classic layers
+/// read them as `[outer…, C, H, W]`: the last three dimensions are channels, height and width
+/// (missing ones count as 1) and everything before them (the sequence) is folded into `outer`.
+package struct TensorShape: Hashable, Sendable, CustomStringConvertible {
+    package var dims: [Int]
+
+    package init(_ dims: [Int]) { self.dims = dims }
+
+    /// The number of elements per example.
+    package var count: Int { dims.reduce(1, *) }
+
+    package var rank: Int { dims.count }
+
+    /// The classic-layer view: `(outer, channels, height, width)`.
+    package var classic: (outer: Int, channels: Int, height: Int, width: Int) {
+        let r = dims.count
+        var outer = 1
+        for index in 0..<max(0, r - 3) { outer *= dims[index] }
+        return (outer, r >= 3 ? dims[r - 3] : 1, r >= 2 ? dims[r - 2] : 1, r >= 1 ? dims[r - 1] : 1)
+    }
+
+    /// A classic blob shape `[outer?, C, H, W]`, dropping a sequence length of 1.
+    package static func classic(outer: Int = 1, channels: Int, height: Int, width: Int) -> TensorShape {
+        outer == 1 ? TensorShape([channels, height, width]) : TensorShape([outer, channels, height, width])
+    }
+
+    package var description: String { dims.map(String.init).joined(separator: "×") }
+}
