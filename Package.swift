@@ -25,11 +25,11 @@ let package = Package(
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")]
         ),
         /// Core ML's API (`MLModel`, `MLModelDescription`, ...) on every platform Swift runs on.
-        .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "_OpenCoreMLEngine", "_OpenCoreMLImageIO"]),
+        .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "_OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLImageIO"]),
         /// Building and editing models in Swift: a result-builder DSL and model surgery.
         .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec", "_OpenCoreMLEngine"]),
         /// Create ML's trainers: an image classifier on a Core ML feature extractor's features.
-        .target(name: "OpenCreateML", dependencies: ["OpenCoreML", "OpenCoreMLTools", "_OpenCoreMLEngine", "CoreMLSpec", "_OpenCoreMLImageIO"]),
+        .target(name: "OpenCreateML", dependencies: ["OpenCoreML", "OpenCoreMLTools", "_OpenCoreMLEngine", "CoreMLSpec", "_OpenCoreMLImageIO", "_OpenCoreMLLinear", "CZlib"]),
 
         // MARK: Implementation
 
@@ -39,6 +39,10 @@ let package = Package(
         /// The engine: tensors, a graph compiled once from a specification, forward and backward per
         /// layer, losses, optimizers. Used by `OpenCoreML`; Swift API for the layers above.
         .target(name: "_OpenCoreMLEngine", dependencies: ["CoreMLSpec", "_OpenCoreMLKernels"]),
+        /// Multinomial logistic regression by L-BFGS (OWL-QN under an L1 penalty) on float rows, on the
+        /// kernels' GEMM and the engine's buffers and parallel loops: the solver behind Create ML-style
+        /// linear classifiers, apart from the graph engine.
+        .target(name: "_OpenCoreMLLinear", dependencies: ["_OpenCoreMLEngine", "_OpenCoreMLKernels"]),
         /// Images: JPEG and PNG decoding (libjpeg-turbo and libpng on Linux, ImageIO on Apple
         /// platforms), EXIF orientation, crop, resampling and Vision's crop-and-scale geometry.
         .target(
@@ -60,16 +64,16 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
-        // MARK: Command-line tool
-
         /// The system zlib (gzip data sets).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+        // MARK: Command-line tool
 
         /// The `opencoreml` subcommands, as a library so that tests can reach them.
         .target(
             name: "OpenCoreMLCLI",
             dependencies: [
-                "OpenCoreML", "_OpenCoreMLEngine", "OpenCoreMLTools", "OpenCreateML", "CoreMLSpec", "_OpenCoreMLKernels", "CZlib",
+                "OpenCoreML", "OpenCoreMLTools", "OpenCreateML", "CoreMLSpec",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -78,10 +82,11 @@ let package = Package(
         // MARK: Tests
 
         /// Fixture lookup, the fixtures' independent facts, temporary folders.
-        .target(name: "_OpenCoreMLTestSupport", dependencies: ["CoreMLSpec", "_OpenCoreMLEngine"], path: "Tests/_OpenCoreMLTestSupport"),
+        .target(name: "_OpenCoreMLTestSupport", dependencies: ["CoreMLSpec", "CZlib"], path: "Tests/_OpenCoreMLTestSupport"),
 
         .testTarget(name: "CoreMLSpecTests", dependencies: ["CoreMLSpec", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLKernelsTests", dependencies: ["_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLLinearTests", dependencies: ["_OpenCoreMLLinear", "_OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLEngineTests", dependencies: ["_OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLToolsTests", dependencies: ["OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),

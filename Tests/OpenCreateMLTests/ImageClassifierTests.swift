@@ -54,9 +54,9 @@ struct ImageClassifierTests {
         #expect(classifier.trainingMetrics.accuracy == 1)
         let test = try classifier.evaluation(on: .labeledDirectories(at: space.test))
         #expect(test.exampleCount == 12)
-        #expect(test.accuracy >= 0.9, "test accuracy \(test.accuracy), confusion \(test.confusion)")
-        #expect(test.confusion.flatMap { $0 }.reduce(0, +) == 12)
-        let diagonal: Int = (0..<3).map { test.confusion[$0][$0] }.reduce(0, +)
+        #expect(test.accuracy >= 0.9, "test accuracy \(test.accuracy), confusion \(test.confusionMatrix)")
+        #expect(test.confusionMatrix.flatMap { $0 }.reduce(0, +) == 12)
+        let diagonal: Int = (0..<3).map { test.confusionMatrix[$0][$0] }.reduce(0, +)
         #expect(test.misclassifiedExamples.count == 12 - diagonal)
         // The kept iteration is the first with the best validation accuracy, and the validation
         // metrics are that model's.

@@ -1,6 +1,6 @@
-import _OpenCoreMLEngine
+import CoreMLSpec
 
-/// A deterministic generator (the engine's SplitMix64), so random test inputs are the same on
+/// A deterministic generator (SplitMix64), so random test inputs are the same on
 /// every run and failures reproduce.
 public struct TestRandom: RandomNumberGenerator {
     private var generator: SplitMix64

@@ -34,3 +34,8 @@ public struct ModelFileError: Error, Equatable, Sendable, CustomStringConvertibl
 
     public var description: String { "\(path): \(reason)" }
 }
+
+extension ModelFileError: LocatedError {
+    public var location: String { path }
+    public var message: String { reason }
+}

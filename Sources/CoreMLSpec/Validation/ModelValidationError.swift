@@ -15,3 +15,5 @@ public struct ModelValidationError: Error, Equatable, Sendable, CustomStringConv
         location.isEmpty ? "invalid model: \(message)" : "invalid model: \(location): \(message)"
     }
 }
+
+extension ModelValidationError: LocatedError {}

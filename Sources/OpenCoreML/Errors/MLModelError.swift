@@ -46,3 +46,8 @@ public struct MLModelError: Error, CustomStringConvertible, LocalizedError, Send
         }
     }
 }
+
+extension MLModelError: LocatedError {
+    /// Empty: Core ML's errors carry the place in their message.
+    public var location: String { "" }
+}

@@ -25,10 +25,9 @@ extension MLModel {
                 startTrainingThread {
                     do {
                         let (model, data, parameters) = job.value
-                        let updater = try ModelUpdaters.make(model: model, trainingData: data)
-                        if !parameters.isEmpty { try updater.schedule(parameters) }
-                        try updater.run(events: events, report: { progress?($0) }, shouldStop: { flag.isSet })
-                        continuation.resume(returning: updater.trainedModel())
+                        let result = try model.runUpdate(with: data, parameters: parameters, events: events,
+                                                         progress: { progress?($0) }, shouldStop: { flag.isSet })
+                        continuation.resume(returning: result.model)
                     } catch {
                         continuation.resume(throwing: error)
                     }
@@ -37,6 +36,64 @@ extension MLModel {
         } onCancel: {
             flag.set()
         }
+    }
+
+    /// Trains a copy of this model on `trainingData`, waiting until it is done, and returns it with
+    /// one summary per epoch (an OpenCoreML addition, for tools and scripts; apps use
+    /// ``MLUpdateTask`` or the `async` ``update(with:parameters:events:progress:)``).
+    ///
+    /// ```swift
+    /// let result = try model.updated(with: examples, parameters: [.epochs: 3])
+    /// for epoch in result.epochs { print(epoch.index + 1, epoch.loss, epoch.accuracy ?? .nan) }
+    /// try result.model.write(to: URL(fileURLWithPath: "Trained.mlmodel"))
+    /// ```
+    ///
+    /// Training runs on OpenCoreML's training thread while the calling thread waits. `progress` is
+    /// called there at `events` (and `.epochEnd` is always recorded); an error it throws stops
+    /// training after the current mini-batch and is rethrown here, with nothing returned.
+    public func updated(
+        with trainingData: MLBatchProvider, parameters: [MLParameterKey: Any] = [:], events: MLUpdateProgressEvent = .epochEnd,
+        progress: ((UpdateProgress) throws -> Void)? = nil
+    ) throws -> MLUpdateResult {
+        let outcome = UncheckedBox<Result<MLUpdateResult, Error>?>(nil)
+        let job = UncheckedBox((self, trainingData, parameters, progress))
+        let done = DispatchSemaphore(value: 0)
+        startTrainingThread {
+            let (model, data, parameters, progress) = job.value
+            var reportError: Error?
+            outcome.value = Result {
+                try model.runUpdate(with: data, parameters: parameters, events: events, progress: { update in
+                    guard reportError == nil, let progress else { return }
+                    do { try progress(update) } catch { reportError = error }
+                }, shouldStop: { reportError != nil })
+            }
+            if let reportError { outcome.value = .failure(reportError) }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.value!.get()
+    }
+
+    /// The update loop both forms share: runs on the training thread, records every epoch.
+    private func runUpdate(
+        with trainingData: MLBatchProvider, parameters: [MLParameterKey: Any], events: MLUpdateProgressEvent,
+        progress: (UpdateProgress) -> Void, shouldStop: () -> Bool
+    ) throws -> MLUpdateResult {
+        let updater = try ModelUpdaters.make(model: self, trainingData: trainingData)
+        if !parameters.isEmpty { try updater.schedule(parameters) }
+        var epochs: [MLUpdateResult.Epoch] = []
+        var epochStart = (Date(), OpenCoreMLRuntime.processorSeconds)
+        try updater.run(events: events.union([.trainingBegin, .epochEnd]), report: { update in
+            if update.event == .trainingBegin { epochStart = (Date(), OpenCoreMLRuntime.processorSeconds) }
+            if update.event == .epochEnd {
+                epochs.append(MLUpdateResult.Epoch(
+                    index: update.epoch, loss: update.hasLoss ? update.loss : nil, accuracy: update.accuracy,
+                    seconds: Date().timeIntervalSince(epochStart.0), processorSeconds: OpenCoreMLRuntime.processorSeconds - epochStart.1))
+                epochStart = (Date(), OpenCoreMLRuntime.processorSeconds)
+            }
+            if events.contains(update.event) { progress(update) }
+        }, shouldStop: shouldStop)
+        return MLUpdateResult(model: updater.trainedModel(), epochs: epochs)
     }
 }
 

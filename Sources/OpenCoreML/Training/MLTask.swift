@@ -32,6 +32,34 @@ open class MLTask: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Releases ``waitUntilFinished()``: called once the completion handler has returned.
+    func signalFinished() {
+        finished.lock()
+        isFinished = true
+        finished.broadcast()
+        finished.unlock()
+    }
+
+    private let finished = NSCondition()
+    private var isFinished = false
+
+    /// Blocks the calling thread until the task has completed or failed and its completion handler
+    /// has returned (an OpenCoreML addition, like `Operation.waitUntilFinished()`, for tools and
+    /// scripts). Call it after `resume()`, never from a handler of the same task.
+    ///
+    /// ```swift
+    /// let task = try MLUpdateTask(forModelAt: url, trainingData: examples, completionHandler: { context in
+    ///     try? context.model.write(to: trainedURL)
+    /// })
+    /// task.resume()
+    /// task.waitUntilFinished()
+    /// ```
+    public func waitUntilFinished() {
+        finished.lock()
+        while !isFinished { finished.wait() }
+        finished.unlock()
+    }
+
     /// Starts the task (again, if it was suspended).
     open func resume() {}
 

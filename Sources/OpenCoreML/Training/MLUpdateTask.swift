@@ -176,5 +176,6 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
         }
         handlers?.completionHandler(context([], progress: progress, updater: updater, trained: trained, parameters: parameters))
         if error == nil { setState(.completed) }
+        signalFinished()
     }
 }

@@ -25,15 +25,37 @@ final class TrainingSet: @unchecked Sendable {
         var columns: [Column] = []
         for name in network.inputNames + network.targetNames {
             let shape = network.inputBlob(named: name)!.shape
-            columns.append(Column(name: name, width: shape.count, shape: shape.dims, values: [Float](repeating: 0, count: count * shape.count)))
+            columns.append(Column(name: name, width: shape.count, shape: shape.dims, values: []))
         }
         let isIndex = network.targetIsClassIndex
         let classCounts = network.classCounts
         let inputNames = Set(network.inputNames)
         let imageTypes = Dictionary(description.input.map { ($0.name, FeatureEncoding.imageType(of: $0)) }, uniquingKeysWith: { a, _ in a })
-        for example in 0..<count {
+        // Columns the provider holds in memory are taken as they are (no copy: arrays share storage).
+        var pending = Array(columns.indices)
+        if let contiguous = provider as? ContiguousTrainingData {
+            pending = try pending.filter { column in
+                let (name, width) = (columns[column].name, columns[column].width)
+                if inputNames.contains(name) || isIndex[name] != true {
+                    guard imageTypes[name] == nil || imageTypes[name]! == nil,
+                          let values = contiguous.contiguousValues(of: name, width: width), values.count == count * width else { return true }
+                    columns[column].values = values
+                    return false
+                }
+                let label = contiguous.classIndices(of: name) ?? (predictedFeature.isEmpty ? nil : contiguous.classIndices(of: predictedFeature))
+                guard let label, label.count == count else { return true }
+                let classes = classCounts[name] ?? 0
+                if let bad = label.firstIndex(where: { !(0..<classes).contains($0) }) {
+                    throw MLModelError(.featureType, "example \(bad): class index \(label[bad]) in '\(name)' is outside 0..<\(classes)")
+                }
+                columns[column].values = label.map(Float.init)
+                return false
+            }
+        }
+        for example in 0..<count where !pending.isEmpty {
             let features = provider.features(at: example)
-            for column in columns.indices {
+            for column in pending {
+                if example == 0 { columns[column].values = [Float](repeating: 0, count: count * columns[column].width) }
                 let (name, width, shape) = (columns[column].name, columns[column].width, columns[column].shape)
                 try columns[column].values.withUnsafeMutableBufferPointer { buffer in
                     let row = buffer.baseAddress! + example * width

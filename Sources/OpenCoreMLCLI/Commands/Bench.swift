@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import _OpenCoreMLKernels
+import OpenCoreML
 
 /// `opencoreml bench …`: speed and memory measurements; `Scripts/bench_gemm.py` and
 /// `Scripts/bench_lenet_tf.py` measure the peers, `Scripts/bench-all.sh` runs everything.
@@ -63,13 +63,14 @@ struct BenchGEMM: ParsableCommand {
     }
 
     func run() throws {
-        if let threads { ocm_set_num_threads(Int32(threads)) }
+        if let threads { OpenCoreMLRuntime.threadCount = threads }
         var results: [Result] = []
         for shape in Self.shapes {
-            let median = time(shape)
+            let median = OpenCoreMLRuntime.timeMatrixProduct(
+                m: shape.m, n: shape.n, k: shape.k, transposeA: shape.transA, transposeB: shape.transB, seconds: seconds)
             results.append(Result(shape: shape, medianSeconds: median, gflops: 2.0 * Double(shape.m * shape.n * shape.k) / median / 1e9))
         }
-        let report = Report(isa: String(cString: ocm_isa_name()), threads: Int(ocm_num_threads()), results: results)
+        let report = Report(isa: OpenCoreMLRuntime.instructionSet.rawValue, threads: OpenCoreMLRuntime.threadCount, results: results)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -83,30 +84,5 @@ struct BenchGEMM: ParsableCommand {
             table.append([s.name, "\(s.m)×\(s.n)×\(s.k)", String(format: "%.1f µs", result.medianSeconds * 1e6), String(format: "%.1f", result.gflops)])
         }
         print(table.render())
-    }
-
-    /// The median seconds of one product, timed for about `seconds`.
-    private func time(_ shape: Shape) -> Double {
-        var random = SeededGenerator(seed: 7)
-        let a = (0..<(shape.m * shape.k)).map { _ in Float.random(in: -1...1, using: &random) }
-        let b = (0..<(shape.k * shape.n)).map { _ in Float.random(in: -1...1, using: &random) }
-        var c = [Float](repeating: 0, count: shape.m * shape.n)
-        let lda = shape.transA ? shape.m : shape.k
-        let ldb = shape.transB ? shape.k : shape.n
-        func once() -> Double {
-            let start = DispatchTime.now().uptimeNanoseconds
-            ocm_sgemm(shape.transA, shape.transB, Int32(shape.m), Int32(shape.n), Int32(shape.k), 1, a, Int32(lda), b, Int32(ldb), 0, &c, Int32(shape.n))
-            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        }
-        for _ in 0..<3 { _ = once() }
-        var samples: [Double] = []
-        var spent = 0.0
-        while spent < seconds || samples.count < 5 {
-            let sample = once()
-            samples.append(sample)
-            spent += sample
-        }
-        samples.sort()
-        return samples[samples.count / 2]
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CoreMLSpec
 import Foundation
 import OpenCoreML
+import OpenCreateML
 
 /// `opencoreml demo`: the seeds' on-device training story end to end. Builds LeNet in Swift,
 /// trains it with `MLUpdateTask` on digits the program draws itself (or on `--data`), evaluates it,
@@ -69,27 +70,23 @@ struct Demo: ParsableCommand {
         } catch {
             throw CLIError.wrap(error)
         }
-        let binding = try DatasetBinding(model: model, dataset: train)
-        let (trained, history) = try TrainingSession(model: model, dataset: train, binding: binding).run()
+        let result = try TrainingSession(model: model, examples: try CLIError.wrapping { try train.batchProvider(for: model) }).run()
+        let trained = result.model
         print("")
-        print(EpochTable.render(history))
+        print(EpochTable.render(result.epochs))
 
         // 4. Evaluate, chart, save.
-        let before = try Evaluation(model: model, dataset: test, binding: binding)
-        let after = try Evaluation(model: trained, dataset: test, binding: binding)
-        let trainedFile = folder.appendingPathComponent("LeNet-trained.mlmodel")
-        do {
-            try trained.write(to: trainedFile)
-        } catch {
-            throw CLIError.wrap(error)
+        let (before, after) = try CLIError.wrapping {
+            (try MLClassifierMetrics(model: model, on: test), try MLClassifierMetrics(model: trained, on: test))
         }
+        let trainedFile = folder.appendingPathComponent("LeNet-trained.mlmodel")
+        try CLIError.wrapping { try trained.write(to: trainedFile) }
         let curve = folder.appendingPathComponent("loss.svg").path
         let matrix = folder.appendingPathComponent("confusion.svg").path
-        let accuracy = history.compactMap(\.accuracy)
-        try writeText(LossCurveSVG.render(loss: history.map(\.loss), accuracy: accuracy.count == history.count ? accuracy : nil), to: curve)
-        try writeText(ConfusionMatrixSVG.render(after.report, title: "LeNet on \(test.name)"), to: matrix)
+        try writeText(LossCurveSVG.render(result.epochs), to: curve)
+        try writeText(ConfusionMatrixSVG.render(after, title: "LeNet on \(test.name)"), to: matrix)
         print("")
-        print(after.report.renderText())
+        print(after.renderText())
         print("")
         print(String(format: "Test accuracy: %.2f%% before training, %.2f%% after.", before.accuracy * 100, after.accuracy * 100))
         print("Wrote \(file.path) (untrained), \(trainedFile.path) (trained),")
@@ -99,11 +96,12 @@ struct Demo: ParsableCommand {
 
     private func datasets() throws -> (train: LabeledDataset, test: LabeledDataset) {
         if let data {
-            let train = try IDXDataset.load(folder: data, split: .train).prefix(examples)
-            let test = try IDXDataset.load(folder: data, split: .test).prefix(testExamples)
-            return (train, test)
+            return try CLIError.wrapping {
+                (try LabeledDataset(contentsOf: URL(fileURLWithPath: data), split: .train).prefix(examples),
+                 try LabeledDataset(contentsOf: URL(fileURLWithPath: data), split: .test).prefix(testExamples))
+            }
         }
-        return (.generatedDigits(examples, seed: 1, name: "generated digits"),
+        return (.generatedDigits(examples, seed: 1),
                 .generatedDigits(testExamples, seed: 2, name: "generated digits (held out)"))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenCoreML
+import OpenCreateML
 
 /// `opencoreml evaluate MODEL --data DATASET`: accuracy, loss, per-class metrics, confusion matrix.
 struct Evaluate: ParsableCommand {
@@ -23,18 +24,31 @@ struct Evaluate: ParsableCommand {
     func run() throws {
         let loaded = try loadModel(model)
         let examples = try dataset.load(defaultSplit: .test)
-        let binding = try DatasetBinding(model: loaded, dataset: examples, classNames: dataset.classNameList)
-        let evaluation = try Evaluation(model: loaded, dataset: examples, binding: binding)
-        if let confusionMatrix { try writeText(ConfusionMatrixSVG.render(evaluation.report), to: confusionMatrix) }
+        let metrics = try CLIError.wrapping { try MLClassifierMetrics(model: loaded, on: examples, classNames: dataset.classNameList) }
+        if let confusionMatrix { try writeText(ConfusionMatrixSVG.render(metrics), to: confusionMatrix) }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(evaluation), as: UTF8.self))
+            try printJSON(EvaluationJSON(metrics))
             return
         }
-        print("\(examples.name): \(grouped(evaluation.examples)) examples")
-        print(String(format: "accuracy %.2f%%", evaluation.accuracy * 100) + (evaluation.meanLoss.map { String(format: "   mean loss %.4f", $0) } ?? ""))
+        print("\(examples.name): \(grouped(metrics.exampleCount)) examples")
+        print(String(format: "accuracy %.2f%%", metrics.accuracy * 100) + (metrics.meanCrossEntropy.map { String(format: "   mean loss %.4f", $0) } ?? ""))
         print("")
-        print(evaluation.report.renderText())
+        print(metrics.renderText())
+    }
+}
+
+/// `evaluate --json`: the headline numbers and the whole report.
+struct EvaluationJSON: Encodable {
+    let examples: Int
+    let accuracy: Double
+    /// The mean of −log p(true class), when the model outputs probabilities.
+    let meanLoss: Double?
+    let report: MLClassifierMetrics
+
+    init(_ metrics: MLClassifierMetrics) {
+        examples = metrics.exampleCount
+        accuracy = metrics.accuracy
+        meanLoss = metrics.meanCrossEntropy
+        report = metrics
     }
 }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import OpenCoreML
 import OpenCreateML
-import _OpenCoreMLImageIO
 
 /// `opencoreml image-classifier train|evaluate`: Create ML's image classifier on a Core ML feature
 /// extractor's features.
@@ -144,43 +143,26 @@ struct ImageClassifier: ParsableCommand {
 
         func run() throws {
             let loaded = try loadModel(model)
-            let description = loaded.modelDescription
-            let images = description.inputDescriptionsByName.values.filter { $0.imageConstraint != nil }
-            guard description.inputDescriptionsByName.count == 1, let input = images.first, let constraint = input.imageConstraint else {
-                throw CLIError.model("\(model): not an image classifier (it needs exactly one input, an image)")
-            }
-            let labelName = loaded.specification.description_p.predictedFeatureName
-            guard !labelName.isEmpty else { throw CLIError.model("\(model): not a classifier (no predicted label output)") }
-            let pictures: [LabeledImage]
-            do { pictures = try MLImageClassifier.DataSource.labeledDirectories(at: URL(fileURLWithPath: directory, isDirectory: true)).labeledImages() } catch {
-                throw CLIError.wrap(error)
-            }
             let bar = ExtractionProgress(verb: "predicting")
-            var predicted: [String] = []
-            for (index, picture) in pictures.enumerated() {
-                do {
-                    let value = try MLFeatureValue(imageAt: picture.url, constraint: constraint)
-                    let output = try loaded.prediction(from: MLDictionaryFeatureProvider(dictionary: [input.name: value]))
-                    guard let label = output.featureValue(for: labelName) else { throw CLIError.model("\(model): no '\(labelName)' output") }
-                    predicted.append(label.type == .string ? label.stringValue : String(label.int64Value))
-                } catch {
-                    bar.finish()
-                    throw CLIError.model("\(picture.url.path): \(CLIError.wrap(error))")
+            let report: MLClassifierMetrics
+            do {
+                report = try MLClassifierMetrics(model: loaded, on: .labeledDirectories(at: URL(fileURLWithPath: directory, isDirectory: true))) { done, total in
+                    bar.handle(.featuresExtracted(file: URL(fileURLWithPath: directory), completed: done, total: total, fromCache: false))
                 }
-                bar.handle(.featuresExtracted(file: picture.url, completed: index + 1, total: pictures.count, fromCache: false))
+            } catch {
+                bar.finish()
+                throw CLIError.model("\(model): \(CLIError.wrap(error))")
             }
             bar.finish()
-            let names = Array(Set(pictures.map(\.label) + predicted)).sorted()
-            let index = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
-            let report = try ClassificationReport(trueLabels: pictures.map { index[$0.label]! }, predictedLabels: predicted.map { index[$0]! }, classNames: names)
             if let plot { try writeText(ConfusionMatrixSVG.render(report, title: "\(URL(fileURLWithPath: model).lastPathComponent) on \(directory)"), to: plot) }
-            print("\(directory): \(grouped(pictures.count)) pictures")
+            print("\(directory): \(grouped(report.exampleCount)) pictures")
             print(report.renderText())
-            let wrong = zip(pictures, predicted).filter { $0.0.label != $0.1 }
-            if !wrong.isEmpty {
+            if !report.misclassifiedExamples.isEmpty {
                 print("\nmisclassified")
                 var table = TextTable(["file", "true", "predicted"])
-                for (picture, label) in wrong { table.append([picture.url.lastPathComponent, picture.label, label]) }
+                for wrong in report.misclassifiedExamples {
+                    table.append([wrong.file?.lastPathComponent ?? "#\(wrong.index)", wrong.trueLabel, wrong.predictedLabel])
+                }
                 print(table.render())
             }
         }
@@ -205,38 +187,11 @@ extension ImageClassifier {
         func run() throws {
             guard output.hasSuffix(".mlmodel") else { throw CLIError.unsupportedExtension(path: output) }
             let loaded = try loadModel(model)
-            let spec = loaded.specification
-            guard spec.isUpdatable, let input = loaded.modelDescription.inputDescriptionsByName.values.first(where: { $0.imageConstraint != nil }),
-                  let constraint = input.imageConstraint else {
-                throw CLIError.model("\(model): not an updatable image classifier")
-            }
-            let labelName = spec.description_p.predictedFeatureName
-            let pictures: [LabeledImage]
-            do { pictures = try MLImageClassifier.DataSource.labeledDirectories(at: URL(fileURLWithPath: directory, isDirectory: true)).labeledImages() } catch {
-                throw CLIError.wrap(error)
-            }
-            var examples: [MLFeatureProvider] = []
-            for picture in pictures {
-                do {
-                    let image = try MLFeatureValue(imageAt: picture.url, constraint: constraint)
-                    examples.append(try MLDictionaryFeatureProvider(dictionary: [input.name: image, labelName: MLFeatureValue(string: picture.label)]))
-                } catch { throw CLIError.model("\(picture.url.path): \(CLIError.wrap(error))") }
-            }
-            final class Result: @unchecked Sendable {
-                let done = DispatchSemaphore(value: 0)
-                var context: MLUpdateContext?
-            }
-            let result = Result()
-            let task = try MLUpdateTask(forModelAt: URL(fileURLWithPath: model), trainingData: MLArrayBatchProvider(array: examples),
-                                        configuration: nil) { context in
-                result.context = context
-                result.done.signal()
-            }
-            task.resume()
-            result.done.wait()
-            guard let context = result.context else { throw CLIError.model("\(model): training did not finish") }
-            if let error = context.task.error { throw CLIError.model("\(model): \(CLIError.wrap(error))") }
-            do { try context.model.write(to: URL(fileURLWithPath: output)) } catch { throw CLIError.wrap(error) }
+            guard loaded.modelDescription.isUpdatable else { throw CLIError.model("\(model): not an updatable image classifier") }
+            let source = MLImageClassifier.DataSource.labeledDirectories(at: URL(fileURLWithPath: directory, isDirectory: true))
+            let pictures = try CLIError.wrapping { try source.labeledImages() }
+            let trained = try CLIError.wrapping { try loaded.updated(with: source.batchProvider(for: loaded)).model }
+            try CLIError.wrapping { try trained.write(to: URL(fileURLWithPath: output)) }
             let classes = Set(pictures.map(\.label)).sorted().joined(separator: " ")
             print("trained on \(pictures.count) pictures (\(classes)); wrote \(output)")
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenCoreML
+import OpenCreateML
 
 /// `opencoreml predict MODEL --input NAME=FILE …`: one prediction from array files.
 struct Predict: ParsableCommand {
@@ -27,25 +28,7 @@ struct Predict: ParsableCommand {
             guard let description = descriptions[name] else {
                 throw CLIError.model("the model has no input '\(name)' (it has: \(descriptions.keys.sorted().joined(separator: ", ")))")
             }
-            let (numbers, shape) = try loadInputArray(path: path)
-            if let bad = numbers.firstIndex(where: { !$0.isFinite }) {
-                throw CLIError.file(path, "value \(bad) is \(numbers[bad])")
-            }
-            switch description.type {
-            case .int64 where numbers.count == 1: values[name] = MLFeatureValue(int64: Int64(numbers[0]))
-            case .double where numbers.count == 1: values[name] = MLFeatureValue(double: numbers[0])
-            case .multiArray:
-                let declared = description.multiArrayConstraint?.shape.map(\.intValue) ?? shape
-                let target = declared.reduce(1, *) == numbers.count ? declared : shape
-                guard target.reduce(1, *) == numbers.count, declared.reduce(1, *) == numbers.count else {
-                    throw CLIError.file(path, "holds \(numbers.count) values (shape \(shape)); input '\(name)' takes shape \(declared)")
-                }
-                let array = try MLMultiArray(shape: target.map { NSNumber(value: $0) }, dataType: .float32)
-                for (index, number) in numbers.enumerated() { array[index] = NSNumber(value: number) }
-                values[name] = MLFeatureValue(multiArray: array)
-            default:
-                throw CLIError.model("input '\(name)' is a \(description.type); predict fills numbers and multi-arrays")
-            }
+            values[name] = try CLIError.wrapping { try MLFeatureValue(contentsOf: URL(fileURLWithPath: path), for: description) }
         }
         for name in descriptions.keys where values[name] == nil && descriptions[name]?.isOptional == false {
             throw CLIError.model("input '\(name)' is missing; give it with --input \(name)=FILE")
@@ -100,4 +83,17 @@ struct Predict: ParsableCommand {
             return value.description
         }
     }
+}
+
+/// `NAME=PATH` from an `--input` option: the model input's name and the file holding its value.
+/// The name ends at the first `=`, so paths may contain `=`. Throws a usage error (exit code 2).
+func parseInputAssignment(_ text: String) throws -> (name: String, path: String) {
+    guard let equals = text.firstIndex(of: "=") else {
+        throw ValidationError("--input '\(text)': expected NAME=PATH, e.g. image=digit.npy")
+    }
+    let name = String(text[..<equals]).trimmingCharacters(in: .whitespaces)
+    let path = String(text[text.index(after: equals)...])
+    guard !name.isEmpty else { throw ValidationError("--input '\(text)': the input name before '=' is empty") }
+    guard !path.isEmpty else { throw ValidationError("--input '\(text)': the file path after '=' is empty") }
+    return (name, path)
 }

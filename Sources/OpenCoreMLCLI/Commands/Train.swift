@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenCoreML
+import OpenCreateML
 
 /// `opencoreml train MODEL --data DATASET --output OUT`: on-device training, from the command line.
 struct Train: ParsableCommand {
@@ -56,40 +57,30 @@ struct Train: ParsableCommand {
         let loaded = try loadModel(model, configuration: configuration)
         guard loaded.modelDescription.isUpdatable else { throw CLIError.model("\(model): the model is not updatable") }
         let examples = try dataset.load(defaultSplit: .train)
-        let binding = try DatasetBinding(model: loaded, dataset: examples, classNames: dataset.classNameList)
+        let bound = try CLIError.wrapping { try examples.batchProvider(for: loaded, classNames: dataset.classNameList) }
         if loaded.sampleCount != nil {
-            try appendSamples(to: loaded, examples: examples, binding: binding)
+            try appendSamples(to: loaded, examples: examples, bound: bound)
             return
         }
-        guard binding.labelName != nil else {
+        guard bound.labelName != nil else {
             throw CLIError.model("\(model): the model has no training input for the labels")
         }
         FileHandle.standardError.write(Data("Training on \(grouped(examples.count)) examples of \(examples.name)\n".utf8))
-        let (trained, history) = try TrainingSession(model: loaded, dataset: examples, binding: binding, logPath: log).run()
-        do {
-            try trained.write(to: URL(fileURLWithPath: output))
-        } catch {
-            throw CLIError.wrap(error)
-        }
+        let result = try TrainingSession(model: loaded, examples: bound, logPath: log).run()
+        try CLIError.wrapping { try result.model.write(to: URL(fileURLWithPath: output)) }
         if let lossCurve {
-            let accuracy = history.compactMap(\.accuracy)
-            let svg = LossCurveSVG.render(loss: history.map(\.loss), accuracy: accuracy.count == history.count ? accuracy : nil)
-            try writeText(svg, to: lossCurve)
+            try writeText(LossCurveSVG.render(result.epochs), to: lossCurve)
         }
-        print(EpochTable.render(history))
+        print(EpochTable.render(result.epochs))
         print("Wrote \(output)")
     }
 
     /// k-NN "training": every example becomes a sample; prints the samples per label.
-    private func appendSamples(to loaded: MLModel, examples: LabeledDataset, binding: DatasetBinding) throws {
+    private func appendSamples(to loaded: MLModel, examples: LabeledDataset, bound: LabeledBatchProvider) throws {
         let before = loaded.sampleCount ?? 0
         FileHandle.standardError.write(Data("Adding \(grouped(examples.count)) examples of \(examples.name) to \(grouped(before)) samples\n".utf8))
-        let (trained, _) = try TrainingSession(model: loaded, dataset: examples, binding: binding, logPath: nil, quiet: true).run()
-        do {
-            try trained.write(to: URL(fileURLWithPath: output))
-        } catch {
-            throw CLIError.wrap(error)
-        }
+        let trained = try TrainingSession(model: loaded, examples: bound, quiet: true).run().model
+        try CLIError.wrapping { try trained.write(to: URL(fileURLWithPath: output)) }
         var counts: [String: Int] = [:]
         var order: [String] = []
         for label in trained.sampleLabels ?? [] {

@@ -1,5 +1,4 @@
 import CoreMLSpec
-import _OpenCoreMLEngine
 import OpenCoreMLTools
 
 /// The seeds' LeNet ("Fully Training a Core ML CNN On-Device"), declared with the OpenCoreMLTools DSL:
@@ -8,7 +7,7 @@ import OpenCoreMLTools
 /// Weights are Glorot-uniform from a fixed seed, so the same model comes out every time.
 enum LeNet {
     static func specification(seed: UInt64 = 1) -> CoreML_Specification_Model {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let conv1 = glorotUniform(count: 32 * 1 * 9, fanIn: 1 * 9, fanOut: 32 * 9, random: &random)
         let conv2 = glorotUniform(count: 32 * 32 * 4, fanIn: 32 * 4, fanOut: 32 * 4, random: &random)
         let dense1 = glorotUniform(count: 1152 * 500, fanIn: 1152, fanOut: 500, random: &random)
@@ -44,11 +43,9 @@ enum LeNet {
         return try! model.makeSpecification()
     }
 
-    private static func glorotUniform(count: Int, fanIn: Int, fanOut: Int, random: inout SeededGenerator) -> [Float] {
+    private static func glorotUniform(count: Int, fanIn: Int, fanOut: Int, random: inout SplitMix64) -> [Float] {
         let limit = Float((6.0 / Double(fanIn + fanOut)).squareRoot())
         return (0..<count).map { _ in Float.random(in: -limit...limit, using: &random) }
     }
 }
 
-/// The seeded generator demo data and weights are drawn from.
-typealias SeededGenerator = SplitMix64

@@ -1,9 +1,11 @@
+import OpenCreateML
+
 /// A confusion matrix as an SVG heat map: true classes down the left, predicted classes across the top,
 /// each cell showing its count and shaded by its share of the true class's samples (so rare classes
 /// read as clearly as common ones). Hovering a cell shows the details.
 enum ConfusionMatrixSVG {
-    static func render(_ report: ClassificationReport, title: String = "Confusion matrix") -> String {
-        render(matrix: report.confusionMatrix, classNames: report.classNames, title: title)
+    static func render(_ metrics: MLClassifierMetrics, title: String = "Confusion matrix") -> String {
+        render(matrix: metrics.confusionMatrix, classNames: metrics.classLabels, title: title)
     }
 
     /// `matrix[t][p]`: samples of true class `t` predicted as `p`; one row and column per class name.

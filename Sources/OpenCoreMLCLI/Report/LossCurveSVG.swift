@@ -1,3 +1,4 @@
+import OpenCoreML
 import Foundation
 
 /// Per-epoch training loss as an SVG line chart, with accuracy (fractions, shown as percentages on a
@@ -5,6 +6,12 @@ import Foundation
 enum LossCurveSVG {
     static let lossColor = "#1f77b4"
     static let accuracyColor = "#ff7f0e"
+
+    /// The loss (and, when every epoch has one, the accuracy) of an update's epochs.
+    static func render(_ epochs: [MLUpdateResult.Epoch], title: String = "Training loss") -> String {
+        let accuracy = epochs.compactMap(\.accuracy)
+        return render(loss: epochs.map { $0.loss ?? .nan }, accuracy: accuracy.count == epochs.count ? accuracy : nil, title: title)
+    }
 
     static func render(loss: [Double], accuracy: [Double]? = nil, title: String = "Training loss") -> String {
         let width = 640.0, height = 360.0

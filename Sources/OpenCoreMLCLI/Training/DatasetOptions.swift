@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import OpenCreateML
 
-/// `--data`, `--split`, `--scale`, `--limit`, `--class-names`: where examples come from, shared by `train`,
-/// `evaluate` and `demo`.
+/// `--data`, `--split`, `--scale`, `--limit`, `--class-names`: where examples come from, shared by `train`
+/// and `evaluate`.
 struct DatasetOptions: ParsableArguments {
     @Option(help: "A folder of MNIST-format IDX files (train-*/t10k-*, gzipped or not), or a CSV file (label first, then the values).")
     var data: String?
@@ -25,29 +26,16 @@ struct DatasetOptions: ParsableArguments {
     }
 
     /// Loads `--data`, using `defaultSplit` for IDX folders when `--split` is not given.
-    func load(defaultSplit: IDXDataset.Split) throws -> LabeledDataset {
+    func load(defaultSplit: LabeledDataset.Split) throws -> LabeledDataset {
         guard let data else { throw CLIError.model("give the examples with --data FOLDER or --data FILE.csv") }
-        guard scale.isFinite, scale > 0 else { throw CLIError.model("--scale must be a positive number, got \(scale)") }
         if let limit, limit < 1 { throw CLIError.model("--limit must be at least 1, got \(limit)") }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: data, isDirectory: &isFolder) else {
-            throw CLIError.file(data, "no such file or folder")
+        guard scale.isFinite, scale > 0 else { throw CLIError.model("--scale must be a positive number, got \(scale)") }
+        var chosen = defaultSplit
+        if let split {
+            guard let parsed = LabeledDataset.Split(rawValue: split) else { throw CLIError.model("--split must be train or test, got '\(split)'") }
+            chosen = parsed
         }
-        var dataset: LabeledDataset
-        if isFolder.boolValue {
-            let chosen: IDXDataset.Split
-            if let split {
-                guard let parsed = IDXDataset.Split(rawValue: split) else { throw CLIError.model("--split must be train or test, got '\(split)'") }
-                chosen = parsed
-            } else {
-                chosen = defaultSplit
-            }
-            dataset = try IDXDataset.load(folder: data, split: chosen, scale: scale)
-        } else {
-            dataset = try CSVDataset.load(path: data, scale: scale)
-        }
-        if let limit { dataset = dataset.prefix(limit) }
-        guard dataset.count > 0 else { throw CLIError.file(data, "holds no examples") }
-        return dataset
+        let dataset = try CLIError.wrapping { try LabeledDataset(contentsOf: URL(fileURLWithPath: data), split: chosen, scale: scale) }
+        return limit.map { dataset.prefix($0) } ?? dataset
     }
 }

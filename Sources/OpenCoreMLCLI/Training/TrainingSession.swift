@@ -1,85 +1,52 @@
 import Foundation
 import OpenCoreML
 
-/// Trains a model on a dataset through `MLUpdateTask`, showing a progress bar and writing an
-/// optional JSON-lines log: what `train` and `demo` share.
+/// Trains a model with the library's blocking update, drawing a progress bar and writing an optional
+/// JSON-lines log: what `train`, `demo` and the benchmarks share.
 struct TrainingSession {
-    struct Epoch {
-        let loss: Double
-        let accuracy: Double?
-        let seconds: Double
-        /// Processor time of the whole process (every thread) during the epoch.
-        var cpuSeconds: Double = 0
-    }
-
     let model: MLModel
-    let dataset: LabeledDataset
-    let binding: DatasetBinding
+    let examples: MLBatchProvider
     var logPath: String?
     var quiet = false
 
-    /// Runs the update; returns the trained model and one entry per epoch. Throws the task's error.
-    func run() throws -> (model: MLModel, epochs: [Epoch]) {
+    /// Runs the update; returns the trained model and one entry per epoch.
+    func run() throws -> MLUpdateResult {
         let log = try logPath.map { try TrainingLog(path: $0) }
         let epochs = (try? model.parameterValue(for: .epochs)) as? Int ?? 1
         let batchSize = (try? model.parameterValue(for: .miniBatchSize)) as? Int ?? 32
-        let bar = ProgressBar(epochs: epochs, stepsPerEpoch: (dataset.count + batchSize - 1) / batchSize)
-        let state = SessionState()
-        let done = DispatchSemaphore(value: 0)
-        let handlers = MLUpdateProgressHandlers(
-            forEvents: [.trainingBegin, .miniBatchEnd, .epochEnd],
-            progressHandler: { context in
-                let epoch = context.metrics[.epochIndex] as? Int ?? 0
-                switch context.event {
+        let count = examples.count
+        let bar = ProgressBar(epochs: epochs, stepsPerEpoch: (count + batchSize - 1) / batchSize)
+        var lossSum = 0.0
+        var epochStart = Date()
+        let result: MLUpdateResult
+        do {
+            result = try model.updated(with: examples, events: [.trainingBegin, .miniBatchEnd, .epochEnd]) { progress in
+                switch progress.event {
                 case .trainingBegin:
                     if !quiet { bar.startEpoch(1) }
-                    state.epochStart = Date()
-                    state.epochCPUStart = ProcessUsage.cpuSeconds
                 case .miniBatchEnd:
-                    let miniBatch = context.metrics[.miniBatchIndex] as? Int ?? 0
-                    state.lossSum += context.metrics[.lossValue] as? Double ?? 0
-                    let samples = min((miniBatch + 1) * batchSize, dataset.count)
-                    if !quiet { bar.update(step: miniBatch + 1, samples: samples, loss: state.lossSum / Double(miniBatch + 1)) }
+                    lossSum += progress.loss
+                    let samples = min((progress.miniBatch + 1) * batchSize, count)
+                    if !quiet { bar.update(step: progress.miniBatch + 1, samples: samples, loss: lossSum / Double(progress.miniBatch + 1)) }
                 case .epochEnd:
-                    let loss = context.metrics[.lossValue] as? Double ?? .nan
-                    let accuracy = context.metrics[.trainingAccuracy] as? Double
-                    let seconds = Date().timeIntervalSince(state.epochStart)
-                    state.epochs.append(Epoch(loss: loss, accuracy: accuracy, seconds: seconds,
-                                              cpuSeconds: ProcessUsage.cpuSeconds - state.epochCPUStart))
-                    if !quiet { bar.finishEpoch(loss: loss, accuracy: accuracy, samples: dataset.count) }
+                    let loss = progress.hasLoss ? progress.loss : .nan
+                    if !quiet { bar.finishEpoch(loss: loss, accuracy: progress.accuracy, samples: count) }
                     do {
-                        try log?.append(epoch: epoch + 1, loss: loss, accuracy: accuracy, seconds: seconds)
+                        try log?.append(epoch: progress.epoch + 1, loss: loss, accuracy: progress.accuracy,
+                                        seconds: Date().timeIntervalSince(epochStart))
                     } catch {
-                        state.logError = error
-                        context.task.cancel()
+                        throw CLIError.file(logPath ?? "", "could not write the log: \(error.localizedDescription)")
                     }
-                    state.lossSum = 0
-                    state.epochStart = Date()
-                    state.epochCPUStart = ProcessUsage.cpuSeconds
-                    if epoch + 1 < epochs, !quiet { bar.startEpoch(epoch + 2) }
+                    lossSum = 0
+                    epochStart = Date()
+                    if progress.epoch + 1 < progress.epochs, !quiet { bar.startEpoch(progress.epoch + 2) }
                 default:
                     break
                 }
-            },
-            completionHandler: { context in
-                if context.task.error == nil { state.trained = context.model }
-                done.signal()
-            })
-        let task = MLUpdateTask(model: model, trainingData: binding.batch(dataset), progressHandlers: handlers)
-        task.resume()
-        done.wait()
-        if let error = task.error { throw CLIError.wrap(error) }
-        if let error = state.logError { throw CLIError.file(logPath ?? "", "could not write the log: \(error.localizedDescription)") }
-        return (state.trained ?? model, state.epochs)
+            }
+        } catch {
+            throw CLIError.wrap(error)
+        }
+        return result
     }
-}
-
-/// What the handlers record, on the training thread.
-private final class SessionState: @unchecked Sendable {
-    var epochs: [TrainingSession.Epoch] = []
-    var lossSum = 0.0
-    var epochStart = Date()
-    var epochCPUStart = 0.0
-    var trained: MLModel?
-    var logError: Error?
 }

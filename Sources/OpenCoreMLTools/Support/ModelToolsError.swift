@@ -1,8 +1,10 @@
+import CoreMLSpec
+
 /// A model declaration or an edit that cannot be carried out.
 ///
 /// `location` names the part (`layer 'conv1'`, `pipeline model 2 › input 'features'`,
 /// `NeuralNetwork › loss 'lossLayer'`); `message` says what is wrong there.
-public struct ModelToolsError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct ModelToolsError: LocatedError, Equatable, Sendable {
     public var location: String
     public var message: String
 

@@ -1,4 +1,4 @@
-import _OpenCoreMLEngine
+import CoreMLSpec
 
 /// Initial weights for layers declared without them: Glorot-uniform values from a generator seeded
 /// by the layer's name, so the same declaration always gives the same model.

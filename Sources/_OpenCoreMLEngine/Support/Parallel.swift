@@ -23,13 +23,13 @@ private struct IndexJob {
 var kernelThreadCount: Int { Int(ocm_num_threads()) }
 
 /// The number of threads `parallelForEach` and `parallelChunks` use for `count` items: per-thread scratch slots.
-func chunkCount(_ count: Int) -> Int { max(1, min(Int(ocm_num_threads()), count)) }
+package func chunkCount(_ count: Int) -> Int { max(1, min(Int(ocm_num_threads()), count)) }
 
 /// Splits `0..<count` into one contiguous chunk per kernel thread (`chunkCount(count)` of them) and
 /// runs `body(chunk, range)` on the thread pool, for sums that need a fixed order per chunk.
 /// Runs on the calling thread when there is one chunk.
 /// `chunks` (default `chunkCount(count)`) fixes the number of chunks, and so of scratch slots.
-func parallelChunks(_ count: Int, chunks: Int? = nil, _ body: (_ chunk: Int, _ range: Range<Int>) -> Void) {
+package func parallelChunks(_ count: Int, chunks: Int? = nil, _ body: (_ chunk: Int, _ range: Range<Int>) -> Void) {
     let chunks = min(max(1, chunks ?? chunkCount(count)), max(count, 1))
     guard chunks > 1 else {
         if count > 0 { body(0, 0..<count) }

@@ -2,7 +2,6 @@ import ArgumentParser
 import CoreMLSpec
 import Foundation
 import OpenCoreML
-import _OpenCoreMLKernels
 
 /// `opencoreml bench knn`: a k-NN classifier of many samples, through `MLModel`, on generated data
 /// that `Scripts/bench_knn.py` regenerates identically for scikit-learn.
@@ -67,7 +66,7 @@ struct BenchKNN: ParsableCommand {
     }
 
     func run() throws {
-        if let threads { ocm_set_num_threads(Int32(threads)) }
+        if let threads { OpenCoreMLRuntime.threadCount = threads }
         let data = BenchData(dimensions: dimensions, classes: classes)
         var specification = CoreML_Specification_Model()
         specification.specificationVersion = 4
@@ -120,9 +119,9 @@ struct BenchKNN: ParsableCommand {
             correct += 1
         }
         let report = Report(
-            index: index, samples: samples, dimensions: dimensions, queries: queries, k: k, threads: Int(ocm_num_threads()),
+            index: index, samples: samples, dimensions: dimensions, queries: queries, k: k, threads: OpenCoreMLRuntime.threadCount,
             loadSeconds: loadSeconds, singleQueryMilliseconds: singles.sorted()[singles.count / 2], batchSeconds: batchSeconds,
-            accuracy: Double(correct) / Double(queries), peakResidentMegabytes: Double(ProcessUsage.peakResidentBytes) / 1_048_576)
+            accuracy: Double(correct) / Double(queries), peakResidentMegabytes: Double(OpenCoreMLRuntime.peakResidentBytes) / 1_048_576)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

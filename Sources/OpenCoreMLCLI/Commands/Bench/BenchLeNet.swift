@@ -2,8 +2,7 @@ import ArgumentParser
 import CoreMLSpec
 import Foundation
 import OpenCoreML
-import _OpenCoreMLEngine
-import _OpenCoreMLKernels
+import OpenCreateML
 
 /// `opencoreml bench lenet`: LeNet training through `MLUpdateTask`, timed per epoch; test accuracy
 /// and peak memory. `Scripts/bench_lenet_tf.py` is the TensorFlow peer.
@@ -55,25 +54,26 @@ struct BenchLeNet: ParsableCommand {
         let threads = options.applyThreads()
         let model = try options.loadModel(parameters: [.epochs: epochs])
         let train = try options.trainingSet(), test = try options.testSet()
-        let binding = try DatasetBinding(model: model, dataset: train)
+        let examples = try CLIError.wrapping { try train.batchProvider(for: model) }
         let batchSize = (try? model.parameterValue(for: .miniBatchSize)) as? Int ?? 128
-        let multiplyAdds = try Network(model: model.specification).multiplyAddsPerExample.training
+        guard let multiplyAdds = model.multiplyAddsPerExample?.training else { throw CLIError.model("the model is not a neural network") }
 
         let start = monotonicSeconds()
-        let (trained, history) = try TrainingSession(model: model, dataset: train, binding: binding, quiet: true).run()
+        let result = try TrainingSession(model: model, examples: examples, quiet: true).run()
+        let history = result.epochs
         let total = monotonicSeconds() - start
         let seconds = history.map(\.seconds)
         let median = Samples(seconds).median
-        let accuracy = try Evaluation(model: trained, dataset: test, binding: binding).accuracy
-        let rows = profile ? try Self.profile(model: model, dataset: train, batchSize: batchSize) : nil
+        let accuracy = try CLIError.wrapping { try MLClassifierMetrics(model: result.model, on: test).accuracy }
+        let rows = profile ? try CLIError.wrapping { ProfileRow.rows(try model.trainingProfile(on: examples)) } : nil
 
         let report = Report(
-            isa: String(cString: ocm_isa_name()), threads: threads, examples: train.count, batchSize: batchSize,
+            isa: OpenCoreMLRuntime.instructionSet.rawValue, threads: threads, examples: train.count, batchSize: batchSize,
             epochSeconds: seconds, secondsPerEpochMedian: median,
-            cpuSecondsPerEpochMedian: Samples(history.map(\.cpuSeconds)).median, samplesPerSecond: Double(train.count) / median,
+            cpuSecondsPerEpochMedian: Samples(history.map(\.processorSeconds)).median, samplesPerSecond: Double(train.count) / median,
             gflops: 2 * Double(multiplyAdds) * Double(train.count) / median / 1e9,
             conversionSeconds: max(0, total - seconds.reduce(0, +)), trainingAccuracy: history.last?.accuracy,
-            testAccuracy: accuracy, peakRSSMegabytes: Double(ProcessUsage.peakResidentBytes) / 1e6, profile: rows)
+            testAccuracy: accuracy, peakRSSMegabytes: Double(OpenCoreMLRuntime.peakResidentBytes) / 1e6, profile: rows)
         if json {
             try printJSON(report)
             return
@@ -88,7 +88,7 @@ struct BenchLeNet: ParsableCommand {
         table.append(["GFLOP/s (\(String(format: "%.2f", 2 * Double(multiplyAdds) / 1e6)) MFLOP per example)", String(format: "%.1f", report.gflops)])
         table.append(["converting the examples (s)", String(format: "%.2f", report.conversionSeconds)])
         table.append(["test accuracy (\(grouped(test.count)) examples)", String(format: "%.2f%%", accuracy * 100)])
-        table.append(["peak resident memory", megabytes(ProcessUsage.peakResidentBytes)])
+        table.append(["peak resident memory", megabytes(OpenCoreMLRuntime.peakResidentBytes)])
         print(table.render())
         if let rows {
             print("")
@@ -123,65 +123,23 @@ struct BenchLeNet: ParsableCommand {
         }
     }
 
-    /// One epoch through the engine (as the update task runs it), timing every layer, the loss, the
-    /// optimizer and the copying of each mini-batch.
-    static func profile(model: MLModel, dataset: LabeledDataset, batchSize: Int) throws -> [ProfileRow] {
-        let network = try Network(model: model.specification)
-        let optimizer = Optimizer(try optimizerSettings(model.specification.neuralNetworkSpecification?.updateParams.optimizer))
-        guard let inputName = network.inputNames.first, let targetName = network.targetNames.first else {
-            throw CLIError.model("the model has no input or no loss target to profile")
-        }
-        // One thread: each layer's processor time (robust on a busy machine); more: elapsed time.
-        network.enableTimings(clock: ocm_num_threads() == 1 ? .threadCPU : .wall)
-        var copying = 0.0
-        let width = dataset.featureCount
-        var position = 0
-        while position < dataset.count {
-            let size = min(batchSize, dataset.count - position)
-            network.reserve(batch: size, training: true)
-            copying += network.timings!.time {
-                let input = network.inputBlob(named: inputName)!.value.pointer
-                let target = network.inputBlob(named: targetName)!.value.pointer
-                dataset.values.withUnsafeBufferPointer { values in
-                    input.update(from: values.baseAddress! + position * width, count: size * width)
-                }
-                for row in 0..<size { target[row] = Float(dataset.labels[position + row]) }
-            }
-            _ = try network.trainingStep(batch: size)
-            network.timings!.optimizer += network.timings!.time { optimizer.update(network.parameters) }
-            position += size
-        }
-        let timings = network.timings!
-        let batches = Double(timings.batches)
-        let layerTotal = timings.entries.reduce(0) { $0 + $1.forward + $1.backward }
-        let total = layerTotal + timings.loss + timings.optimizer + copying
-        var rows = timings.entries.map { entry -> ProfileRow in
-            let seconds = entry.forward + entry.backward
-            let gflops = entry.trainingMultiplyAdds > 0 && seconds > 0
-                ? 2 * Double(entry.trainingMultiplyAdds) * Double(dataset.count) / seconds / 1e9 : nil
-            let type = entry.fusedInto.map { "\(entry.typeName) (in \($0))" } ?? entry.typeName
-            return ProfileRow(name: entry.name, type: type, forwardMilliseconds: entry.forward / batches * 1e3,
-                              backwardMilliseconds: entry.backward / batches * 1e3, milliseconds: seconds / batches * 1e3,
-                              gflops: gflops, share: seconds / total)
-        }
-        for (name, seconds) in [("loss", timings.loss), ("optimizer", timings.optimizer), ("batch copy", copying)] {
-            rows.append(ProfileRow(name: name, type: "", milliseconds: seconds / batches * 1e3, share: seconds / total))
-        }
-        rows.append(ProfileRow(name: "total", type: "", milliseconds: total / batches * 1e3, share: 1))
-        return rows
-    }
 }
 
-/// The engine's optimizer for an update parameters' optimizer, with its default values.
-private func optimizerSettings(_ optimizer: CoreML_Specification_Optimizer?) throws -> OptimizerSettings {
-    switch optimizer?.optimizerType {
-    case .adamOptimizer(let adam)?:
-        return .adam(learningRate: adam.learningRate.defaultValue, beta1: adam.beta1.defaultValue,
-                     beta2: adam.beta2.defaultValue, eps: adam.eps.defaultValue)
-    case .sgdOptimizer(let sgd)?:
-        return .sgd(learningRate: sgd.learningRate.defaultValue, momentum: sgd.momentum.defaultValue)
-    case nil:
-        throw CLIError.model("the model has no optimizer to profile")
+extension BenchLeNet.ProfileRow {
+    /// The rows of a training profile, with each layer's GFLOP/s and share and a total row.
+    static func rows(_ profile: MLTrainingProfile) -> [Self] {
+        let total = profile.secondsPerBatch
+        let perExample = Double(profile.batches) / Double(max(profile.examples, 1))
+        var rows = profile.entries.map { entry in
+            Self(name: entry.name, type: entry.type,
+                 forwardMilliseconds: entry.forwardSeconds.map { $0 * 1e3 }, backwardMilliseconds: entry.backwardSeconds.map { $0 * 1e3 },
+                 milliseconds: entry.seconds * 1e3,
+                 gflops: entry.trainingMultiplyAdds > 0 && entry.seconds > 0
+                     ? 2 * Double(entry.trainingMultiplyAdds) / (entry.seconds * perExample) / 1e9 : nil,
+                 share: entry.seconds / total)
+        }
+        rows.append(Self(name: "total", type: "", milliseconds: total * 1e3, share: 1))
+        return rows
     }
 }
 

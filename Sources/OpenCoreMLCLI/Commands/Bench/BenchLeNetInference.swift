@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenCoreML
-import _OpenCoreMLKernels
+import OpenCreateML
 
 /// `opencoreml bench lenet-inference`: LeNet predictions through the public API, one example at a
 /// time (`prediction(from:)` latency) and in batches (`predictions(fromBatch:)` throughput).
@@ -47,8 +47,8 @@ struct BenchLeNetInference: ParsableCommand {
         let threads = options.applyThreads()
         let model = try options.loadModel()
         let test = try options.testSet()
-        let binding = try DatasetBinding(model: model, dataset: test)
-        let inputs = try (0..<max(batchSize, min(test.count, 1_000))).map { try binding.features(test, $0 % test.count) }
+        let examples = try CLIError.wrapping { try test.batchProvider(for: model) }
+        let inputs = (0..<max(batchSize, min(test.count, 1_000))).map { examples.features(at: $0 % test.count) }
 
         func predictOne(_ index: Int) throws {
             do {
@@ -82,10 +82,10 @@ struct BenchLeNetInference: ParsableCommand {
 
         let latency = Samples(latencies)
         let report = Report(
-            isa: String(cString: ocm_isa_name()), threads: threads, latencyMillisecondsMedian: latency.median * 1e3,
+            isa: OpenCoreMLRuntime.instructionSet.rawValue, threads: threads, latencyMillisecondsMedian: latency.median * 1e3,
             latencyMillisecondsP90: latency.percentile(0.9) * 1e3, batchSize: batchSize,
             batchMillisecondsMedian: batchTimes.median * 1e3, samplesPerSecond: Double(batchSize) / batchTimes.median,
-            peakRSSMegabytes: Double(ProcessUsage.peakResidentBytes) / 1e6)
+            peakRSSMegabytes: Double(OpenCoreMLRuntime.peakResidentBytes) / 1e6)
         if json {
             try printJSON(report)
             return
@@ -96,7 +96,7 @@ struct BenchLeNetInference: ParsableCommand {
         table.append(["batch-1 latency, p90", String(format: "%.3f ms", report.latencyMillisecondsP90)])
         table.append(["batch-\(batchSize) time, median (\(batches) batches)", String(format: "%.2f ms", report.batchMillisecondsMedian)])
         table.append(["batch-\(batchSize) throughput", "\(grouped(Int(report.samplesPerSecond.rounded()))) samples/s"])
-        table.append(["peak resident memory", megabytes(ProcessUsage.peakResidentBytes)])
+        table.append(["peak resident memory", megabytes(OpenCoreMLRuntime.peakResidentBytes)])
         print(table.render())
     }
 }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import _OpenCoreMLEngine
-import _OpenCoreMLKernels
+import CoreMLSpec
+import OpenCoreML
+import OpenCreateML
 
 /// `opencoreml bench logistic-regression`: fits a multinomial logistic regression (L-BFGS) and
 /// reports the fit time, iterations, final loss and accuracies. `Scripts/bench_logreg_sklearn.py`
@@ -87,36 +88,40 @@ struct BenchLogisticRegression: ParsableCommand {
     }
 
     func run() throws {
-        if let threads { ocm_set_num_threads(Int32(threads)) }
+        if let threads { OpenCoreMLRuntime.threadCount = threads }
         var (train, test) = try loadData()
         if let limit { train = train.prefix(limit) }
         let classes = max(train.classCount, test.classCount)
-        let lambda = LogisticRegression.Penalty.lambda(scikitLearnC: c, sampleCount: train.count)
-        let solver = LogisticRegression(
-            penalty: penalty == "l1" ? .l1(lambda) : (penalty == "l2" ? .l2(lambda) : .none),
-            maxIterations: maxIterations, gradientTolerance: tol, standardizesFeatures: standardize)
+        // scikit-learn minimizes Σ loss + penalty/C; ours is the mean loss + λ·penalty, so λ = 1/(C·N).
+        let lambda = 1 / (c * Double(train.count))
+        let parameters = MLLogisticRegressionClassifier.ModelParameters(
+            maxIterations: maxIterations, l1Penalty: penalty == "l1" ? lambda : 0, l2Penalty: penalty == "l2" ? lambda : 0,
+            convergenceThreshold: tol, featureRescaling: standardize)
 
         let showsProgress = !json && isatty(2) != 0
         let start = DispatchTime.now().uptimeNanoseconds
-        let cpuStart = Self.processCPUSeconds()
-        let fit = try solver.fit(features: train.values, featureCount: train.featureCount, labels: train.labels, classCount: classes) { step in
-            if showsProgress {
-                printProgress(String(format: "iteration %d/%d  loss %.5f  gradient %.2e", step.iteration, maxIterations, step.loss, step.gradientNorm))
+        let cpuStart = OpenCoreMLRuntime.processorSeconds
+        let classifier = try CLIError.wrapping {
+            try MLLogisticRegressionClassifier(trainingData: train, classLabels: (0..<classes).map(String.init), parameters: parameters) { step in
+                if showsProgress {
+                    printProgress(String(format: "iteration %d/%d  loss %.5f  gradient %.2e", step.iteration, maxIterations, step.loss, step.gradientNorm))
+                }
+                return true
             }
-            return true
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let cpuSeconds = Self.processCPUSeconds() - cpuStart
+        let cpuSeconds = OpenCoreMLRuntime.processorSeconds - cpuStart
         if showsProgress { printProgress("") }
+        let fit = classifier.solution
 
         let report = Report(
             data: train.name, trainRows: train.count, testRows: test.count, features: train.featureCount, classes: classes,
             penalty: penalty, c: c, lambda: penalty == "none" ? 0 : lambda, maxIterations: maxIterations, tol: tol,
-            threads: Int(ocm_num_threads()), isa: String(cString: ocm_isa_name()), fitSeconds: seconds, cpuSeconds: cpuSeconds,
-            iterations: fit.iterations, evaluations: fit.evaluations, stop: fit.stop.rawValue, loss: fit.loss,
+            threads: OpenCoreMLRuntime.threadCount, isa: OpenCoreMLRuntime.instructionSet.rawValue, fitSeconds: seconds, cpuSeconds: cpuSeconds,
+            iterations: fit.iterations, evaluations: fit.evaluations, stop: fit.stopReason, loss: fit.loss,
             gradientNorm: fit.gradientNorm,
-            trainAccuracy: try fit.model.accuracy(train.values, labels: train.labels),
-            testAccuracy: test.count > 0 ? try fit.model.accuracy(test.values, labels: test.labels) : .nan)
+            trainAccuracy: classifier.trainingMetrics.accuracy,
+            testAccuracy: test.count > 0 ? try CLIError.wrapping { try classifier.evaluation(on: test).accuracy } : .nan)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -129,7 +134,7 @@ struct BenchLogisticRegression: ParsableCommand {
         var table = TextTable(["measure", "value"], alignments: [.left, .right])
         table.append(["penalty", penalty == "none" ? "none" : "\(penalty), C = \(c) (λ = \(String(format: "%.3g", lambda)))"])
         table.append(["fit time", String(format: "%.3f s (CPU %.3f s)", seconds, cpuSeconds)])
-        table.append(["iterations", "\(fit.iterations) (\(fit.evaluations) evaluations, stop: \(fit.stop.rawValue))"])
+        table.append(["iterations", "\(fit.iterations) (\(fit.evaluations) evaluations, stop: \(fit.stopReason))"])
         table.append(["final loss", String(format: "%.6f", fit.loss)])
         table.append(["largest gradient component", String(format: "%.2e", fit.gradientNorm)])
         table.append(["train accuracy", String(format: "%.2f%%", report.trainAccuracy * 100)])
@@ -137,55 +142,23 @@ struct BenchLogisticRegression: ParsableCommand {
         print(table.render())
     }
 
-    /// CPU seconds used so far by every thread of this process.
-    static func processCPUSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
     private func printProgress(_ line: String) {
         FileHandle.standardError.write(Data(("\r" + line.padding(toLength: 60, withPad: " ", startingAt: 0) + (line.isEmpty ? "\r" : "")).utf8))
     }
 
     private func loadData() throws -> (train: LabeledDataset, test: LabeledDataset) {
-        if let synthetic, let set = SyntheticSet.parse(synthetic) { return set.make() }
-        let folder = data!
-        let npy = URL(fileURLWithPath: folder).appendingPathComponent("train-features.npy")
-        if FileManager.default.fileExists(atPath: npy.path) {
-            return (try NPYPair.load(folder: folder, split: "train"), try NPYPair.load(folder: folder, split: "test"))
-        }
-        return (try IDXDataset.load(folder: folder, split: .train), try IDXDataset.load(folder: folder, split: .test))
-    }
-
-    /// `SPLIT-features.npy` (N×D) and `SPLIT-labels.npy` (N integers) in a folder.
-    enum NPYPair {
-        static func load(folder: String, split: String) throws -> LabeledDataset {
-            let featuresPath = URL(fileURLWithPath: folder).appendingPathComponent("\(split)-features.npy").path
-            let labelsPath = URL(fileURLWithPath: folder).appendingPathComponent("\(split)-labels.npy").path
-            let features = try NPYFile.read(try read(featuresPath), path: featuresPath)
-            let labels = try NPYFile.read(try read(labelsPath), path: labelsPath)
-            guard features.shape.count == 2 else {
-                throw CLIError.file(featuresPath, "shape \(features.shape); expected rows × features")
-            }
-            guard labels.shape == [features.shape[0]] else {
-                throw CLIError.file(labelsPath, "shape \(labels.shape); expected [\(features.shape[0])], one label per row of \(featuresPath)")
-            }
-            let classes = try labels.values.enumerated().map { index, value -> Int in
-                guard value >= 0, value == value.rounded(), value < 1e6 else {
-                    throw CLIError.file(labelsPath, "element \(index) is \(value), not a class index ≥ 0")
+        if let synthetic, let set = SyntheticSet.parse(synthetic) { return try set.make() }
+        let folder = URL(fileURLWithPath: data!)
+        let name = folder.standardizedFileURL.lastPathComponent
+        return try CLIError.wrapping {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("train-features.npy").path) {
+                func pair(_ split: String) throws -> LabeledDataset {
+                    try LabeledDataset(npyFeatures: folder.appendingPathComponent("\(split)-features.npy"),
+                                       labels: folder.appendingPathComponent("\(split)-labels.npy"), name: "\(name) (\(split))")
                 }
-                return Int(value)
+                return (try pair("train"), try pair("test"))
             }
-            let name = URL(fileURLWithPath: folder).standardizedFileURL.lastPathComponent
-            return LabeledDataset(name: "\(name) (\(split))", count: features.shape[0], featureCount: features.shape[1],
-                                  values: features.values.map { Float($0) }, labels: classes)
-        }
-
-        private static func read(_ path: String) throws -> Data {
-            do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw CLIError.file(path, "cannot be read (\(error.localizedDescription))")
-            }
+            return (try LabeledDataset(contentsOf: folder, split: .train), try LabeledDataset(contentsOf: folder, split: .test))
         }
     }
 
@@ -202,10 +175,10 @@ struct BenchLogisticRegression: ParsableCommand {
             return SyntheticSet(rows: parts[0], features: parts[1], classes: parts[2])
         }
 
-        func make() -> (train: LabeledDataset, test: LabeledDataset) {
-            var random = SeededGenerator(seed: 2024)
+        func make() throws -> (train: LabeledDataset, test: LabeledDataset) {
+            var random = SplitMix64(seed: 2024)
             let means = (0..<(classes * features)).map { _ in 0.12 * random.normal() }
-            func draw(_ count: Int, _ name: String) -> LabeledDataset {
+            func draw(_ count: Int, _ name: String) throws -> LabeledDataset {
                 var values = [Float](repeating: 0, count: count * features)
                 var labels = [Int](repeating: 0, count: count)
                 for row in 0..<count {
@@ -213,15 +186,15 @@ struct BenchLogisticRegression: ParsableCommand {
                     labels[row] = label
                     for j in 0..<features { values[row * features + j] = max(0, means[label * features + j] + random.normal()) }
                 }
-                return LabeledDataset(name: "synthetic \(rows),\(features),\(classes) (\(name))", count: count, featureCount: features,
-                                      values: values, labels: labels)
+                return try LabeledDataset(name: "synthetic \(rows),\(features),\(classes) (\(name))", values: values, labels: labels,
+                                          sampleShape: [features])
             }
-            return (draw(rows, "train"), draw(max(1, rows / 4), "test"))
+            return (try draw(rows, "train"), try draw(max(1, rows / 4), "test"))
         }
     }
 }
 
-extension SeededGenerator {
+extension SplitMix64 {
     /// A standard normal draw (Box–Muller on two 24-bit uniforms).
     fileprivate mutating func normal() -> Float {
         let u = (Float(next() >> 40) + 0.5) * 0x1p-24

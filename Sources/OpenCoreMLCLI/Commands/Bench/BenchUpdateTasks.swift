@@ -2,6 +2,7 @@ import ArgumentParser
 import CoreMLSpec
 import Foundation
 import OpenCoreML
+import OpenCreateML
 
 /// `opencoreml bench update-tasks`: many `MLUpdateTask`s in a row on the same model file (each
 /// training the previous one's result, as an app personalizing a model does), and the resident
@@ -43,7 +44,7 @@ struct BenchUpdateTasks: ParsableCommand {
         let model = try options.loadModel(parameters: [.epochs: 1])
         let all = try options.trainingSet()
         let data = options.examples == nil ? all.prefix(512) : all
-        let binding = try DatasetBinding(model: model, dataset: data)
+        let examples = try CLIError.wrapping { try data.batchProvider(for: model) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencoreml-update-tasks-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("model.mlmodel")
@@ -61,11 +62,10 @@ struct BenchUpdateTasks: ParsableCommand {
         for _ in 0..<count {
             let start = monotonicSeconds()
             do {
-                let done = DispatchSemaphore(value: 0)
                 let failure = FailureBox()
                 let task: MLUpdateTask
                 do {
-                    task = try MLUpdateTask(forModelAt: url, trainingData: binding.batch(data), configuration: configuration,
+                    task = try MLUpdateTask(forModelAt: url, trainingData: examples, configuration: configuration,
                                             completionHandler: { context in
                                                 do {
                                                     if let error = context.task.error { throw error }
@@ -73,20 +73,17 @@ struct BenchUpdateTasks: ParsableCommand {
                                                 } catch {
                                                     failure.error = error
                                                 }
-                                                done.signal()
                                             })
                 } catch {
                     throw CLIError.wrap(error)
                 }
                 task.resume()
-                done.wait()
+                task.waitUntilFinished()
                 if let error = failure.error { throw CLIError.wrap(error) }
-                // The state turns .completed after the handler returns; then the update's thread ends.
-                while task.state != .completed && task.state != .failed { usleep(1_000) }
             }
             seconds.append(monotonicSeconds() - start)
             usleep(20_000)
-            resident.append(ProcessUsage.currentResidentBytes)
+            resident.append(OpenCoreMLRuntime.currentResidentBytes)
         }
 
         let megabytes = resident.map { Double($0) / 1e6 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenCoreML
-import _OpenCoreMLKernels
+import OpenCreateML
 
 /// The model, data and threads of the LeNet benchmarks (`bench lenet`, `lenet-inference`,
 /// `update-tasks`): the seeds' LeNet built in Swift (or `--model`), on an MNIST-format folder (or
@@ -31,8 +31,8 @@ struct LeNetBenchOptions: ParsableArguments {
     /// Applies `--threads` to the kernels; returns the thread count in use.
     @discardableResult
     func applyThreads() -> Int {
-        if let threads { ocm_set_num_threads(Int32(threads)) }
-        return Int(ocm_num_threads())
+        if let threads { OpenCoreMLRuntime.threadCount = threads }
+        return OpenCoreMLRuntime.threadCount
     }
 
     /// The model, with `parameters` overriding its update parameters.
@@ -50,16 +50,16 @@ struct LeNetBenchOptions: ParsableArguments {
     /// The training examples.
     func trainingSet() throws -> LabeledDataset {
         if let data {
-            let all = try IDXDataset.load(folder: data, split: .train)
+            let all = try CLIError.wrapping { try LabeledDataset(contentsOf: URL(fileURLWithPath: data), split: .train) }
             return examples.map { all.prefix($0) } ?? all
         }
-        return .generatedDigits(examples ?? 6_000, seed: 1, name: "generated digits")
+        return .generatedDigits(examples ?? 6_000, seed: 1)
     }
 
     /// The test examples.
     func testSet() throws -> LabeledDataset {
         if let data {
-            let all = try IDXDataset.load(folder: data, split: .test)
+            let all = try CLIError.wrapping { try LabeledDataset(contentsOf: URL(fileURLWithPath: data), split: .test) }
             return testExamples.map { all.prefix($0) } ?? all
         }
         return .generatedDigits(testExamples ?? 1_000, seed: 2, name: "generated digits (held out)")

@@ -1,0 +1,100 @@
+import CoreMLSpec
+import Foundation
+import _OpenCoreMLKernels
+
+/// Process-wide settings of OpenCoreML's compute kernels: how many threads they use and which
+/// instruction set they run (an OpenCoreML addition; Core ML chooses these itself through
+/// `MLComputeUnits`).
+///
+/// ```swift
+/// OpenCoreMLRuntime.threadCount = 1               // e.g. for a server running many models at once
+/// print(OpenCoreMLRuntime.instructionSet)         // avx512, avx2, neon or scalar
+/// try OpenCoreMLRuntime.setInstructionSet(.scalar) // the portable C kernels, e.g. to compare
+/// ```
+///
+/// Defaults come from the environment: `OPENCOREML_NUM_THREADS` (else every online processor) and
+/// `OPENCOREML_ISA` (else the best set the processor supports). A change applies from the next
+/// kernel call; one running on another thread finishes with the setting it started with.
+public enum OpenCoreMLRuntime {
+    /// A family of vector instructions the kernels are written for.
+    public enum InstructionSet: String, CaseIterable, Sendable, CustomStringConvertible {
+        /// Portable C, on every processor.
+        case scalar
+        /// x86-64 AVX2 with FMA.
+        case avx2
+        /// x86-64 AVX-512F.
+        case avx512
+        /// AArch64 Advanced SIMD.
+        case neon
+
+        var code: Int32 {
+            switch self {
+            case .scalar: return OCM_ISA_SCALAR
+            case .avx2: return OCM_ISA_AVX2
+            case .avx512: return OCM_ISA_AVX512
+            case .neon: return OCM_ISA_NEON
+            }
+        }
+
+        /// Whether this processor (and this build) can run the set.
+        public var isSupported: Bool { ocm_isa_supported(code) }
+
+        public var description: String { rawValue }
+    }
+
+    /// The number of threads a kernel call uses, the calling thread included (at least 1).
+    /// Setting 0 or less restores the default.
+    public static var threadCount: Int {
+        get { Int(ocm_num_threads()) }
+        set { ocm_set_num_threads(Int32(clamping: newValue)) }
+    }
+
+    /// The instruction set the kernels run.
+    public static var instructionSet: InstructionSet {
+        let code = ocm_isa()
+        return InstructionSet.allCases.first { $0.code == code } ?? .scalar
+    }
+
+    /// The instruction sets this processor can run, best last.
+    public static var supportedInstructionSets: [InstructionSet] {
+        InstructionSet.allCases.filter(\.isSupported)
+    }
+
+    /// Switches every kernel to `set`; throws, changing nothing, when the processor cannot run it.
+    public static func setInstructionSet(_ set: InstructionSet) throws {
+        guard ocm_set_isa(set.code) else {
+            let supported = supportedInstructionSets.map(\.rawValue).joined(separator: ", ")
+            throw MLModelError(.parameters, "instruction set \(set) is not supported by this processor (it runs \(supported))")
+        }
+    }
+
+    /// The median seconds of one single-precision matrix product C[m×n] = op(A)·op(B) with inner
+    /// dimension `k`, on random values, timed for about `seconds` (at least 5 runs after 3 to warm
+    /// up): what `opencoreml bench gemm` reports.
+    public static func timeMatrixProduct(
+        m: Int, n: Int, k: Int, transposeA: Bool = false, transposeB: Bool = false, seconds: Double = 0.5
+    ) -> Double {
+        precondition(m > 0 && n > 0 && k > 0 && m <= Int(Int32.max) / k && n <= Int(Int32.max) / k, "matrix sizes must be positive and fit 32 bits")
+        var random = SplitMix64(seed: 7)
+        let a = (0..<(m * k)).map { _ in Float.random(in: -1...1, using: &random) }
+        let b = (0..<(k * n)).map { _ in Float.random(in: -1...1, using: &random) }
+        var c = [Float](repeating: 0, count: m * n)
+        let lda = transposeA ? m : k
+        let ldb = transposeB ? k : n
+        func once() -> Double {
+            let start = DispatchTime.now().uptimeNanoseconds
+            ocm_sgemm(transposeA, transposeB, Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), 0, &c, Int32(n))
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        for _ in 0..<3 { _ = once() }
+        var samples: [Double] = []
+        var spent = 0.0
+        while spent < seconds || samples.count < 5 {
+            let sample = once()
+            samples.append(sample)
+            spent += sample
+        }
+        samples.sort()
+        return samples[samples.count / 2]
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import OpenCoreML
+
+extension MLMultiArray {
+    /// The array in a file, by its extension (an OpenCoreML addition): `.npy` (NumPy, format 1.0 to
+    /// 3.0, little-endian f4, f8, i4, i8, u1 or i1, C order), `.json` (a number, or nested arrays of
+    /// numbers of equal length at each depth) or `.csv` (one row of numbers, shape `[n]`). Values
+    /// are stored as `dataType`; every one must be finite. Errors name the file and what is wrong.
+    public convenience init(contentsOf url: URL, dataType: MLMultiArrayDataType = .float32) throws {
+        let (values, shape) = try ArrayFile.read(path: url.path)
+        try self.init(values: values, shape: shape, dataType: dataType, path: url.path)
+    }
+
+    /// The array in NumPy `.npy` bytes (see ``init(contentsOf:dataType:)``).
+    public convenience init(npyData data: Data, dataType: MLMultiArrayDataType = .float32) throws {
+        let (values, shape) = try NPYFile.read(data, path: "npy data")
+        try self.init(values: values, shape: shape, dataType: dataType, path: "npy data")
+    }
+
+    private convenience init(values: [Double], shape: [Int], dataType: MLMultiArrayDataType, path: String) throws {
+        if let bad = values.firstIndex(where: { !$0.isFinite }) {
+            throw CreateMLError(path, "value \(bad) is \(values[bad])")
+        }
+        try self.init(shape: (shape.isEmpty ? [1] : shape).map { NSNumber(value: $0) }, dataType: dataType)
+        for (index, value) in values.enumerated() { self[index] = NSNumber(value: value) }
+    }
+}
+
+extension MLFeatureValue {
+    /// The value in an array file (see ``MLMultiArray/init(contentsOf:dataType:)``) for a model input
+    /// described by `description` (an OpenCoreML addition; what `opencoreml predict --input` reads):
+    /// one number for an integer or double input, or a multi-array reshaped to the input's declared
+    /// shape when the element counts agree.
+    public convenience init(contentsOf url: URL, for description: MLFeatureDescription) throws {
+        let path = url.path
+        let (numbers, shape) = try ArrayFile.read(path: path)
+        if let bad = numbers.firstIndex(where: { !$0.isFinite }) {
+            throw CreateMLError(path, "value \(bad) is \(numbers[bad])")
+        }
+        switch description.type {
+        case .int64 where numbers.count == 1:
+            guard numbers[0] == numbers[0].rounded(), abs(numbers[0]) < 9.2e18 else {
+                throw CreateMLError(path, "\(numbers[0]) is not a whole number for integer input '\(description.name)'")
+            }
+            self.init(int64: Int64(numbers[0]))
+        case .double where numbers.count == 1:
+            self.init(double: numbers[0])
+        case .multiArray:
+            let declared = description.multiArrayConstraint?.shape.map(\.intValue) ?? shape
+            guard declared.reduce(1, *) == numbers.count else {
+                throw CreateMLError(path, "holds \(numbers.count) values (shape \(shape)); input '\(description.name)' takes shape \(declared)")
+            }
+            let array = try MLMultiArray(shape: declared.map { NSNumber(value: $0) }, dataType: .float32)
+            for (index, number) in numbers.enumerated() { array[index] = NSNumber(value: number) }
+            self.init(multiArray: array)
+        default:
+            throw CreateMLError("input '\(description.name)'", "it is a \(description.type); array files fill numbers and multi-arrays")
+        }
+    }
+}
+
+/// Arrays in `.npy`, `.json` and one-row `.csv` files, as numbers in C order and a shape.
+enum ArrayFile {
+    static func read(path: String) throws -> (values: [Double], shape: [Int]) {
+        let fileExtension = URL(fileURLWithPath: path).pathExtension.lowercased()
+        guard ["npy", "json", "csv"].contains(fileExtension) else {
+            throw CreateMLError(path, "unsupported array file; use .npy, .json or .csv")
+        }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw CreateMLError(path, "no such file") }
+        guard !isFolder.boolValue else { throw CreateMLError(path, "a folder, not an array file") }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CreateMLError(path, "cannot be read (\(error.localizedDescription))")
+        }
+        switch fileExtension {
+        case "npy": return try NPYFile.read(data, path: path)
+        case "json": return try JSONArray.read(data, path: path)
+        default: return try readCSVRow(data, path: path)
+        }
+    }
+
+    /// One row of comma-separated numbers.
+    private static func readCSVRow(_ data: Data, path: String) throws -> (values: [Double], shape: [Int]) {
+        var values: [Double] = []
+        var rowLine: Int?
+        try data.withUnsafeBytes { bytes in
+            try CSVScanner.forEachLine(in: bytes) { line, lineNumber in
+                if let rowLine {
+                    throw CreateMLError(path, "line \(lineNumber): a second row (the first is line \(rowLine)); an array .csv holds one row of numbers")
+                }
+                rowLine = lineNumber
+                try CSVScanner.forEachField(in: line) { field, column in
+                    values.append(try CSVScanner.finiteNumber(field, path: path, line: lineNumber, column: column))
+                }
+            }
+        }
+        guard rowLine != nil else { throw CreateMLError(path, "no numbers (the file is empty)") }
+        return (values, [values.count])
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+
+/// NumPy `.npy` arrays (format versions 1.0, 2.0 and 3.0): a `\x93NUMPY` magic, a version, a header
+/// length, a Python dict literal such as `{'descr': '<f4', 'fortran_order': False, 'shape': (1, 28, 28), }`
+/// and the elements in C order. Little-endian f4, f8, i4, i8 and single-byte u1, i1 elements.
+enum NPYFile {
+    /// An element type this reader accepts.
+    enum ElementType: String, CaseIterable {
+        case float32 = "<f4", float64 = "<f8", int32 = "<i4", int64 = "<i8", uint8 = "|u1", int8 = "|i1"
+
+        var size: Int {
+            switch self {
+            case .float32, .int32: return 4
+            case .float64, .int64: return 8
+            case .uint8, .int8: return 1
+            }
+        }
+
+        /// `descr` as NumPy writes it; single bytes may also be spelled with `<`, `=` or no prefix.
+        init?(descr: String) {
+            if let type = ElementType(rawValue: descr) { self = type; return }
+            for type in [ElementType.uint8, .int8] where ["<", "=", ""].contains(where: { $0 + type.rawValue.dropFirst() == descr }) {
+                self = type
+                return
+            }
+            if let type = ElementType(rawValue: "<" + descr.dropFirst()), descr.first == "=" && type.size > 1 {
+                self = type  // native order; this reader runs on little-endian machines only
+                return
+            }
+            return nil
+        }
+    }
+
+    private static let magic: [UInt8] = [0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59]  // \x93NUMPY
+
+    /// The elements of the array in `data` (the contents of `path`), as Doubles, and its shape.
+    static func read(_ data: Data, path: String) throws -> (values: [Double], shape: [Int]) {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 10 else {
+            throw CreateMLError(path, bytes.starts(with: magic) ? "truncated .npy header" : "not a .npy file (no \\x93NUMPY magic)")
+        }
+        guard bytes.starts(with: magic) else { throw CreateMLError(path, "not a .npy file (no \\x93NUMPY magic)") }
+        let major = bytes[6], minor = bytes[7]
+        let headerStart: Int
+        let headerLength: Int
+        switch major {
+        case 1:
+            headerStart = 10
+            headerLength = Int(bytes[8]) | Int(bytes[9]) << 8
+        case 2, 3:
+            guard bytes.count >= 12 else { throw CreateMLError(path, "truncated .npy header") }
+            headerStart = 12
+            headerLength = (8..<12).reversed().reduce(0) { $0 << 8 | Int(bytes[$1]) }
+        default:
+            throw CreateMLError(path, ".npy format version \(major).\(minor) is not supported (1.0, 2.0 and 3.0 are)")
+        }
+        guard bytes.count >= headerStart + headerLength else { throw CreateMLError(path, "truncated .npy header") }
+        let headerText = String(decoding: bytes[headerStart..<(headerStart + headerLength)], as: UTF8.self)
+
+        var parser = HeaderParser(text: headerText)
+        let header: [String: HeaderParser.Value]
+        do {
+            header = try parser.dictionary()
+        } catch let error as HeaderParser.Failure {
+            throw CreateMLError(path, ".npy header is not a dict literal: \(error.reason) in \(headerText.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        guard case .string(let descr)? = header["descr"] else {
+            if case .other(let text)? = header["descr"] {
+                throw CreateMLError(path, "structured .npy arrays (descr \(text)) are not supported")
+            }
+            throw CreateMLError(path, ".npy header has no 'descr' string")
+        }
+        guard case .tuple(let shape)? = header["shape"] else { throw CreateMLError(path, ".npy header has no 'shape' tuple") }
+        if case .bool(true)? = header["fortran_order"] {
+            throw CreateMLError(path, "Fortran-order .npy arrays are not supported; save a C-order array (np.ascontiguousarray)")
+        }
+        guard let type = ElementType(descr: descr) else {
+            let supported = ElementType.allCases.map(\.rawValue).joined(separator: ", ")
+            if descr.first == ">" {
+                throw CreateMLError(path, "big-endian .npy data ('\(descr)') is not supported; save as \(supported)")
+            }
+            throw CreateMLError(path, ".npy element type '\(descr)' is not supported; use \(supported)")
+        }
+        guard shape.allSatisfy({ $0 >= 0 }) else { throw CreateMLError(path, ".npy shape \(shape) has a negative size") }
+        var count = 1
+        for size in shape {
+            let (product, overflow) = count.multipliedReportingOverflow(by: size)
+            guard !overflow && product <= bytes.count else {
+                throw CreateMLError(path, "truncated .npy data: shape \(shape) needs more bytes than the file has")
+            }
+            count = product
+        }
+        let dataStart = headerStart + headerLength
+        let available = bytes.count - dataStart
+        let needed = count * type.size
+        if available < needed {
+            throw CreateMLError(path, "truncated .npy data: \(grouped(available)) bytes, expected \(grouped(needed)) for shape \(shape) of \(descr)")
+        }
+        if available > needed {
+            throw CreateMLError(path, "\(grouped(available - needed)) unexpected bytes after the .npy data (shape \(shape) of \(descr))")
+        }
+        let values = bytes.withUnsafeBytes { raw -> [Double] in
+            let body = UnsafeRawBufferPointer(rebasing: raw[dataStart...])
+            return (0..<count).map { index in
+                let offset = index * type.size
+                switch type {
+                case .float32: return Double(Float(bitPattern: UInt32(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: UInt32.self))))
+                case .float64: return Double(bitPattern: UInt64(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+                case .int32: return Double(Int32(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
+                case .int64: return Double(Int64(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: Int64.self)))
+                case .uint8: return Double(body[offset])
+                case .int8: return Double(Int8(bitPattern: body[offset]))
+                }
+            }
+        }
+        return (values, shape)
+    }
+
+    /// Reads the Python dict literal of a `.npy` header: string keys; string, boolean, integer and
+    /// integer-tuple values. Anything else (a structured dtype's list) is kept as text.
+    struct HeaderParser {
+        enum Value: Equatable {
+            case string(String)
+            case bool(Bool)
+            case int(Int)
+            case tuple([Int])
+            case other(String)
+        }
+
+        struct Failure: Error { var reason: String }
+
+        private let characters: [Character]
+        private var position = 0
+
+        init(text: String) { characters = Array(text) }
+
+        mutating func dictionary() throws -> [String: Value] {
+            try expect("{")
+            var result: [String: Value] = [:]
+            while true {
+                skipSpaces()
+                if peek == "}" { position += 1; return result }
+                let key = try string()
+                try expect(":")
+                result[key] = try value()
+                skipSpaces()
+                if peek == "," { position += 1; continue }
+                try expect("}")
+                return result
+            }
+        }
+
+        private var peek: Character? { position < characters.count ? characters[position] : nil }
+
+        private mutating func skipSpaces() {
+            while let character = peek, character.isWhitespace { position += 1 }
+        }
+
+        private mutating func expect(_ character: Character) throws {
+            skipSpaces()
+            guard peek == character else { throw Failure(reason: "expected '\(character)' at character \(position + 1)") }
+            position += 1
+        }
+
+        private mutating func string() throws -> String {
+            skipSpaces()
+            guard let quote = peek, quote == "'" || quote == "\"" else {
+                throw Failure(reason: "expected a quoted string at character \(position + 1)")
+            }
+            position += 1
+            var text = ""
+            while let character = peek, character != quote {
+                text.append(character)
+                position += 1
+            }
+            try expect(quote)
+            return text
+        }
+
+        private mutating func integer() throws -> Int {
+            skipSpaces()
+            var text = ""
+            while let character = peek, character.isNumber || (text.isEmpty && character == "-") {
+                text.append(character)
+                position += 1
+            }
+            if peek == "L" { position += 1 }  // Python 2 long
+            guard let value = Int(text) else { throw Failure(reason: "expected an integer at character \(position + 1)") }
+            return value
+        }
+
+        private mutating func value() throws -> Value {
+            skipSpaces()
+            switch peek {
+            case "'", "\"":
+                return .string(try string())
+            case "(":
+                position += 1
+                var items: [Int] = []
+                while true {
+                    skipSpaces()
+                    if peek == ")" { position += 1; return .tuple(items) }
+                    items.append(try integer())
+                    skipSpaces()
+                    if peek == "," { position += 1; continue }
+                    try expect(")")
+                    return .tuple(items)
+                }
+            case "[", "{":
+                // A structured dtype: skip to the matching bracket and keep the text.
+                let start = position
+                var depth = 0
+                repeat {
+                    guard let character = peek else { throw Failure(reason: "unbalanced brackets") }
+                    if "[{(".contains(character) { depth += 1 }
+                    if "]})".contains(character) { depth -= 1 }
+                    position += 1
+                } while depth > 0
+                return .other(String(characters[start..<position]))
+            default:
+                if characters[position...].starts(with: "True") { position += 4; return .bool(true) }
+                if characters[position...].starts(with: "False") { position += 5; return .bool(false) }
+                return .int(try integer())
+            }
+        }
+    }
+}

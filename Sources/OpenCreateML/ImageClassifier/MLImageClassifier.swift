@@ -1,0 +1,225 @@
+import CoreMLSpec
+import Foundation
+import OpenCoreML
+import _OpenCoreMLLinear
+import _OpenCoreMLImageIO
+
+/// An image classifier trained as Create ML's `MLImageClassifier` is: a Core ML feature extractor
+/// turns each picture into a vector (cached on disk), and a logistic regression or k-NN classifier
+/// learns the labels from those vectors.
+///
+/// ```swift
+/// let parameters = MLImageClassifier.ModelParameters(featureExtractor: extractorURL, maxIterations: 50)
+/// let classifier = try MLImageClassifier(trainingData: .labeledDirectories(at: trainURL), parameters: parameters)
+/// print(classifier.trainingMetrics.accuracy, try classifier.evaluation(on: .labeledDirectories(at: testURL)).accuracy)
+/// try classifier.write(to: URL(fileURLWithPath: "Hands.mlmodel"))   // one updatable pipeline
+/// ```
+///
+/// With validation data the logistic regression keeps the iteration with the best validation
+/// accuracy (the earliest of equals), not the last one.
+public struct MLImageClassifier {
+    /// The classifier behind the feature extractor.
+    enum Classifier {
+        case logisticRegression(LogisticRegressionModel)
+        case nearestNeighbors(k: Int, samples: [[Float]], labels: [String])
+    }
+
+    public let parameters: ModelParameters
+    public let extractor: ImageFeatureExtractor
+    /// The classes, sorted.
+    public let classLabels: [String]
+    public let trainingMetrics: MLClassifierMetrics
+    /// Empty without validation data.
+    public let validationMetrics: MLClassifierMetrics
+    /// Each logistic-regression iteration (none for k-NN).
+    public let iterations: [Iteration]
+    /// The iteration whose model was kept (nil for k-NN).
+    public let keptIteration: Int?
+    let classifier: Classifier
+    let progress: (@Sendable (Progress) -> Void)?
+    /// The k-NN classifier as a Core ML model, for predictions.
+    private let nearestNeighborsModel: MLModel?
+
+    public init(trainingData: DataSource, parameters: ModelParameters, progress: (@Sendable (Progress) -> Void)? = nil) throws {
+        self.parameters = parameters
+        self.progress = progress
+        guard parameters.maxIterations >= 1 else { throw CreateMLError("maxIterations", "must be at least 1, got \(parameters.maxIterations)") }
+        guard parameters.augmentedCopies >= 1 else { throw CreateMLError("augmentedCopies", "must be at least 1, got \(parameters.augmentedCopies)") }
+        if case .kNearestNeighbors(let k) = parameters.algorithm, k < 1 {
+            throw CreateMLError("kNearestNeighbors", "k must be at least 1, got \(k)")
+        }
+        let extractor = try ImageFeatureExtractor(contentsOf: parameters.featureExtractor)
+        self.extractor = extractor
+
+        // Pictures and classes.
+        var training = try trainingData.labeledImages()
+        let labels = Array(Set(training.map(\.label))).sorted()
+        guard labels.count >= 2 else {
+            throw CreateMLError(trainingData.description, "needs at least 2 classes (sub-folders with pictures), found \(labels.count)\(labels.isEmpty ? "" : ": \(labels[0])")")
+        }
+        var validation: [LabeledImage] = []
+        switch parameters.validation {
+        case .none: break
+        case .dataSource(let source):
+            validation = try source.labeledImages()
+            if let unknown = validation.first(where: { !labels.contains($0.label) }) {
+                throw CreateMLError(source.description, "class '\(unknown.label)' is not among the training classes (\(labels.joined(separator: ", ")))")
+            }
+        case .split(let strategy):
+            (training, validation) = try Self.split(training, strategy)
+        }
+        classLabels = labels
+
+        // Features.
+        let cache = FeatureCache(directory: parameters.resolvedCacheDirectory)
+        let trainingFeatures = try Self.features(of: training, extractor: extractor, cache: cache, parameters: parameters,
+                                                 augmenting: !parameters.augmentation.isEmpty, progress: progress)
+        let trainingRows = trainingFeatures.map(\.values)
+        let trainingLabels = trainingFeatures.map(\.label)
+        let validationRows = try Self.features(of: validation, extractor: extractor, cache: cache, parameters: parameters,
+                                               augmenting: false, progress: progress).map(\.values)
+
+        // Fit.
+        let index = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
+        switch parameters.algorithm {
+        case .logisticRegression(let penalty, let threshold):
+            let enginePenalty: LogisticRegression.Penalty
+            switch penalty {
+            case .none: enginePenalty = .none
+            case .l1(let lambda): enginePenalty = .l1(lambda)
+            case .l2(let lambda): enginePenalty = .l2(lambda)
+            }
+            let solver = LogisticRegression(penalty: enginePenalty, maxIterations: parameters.maxIterations, gradientTolerance: threshold,
+                                            standardizesFeatures: parameters.standardizesFeatures)
+            let x = trainingRows.flatMap { $0 }, y = trainingLabels.map { index[$0]! }
+            let validationX = validationRows.flatMap { $0 }, validationY = validation.map { index[$0.label]! }
+            var history: [Iteration] = []
+            var best: (iteration: Int, accuracy: Double, model: LogisticRegressionModel)?
+            let fit = try solver.fit(features: x, featureCount: extractor.featureCount, labels: y, classCount: labels.count) { step in
+                let model = step.model()
+                let record = Iteration(iteration: step.iteration, loss: step.loss, trainingAccuracy: (try? model.accuracy(x, labels: y)) ?? 0,
+                                       validationAccuracy: validationY.isEmpty ? nil : (try? model.accuracy(validationX, labels: validationY)) ?? 0)
+                history.append(record)
+                if let accuracy = record.validationAccuracy, accuracy > best?.accuracy ?? -1 {
+                    best = (step.iteration, accuracy, model)
+                }
+                progress?(.iterationFinished(record))
+                return true
+            }
+            iterations = history
+            keptIteration = best?.iteration ?? fit.iterations
+            classifier = .logisticRegression(best?.model ?? fit.model)
+            nearestNeighborsModel = nil
+        case .kNearestNeighbors(let k):
+            iterations = []
+            keptIteration = nil
+            classifier = .nearestNeighbors(k: k, samples: trainingRows, labels: trainingLabels)
+            nearestNeighborsModel = try MLModel(specification: Self.classifierSpecification(classifier, extractor: extractor, labels: labels))
+        }
+
+        // Metrics (training on the pictures themselves, not their augmented copies).
+        let plain = zip(trainingFeatures, trainingFeatures.indices).filter { !$0.0.isAugmented }.map(\.0)
+        trainingMetrics = try MLClassifierMetrics(classLabels: labels, trueLabels: plain.map(\.label),
+                                                  predictedLabels: try Self.predict(plain.map(\.values), classifier, labels, nearestNeighborsModel, extractor),
+                                              files: plain.map(\.file))
+        validationMetrics = try MLClassifierMetrics(classLabels: labels, trueLabels: validation.map(\.label),
+                                                    predictedLabels: try Self.predict(validationRows, classifier, labels, nearestNeighborsModel, extractor),
+                                                files: validation.map(\.url))
+    }
+
+    /// The metrics on other labelled pictures (features cached as in training).
+    public func evaluation(on data: DataSource) throws -> MLClassifierMetrics {
+        let images = try data.labeledImages()
+        let rows = try Self.features(of: images, extractor: extractor, cache: FeatureCache(directory: parameters.resolvedCacheDirectory),
+                                     parameters: parameters, augmenting: false, progress: progress).map(\.values)
+        return try MLClassifierMetrics(classLabels: classLabels, trueLabels: images.map(\.label),
+                                       predictedLabels: try Self.predict(rows, classifier, classLabels, nearestNeighborsModel, extractor),
+                                   files: images.map(\.url))
+    }
+
+    /// The label of the picture at `url`.
+    public func prediction(from url: URL) throws -> String {
+        try Self.predict([extractor.features(ofImageAt: url)], classifier, classLabels, nearestNeighborsModel, extractor)[0]
+    }
+
+    // MARK: Steps
+
+    /// Per class, `ratio` of the pictures (at least one when a class has two or more) go to validation.
+    static func split(_ images: [LabeledImage], _ strategy: MLSplitStrategy) throws -> (training: [LabeledImage], validation: [LabeledImage]) {
+        let ratio: Double, seed: Int
+        switch strategy {
+        case .automatic:
+            guard images.count >= 50 else { return (images, []) }
+            (ratio, seed) = (0.1, 0)
+        case .fixed(let r, let s):
+            guard r > 0, r < 1 else { throw CreateMLError("validation split", "the ratio must lie strictly between 0 and 1, got \(r)") }
+            (ratio, seed) = (r, s)
+        }
+        var generator = SplitMix64(seed: UInt64(bitPattern: Int64(seed)))
+        var training: [LabeledImage] = [], validation: [LabeledImage] = []
+        for label in Array(Set(images.map(\.label))).sorted() {
+            var members = images.filter { $0.label == label }
+            members.shuffle(using: &generator)
+            let count = members.count < 2 ? 0 : min(members.count - 1, max(1, Int((Double(members.count) * ratio).rounded())))
+            validation += members.prefix(count)
+            training += members.dropFirst(count)
+        }
+        return (training, validation)
+    }
+
+    struct ExtractedFeatures {
+        var file: URL
+        var label: String
+        var values: [Float]
+        var isAugmented: Bool
+    }
+
+    /// Each picture's features (then, when `augmenting`, its augmented copies'), from the cache when there.
+    static func features(of images: [LabeledImage], extractor: ImageFeatureExtractor, cache: FeatureCache, parameters: ModelParameters,
+                         augmenting: Bool, progress: (@Sendable (Progress) -> Void)?) throws -> [ExtractedFeatures] {
+        let copies = augmenting ? parameters.augmentedCopies : 0
+        let total = images.count * (1 + copies)
+        var result: [ExtractedFeatures] = []
+        for image in images {
+            for copy in 0...copies {
+                let variant = copy == 0 ? "" : "augmented \(parameters.augmentation.rawValue) seed \(parameters.augmentationSeed) copy \(copy)"
+                let key = try cache.key(extractor: extractor, file: image.url, variant: variant)
+                var values = cache.load(key, count: extractor.featureCount)
+                let fromCache = values != nil
+                if values == nil {
+                    if copy == 0 {
+                        values = try extractor.features(ofImageAt: image.url)
+                    } else {
+                        let picture: RGBAImage
+                        do { picture = try RGBAImage(contentsOf: image.url) } catch {
+                            throw CreateMLError(image.url.path, "cannot read the picture: \(error)")
+                        }
+                        var generator = SplitMix64(seed: UInt64(ImageFeatureExtractor.hash(variant + image.url.path).prefix(16), radix: 16) ?? 0)
+                        values = try extractor.features(of: picture.augmented(parameters.augmentation.imageAugmentation, using: &generator), name: image.url.path)
+                    }
+                    cache.store(values!, key)
+                }
+                result.append(ExtractedFeatures(file: image.url, label: image.label, values: values!, isAugmented: copy > 0))
+                progress?(.featuresExtracted(file: image.url, completed: result.count, total: total, fromCache: fromCache))
+            }
+        }
+        return result
+    }
+
+    static func predict(_ rows: [[Float]], _ classifier: Classifier, _ labels: [String], _ nearestNeighbors: MLModel?,
+                        _ extractor: ImageFeatureExtractor) throws -> [String] {
+        guard !rows.isEmpty else { return [] }
+        switch classifier {
+        case .logisticRegression(let model):
+            return try model.predict(rows.flatMap { $0 }).map { labels[$0] }
+        case .nearestNeighbors:
+            return try rows.map { row in
+                let array = try MLMultiArray(shape: [NSNumber(value: row.count)], dataType: .float32)
+                row.withUnsafeBufferPointer { array.dataPointer.copyMemory(from: $0.baseAddress!, byteCount: row.count * 4) }
+                let output = try nearestNeighbors!.prediction(from: MLDictionaryFeatureProvider(
+                    dictionary: [extractor.outputName: MLFeatureValue(multiArray: array)]))
+                return output.featureValue(for: exportedLabelName)?.stringValue ?? ""
+            }
+        }
+    }
+}
