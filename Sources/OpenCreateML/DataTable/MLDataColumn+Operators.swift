@@ -19,6 +19,9 @@ func compareColumns(_ lhs: ColumnStorage, _ rhs: ColumnStorage, _ test: (Int) ->
         }
     case (.string(let a), .string(let b)):
         for i in 0..<n { out[i] = test(a[i] < b[i] ? -1 : (a[i] > b[i] ? 1 : 0)) ? 1 : 0 }
+    case (.int, .double), (.double, .int):
+        // Integers against doubles: compare as doubles without boxing every element.
+        return compareColumns(lhs.converted(to: .double), rhs.converted(to: .double), test)
     default:
         for i in 0..<n {
             // Values that cannot be ordered (a string and a number) are simply unequal.

@@ -45,6 +45,8 @@ struct CSVReader {
     let terminator: UInt8
     /// Whether a carriage return before the terminator is dropped (terminator "\n" or "\r\n").
     let dropsCarriageReturn: Bool
+    /// Whether two quotes in a row inside a quoted field stand for one.
+    let doubleQuote: Bool
     let missingTokens: [[UInt8]]
 
     /// Where one field's text lies in the file.
@@ -73,7 +75,10 @@ struct CSVReader {
         }
         delimiter = try character(options.delimiter, "delimiter", allowEmpty: false)!
         quote = try character(options.quote, "quote", allowEmpty: true)
-        escape = try character(options.escape, "escape", allowEmpty: true)
+        let escapeCharacter = try character(options.escape, "escape", allowEmpty: true)
+        // An escape character equal to the quote can only mean doubled quotes.
+        escape = escapeCharacter == quote ? nil : escapeCharacter
+        doubleQuote = options.doubleQuote || (escapeCharacter != nil && escapeCharacter == quote)
         comment = try character(options.comment, "comment", allowEmpty: true)
         switch options.lineTerminator {
         case "\n", "\r\n":
@@ -128,13 +133,13 @@ struct CSVReader {
             if position < bytes.count { position += 1 }
         }
 
-        /// Whether the line at `position` holds nothing but spaces (or is a comment line).
+        /// Whether the line at `position` holds nothing but spaces, or spaces and a comment.
         func lineIsBlank() -> Bool {
             var i = position
-            if let comment = reader.comment, i < bytes.count, bytes[i] == comment { return true }
             while i < bytes.count {
                 let b = bytes[i]
                 if b == reader.terminator { return true }
+                if let comment = reader.comment, b == comment { return true }
                 if b == 0x0D && reader.dropsCarriageReturn { i += 1; continue }
                 if !isSpace(b) { return false }
                 i += 1
@@ -169,7 +174,7 @@ struct CSVReader {
                             continue
                         }
                         if b == quote {
-                            if reader.options.doubleQuote, position + 1 < n, bytes[position + 1] == quote {
+                            if reader.doubleQuote, position + 1 < n, bytes[position + 1] == quote {
                                 flags |= Span.needsUnescaping
                                 position += 2
                                 continue
@@ -279,7 +284,7 @@ struct CSVReader {
             spans.append(contentsOf: selected.map { firstRow[$0] })
             rowCount = 1
         }
-        spans.reserveCapacity(Swift.min(bytes.count / 2, 1 << 24))
+        spans.reserveCapacity(Swift.min(bytes.count / 8, 1 << 22))
         while rowCount < limit {
             row.removeAll(keepingCapacity: true)
             let rowStart = tokenizer.position
@@ -411,7 +416,7 @@ struct CSVReader {
                 default: out.append(next)
                 }
                 i += 2
-            } else if let quote, b == quote, options.doubleQuote, i + 1 < span.end, bytes[i + 1] == quote {
+            } else if let quote, b == quote, doubleQuote, i + 1 < span.end, bytes[i + 1] == quote {
                 out.append(quote)
                 i += 2
             } else {

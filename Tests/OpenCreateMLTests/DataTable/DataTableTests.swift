@@ -82,6 +82,9 @@ struct DataTableTests {
         #expect(Array(long["title"].strings!) == ["Alice in Wonderland", "Treasure Island"])
         let fantasyAndShort = table[(table["genre"] == "Fantasy") && (table["pages"] < 100)]
         #expect(Array(fantasyAndShort["title"].strings!) == ["Peter Pan"])
+        // A double column against an integer: compared as numbers.
+        #expect(Array(table[table["rating"] > 4]["pages"].ints!) == [124, 98, 94])
+        #expect(Array((table["pages"] == table["rating"]).ints!) == [0, 0, 0, 0])
         let pages = table["pages", Int.self]!
         let rating = table["rating", Double.self]!
         let typedMask = (pages >= 98) && (rating > 4.0) || (pages == 280)
