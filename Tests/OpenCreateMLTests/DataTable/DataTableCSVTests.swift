@@ -1,0 +1,211 @@
+import Foundation
+import OpenCreateML
+import Testing
+import _OpenCoreMLTestSupport
+
+/// Writes `text` (or raw bytes) to a file named `name` in a fresh folder and reads it as a table.
+func readTable(_ name: String, _ text: String, options: MLDataTable.ParsingOptions = .init()) throws -> MLDataTable {
+    try readTable(name, bytes: Array(text.utf8), options: options)
+}
+
+func readTable(_ name: String, bytes: [UInt8], options: MLDataTable.ParsingOptions = .init()) throws -> MLDataTable {
+    try withTemporaryDirectory { folder in
+        let url = folder.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return try MLDataTable(contentsOf: url, options: options)
+    }
+}
+
+/// The description of the error `body` throws, or nil when it throws none.
+func thrownMessage(_ body: () throws -> Any) -> String? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return "\(error)"
+    }
+}
+
+@Suite("MLDataTable CSV")
+struct DataTableCSVTests {
+    @Test func headerNamesColumnsInFileOrderAndTypesAreInferred() throws {
+        let table = try readTable("people.csv", """
+            name,age,height,city
+            Alice,30,1.65,Paris
+            Bob,41,1.8,Lyon
+            Chloé,25,1.72,Nice
+            """)
+        #expect(Array(table.columnNames) == ["name", "age", "height", "city"])
+        #expect(table.size.rows == 3 && table.size.columns == 4)
+        #expect(table.columnTypes == ["name": .string, "age": .int, "height": .double, "city": .string])
+        #expect(Array(table["age"].ints!) == [30, 41, 25])
+        #expect(Array(table["height"].doubles!) == [1.65, 1.8, 1.72])
+        #expect(Array(table["name"].strings!) == ["Alice", "Bob", "Chloé"])
+        #expect(table.rows[2]["city"] == .string("Nice"))
+    }
+
+    @Test func integersAndDecimalsMixedMakeADoubleColumnAndTextMakesAStringColumn() throws {
+        let table = try readTable("mixed.csv", "a,b,c,d\n1,1,1,x\n2,2.5,2e3,2\n-3,+4,.5,3.0\n")
+        #expect(table.columnTypes == ["a": .int, "b": .double, "c": .double, "d": .string])
+        #expect(Array(table["a"].ints!) == [1, 2, -3])
+        #expect(Array(table["b"].doubles!) == [1, 2.5, 4])
+        #expect(Array(table["c"].doubles!) == [1, 2000, 0.5])
+        // A string column keeps the text as written, "3.0" included.
+        #expect(Array(table["d"].strings!) == ["x", "2", "3.0"])
+    }
+
+    @Test func quotedFieldsHoldDelimitersLineBreaksAndDoubledQuotes() throws {
+        let table = try readTable("quotes.csv", #"""
+            id,text,n
+            1,"a, b",10
+            2,"line one
+            line two",20
+            3,"she said ""hi""",30
+            4,"tab\there \"escaped\"",40
+            5,plain "inner" quote,50
+            """#)
+        #expect(table.size.rows == 5)
+        #expect(Array(table["text"].strings!) == [
+            "a, b", "line one\nline two", "she said \"hi\"", "tab\there \"escaped\"", "plain \"inner\" quote",
+        ])
+        #expect(Array(table["n"].ints!) == [10, 20, 30, 40, 50])
+        // An escape character equal to the quote means doubled quotes, even with doubleQuote off.
+        let doubled = try readTable("e.csv", "a\n\"x\"\"y\"\n", options: .init(escape: "\"", doubleQuote: false))
+        #expect(doubled["a"][0] == .string("x\"y"))
+        // Without quoting, quotes are ordinary characters.
+        let unquoted = try readTable("n.csv", "a,b\n\"x,y\"\n", options: .init(quote: ""))
+        #expect(Array(unquoted["a"].strings!) == ["\"x"] && Array(unquoted["b"].strings!) == ["y\""])
+    }
+
+    @Test func emptyFieldsAndMissingValueMarkersAreMissing() throws {
+        let table = try readTable("gaps.csv", "x,y,s\n1,2.5,a\n,NA,NA\n3,,\"\"\nNA,4,\n")
+        #expect(table.columnTypes == ["x": .int, "y": .double, "s": .string])
+        let x = table["x"], y = table["y"], s = table["s"]
+        #expect((0..<4).map { x[$0] } == [.int(1), .invalid, .int(3), .invalid])
+        #expect((0..<4).map { y[$0] } == [.double(2.5), .invalid, .invalid, .double(4)])
+        // A quoted empty field is an empty string, not a missing value.
+        #expect((0..<4).map { s[$0] } == [.string("a"), .invalid, .string(""), .invalid])
+        #expect(table["x"].ints!.sum() == 4)
+        #expect(table.dropMissing().size.rows == 1)
+        let filled = table.fillMissing(columnNamed: "x", with: .int(-1))
+        #expect(Array(filled["x"].ints!) == [1, -1, 3, -1])
+        var options = MLDataTable.ParsingOptions()
+        options.missingValues = ["?"]
+        let custom = try readTable("custom.csv", "v\n1\n?\nNA\n", options: options)
+        #expect(custom["v"].type == .string)  // "NA" is text now, so the column is a string column
+        #expect(custom["v"][1] == .invalid && custom["v"][2] == .string("NA"))
+    }
+
+    @Test func customDelimiterCommentsSkipRowsAndWindowsLineEnds() throws {
+        var options = MLDataTable.ParsingOptions(delimiter: ";", comment: "#", skipRows: 2)
+        options.skipInitialSpaces = true
+        let text = "generated by a logger\nversion 3\n# a comment line\na; b\r\n1; x # trailing note\r\n\r\n  # indented comment\n2; y\r\n"
+        let table = try readTable("semi.csv", text, options: options)
+        #expect(Array(table.columnNames) == ["a", "b"])
+        #expect(Array(table["a"].ints!) == [1, 2])
+        #expect(Array(table["b"].strings!) == ["x ", "y"])
+        let tabs = try readTable("data.tsv", "p\tq\n1\t2\n", options: .init(delimiter: "\t"))
+        #expect(Array(tabs["q"].ints!) == [2])
+    }
+
+    @Test func withoutAHeaderColumnsAreNamedX1X2AndTheFirstRowIsData() throws {
+        let table = try readTable("plain.csv", "1,a,2.5\n2,b,3.5\n", options: .init(containsHeader: false))
+        #expect(Array(table.columnNames) == ["X1", "X2", "X3"])
+        #expect(Array(table["X1"].ints!) == [1, 2])
+        #expect(Array(table["X3"].doubles!) == [2.5, 3.5])
+    }
+
+    @Test func selectColumnsAndMaxRowsLimitWhatIsRead() throws {
+        let text = "a,b,c\n1,2,3\n4,5,6\n7,8,9\n"
+        let table = try readTable("limits.csv", text, options: .init(selectColumns: ["c", "a"], maxRows: 2))
+        #expect(Array(table.columnNames) == ["a", "c"])  // file order
+        #expect(Array(table["c"].ints!) == [3, 6])
+        let message = thrownMessage { try readTable("limits.csv", text, options: .init(selectColumns: ["z"])) }
+        #expect(message?.contains("selectColumns names \"z\"") == true)
+    }
+
+    @Test func raggedRowsNameTheFileLineAndColumn() throws {
+        // Line 4 (header is line 1) lacks the third field; the quoted line break in row 2 counts.
+        let short = "ax,ay,az\n1,2,3\n\"4\n\",5,6\n7,8\n"
+        let message = thrownMessage { try readTable("gestures.csv", short) }
+        #expect(message?.hasSuffix("gestures.csv: line 5, column \"az\": expected 3 fields, found 2") == true, "\(message ?? "no error")")
+        let long = thrownMessage { try readTable("gestures.csv", "ax,ay\n1,2\n3,4,5\n") }
+        #expect(long?.hasSuffix("gestures.csv: line 3: expected 2 fields, found 3") == true, "\(long ?? "no error")")
+    }
+
+    @Test func aForcedNumericColumnNamesTheValueThatIsNotANumber() throws {
+        var options = MLDataTable.ParsingOptions()
+        options.columnTypes = ["ax": .double, "id": .int]
+        let good = try readTable("g.csv", "id,ax\n1,0.5\n2,3\n", options: options)
+        #expect(good.columnTypes == ["id": .int, "ax": .double])
+        #expect(Array(good["ax"].doubles!) == [0.5, 3])
+        let bad = thrownMessage { try readTable("g.csv", "id,ax\n1,0.5\n2,abc\n3,1\n", options: options) }
+        #expect(bad?.hasSuffix("g.csv: line 3, column \"ax\": value \"abc\" is not a number") == true, "\(bad ?? "no error")")
+        let badInt = thrownMessage { try readTable("g.csv", "id,ax\n1.5,0.5\n", options: options) }
+        #expect(badInt?.hasSuffix("g.csv: line 2, column \"id\": value \"1.5\" is not an integer") == true, "\(badInt ?? "no error")")
+    }
+
+    @Test func badInputThrowsClearErrorsInsteadOfTrapping() throws {
+        let empty = thrownMessage { try readTable("empty.csv", "") }
+        #expect(empty?.hasSuffix("empty.csv: the file is empty: it has no header and no rows") == true, "\(empty ?? "no error")")
+        #expect(thrownMessage { try readTable("blank.csv", "\n\n  \n") }?.contains("the file is empty") == true)
+
+        let unterminated = thrownMessage { try readTable("q.csv", "a,b\n1,\"open\n2,3\n") }
+        #expect(unterminated?.hasSuffix("q.csv: line 2, column \"b\": the quoted field that starts here is never closed") == true,
+                "\(unterminated ?? "no error")")
+
+        let duplicate = thrownMessage { try readTable("d.csv", "a,b,a\n1,2,3\n") }
+        #expect(duplicate?.hasSuffix("d.csv: line 1, column \"a\": duplicate column name (columns 1 and 3 are both named \"a\")") == true,
+                "\(duplicate ?? "no error")")
+
+        // 0xFF can never appear in UTF-8.
+        let invalid = thrownMessage { try readTable("u.csv", bytes: Array("a,b\n1,ok\n2,".utf8) + [0x66, 0xFF, 0x67] + Array("\n".utf8)) }
+        #expect(invalid?.hasSuffix("u.csv: line 3, column \"b\": the value is not valid UTF-8 text") == true, "\(invalid ?? "no error")")
+
+        let afterQuote = thrownMessage { try readTable("x.csv", "a,b\n\"1\"x,2\n") }
+        #expect(afterQuote?.contains("line 2, column \"a\": unexpected text after the closing quote") == true, "\(afterQuote ?? "no error")")
+
+        let missingFile = thrownMessage { try MLDataTable(contentsOf: URL(fileURLWithPath: "/nonexistent/none.csv")) }
+        #expect(missingFile?.hasPrefix("/nonexistent/none.csv: cannot read the file") == true, "\(missingFile ?? "no error")")
+
+        let badDelimiter = thrownMessage { try readTable("o.csv", "a\n1\n", options: .init(delimiter: "::")) }
+        #expect(badDelimiter?.contains("the delimiter must be one ASCII character") == true)
+    }
+
+    @Test func aHeaderWithoutRowsGivesAnEmptyTableAndAByteOrderMarkIsSkipped() throws {
+        let table = try readTable("h.csv", "a,b\n")
+        #expect(Array(table.columnNames) == ["a", "b"] && table.size.rows == 0)
+        let bom = try readTable("bom.csv", bytes: [0xEF, 0xBB, 0xBF] + Array("k,v\n1,2\n".utf8))
+        #expect(Array(bom.columnNames) == ["k", "v"])
+    }
+
+    @Test func aHundredThousandRowFileReadsWithTheRightSums() throws {
+        // Rows of an integer, a double and a label; the sums are computed here as the rows are made.
+        let rows = 100_000
+        var text = "session,step,ax,label\n"
+        text.reserveCapacity(rows * 32)
+        var stepSum = 0
+        var axSum = 0.0
+        var walking = 0
+        for i in 0..<rows {
+            let step = (i * 7919) % 1000 - 500
+            let ax = Double((i * 104_729) % 20_001 - 10_000) / 1000  // exact to three decimals
+            let label = i % 3 == 0 ? "walking" : "sitting"
+            stepSum += step
+            axSum += ax
+            if i % 3 == 0 { walking += 1 }
+            text += "s\(i / 250),\(step),\(ax),\(label)\n"
+        }
+        let started = Date()
+        let table = try readTable("big.csv", text)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(table.size.rows == rows)
+        #expect(table.columnTypes == ["session": .string, "step": .int, "ax": .double, "label": .string])
+        #expect(table["step"].ints!.sum() == stepSum)
+        #expect(abs(table["ax"].doubles!.sum()! - axSum) < 1e-6)
+        #expect(table[table["label"] == "walking"].size.rows == walking)
+        #expect(table.grouped(by: "session").count == rows / 250)
+        // Generous: a debug build on a busy two-core machine; release is far faster.
+        #expect(elapsed < 20, "reading \(rows) rows took \(elapsed) s")
+    }
+}
