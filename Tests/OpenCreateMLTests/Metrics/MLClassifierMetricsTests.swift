@@ -69,3 +69,25 @@ struct MLClassifierMetricsTests {
         #expect(object["macroAverage"] is [String: Any] && object["weightedAverage"] is [String: Any])
     }
 }
+
+extension MLClassifierMetricsTests {
+    /// Create ML's tables hold the same numbers as the matrix and the per-class metrics.
+    @Test func confusionAndPrecisionRecallTables() throws {
+        let report = try MLClassifierMetrics(classLabels: ["A", "B", "C"], trueLabels: truth, predictedLabels: predicted)
+        let confusion = report.confusion
+        #expect(Array(confusion.columnNames) == ["True Label", "Predicted", "Count"])
+        #expect(confusion.size.rows == 9)
+        let counts = try #require(confusion["Count", Int.self])
+        #expect(Array(counts) == [2, 1, 1, 1, 2, 0, 0, 1, 2])
+        #expect(confusion["True Label", String.self].map(Array.init) == ["A", "A", "A", "B", "B", "B", "C", "C", "C"])
+        #expect(confusion["Predicted", String.self].map(Array.init) == ["A", "B", "C", "A", "B", "C", "A", "B", "C"])
+
+        let table = report.precisionRecall
+        #expect(Array(table.columnNames) == ["Class", "Precision", "Recall"])
+        #expect(table["Class", String.self].map(Array.init) == ["A", "B", "C"])
+        let precision = try #require(table["Precision", Double.self].map(Array.init))
+        let recall = try #require(table["Recall", Double.self].map(Array.init))
+        for (got, want) in zip(precision, [2.0 / 3, 2.0 / 4, 2.0 / 3]) { #expect(abs(got - want) < 1e-12) }
+        for (got, want) in zip(recall, [2.0 / 4, 2.0 / 3, 2.0 / 3]) { #expect(abs(got - want) < 1e-12) }
+    }
+}
