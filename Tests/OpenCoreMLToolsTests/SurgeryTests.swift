@@ -50,7 +50,9 @@ struct SurgeryTests {
         #expect(!extractor.isUpdatable && extractor.description_p.trainingInput.isEmpty)
         #expect(extractor.description_p.metadata.shortDescription == "Features 'relu3_out' of: " + original.description_p.metadata.shortDescription)
         #expect(extractor.description_p.metadata.author == original.description_p.metadata.author)
-        #expect(extractor.neuralNetwork.layers.allSatisfy { !$0.isUpdatable && $0.namedWeights.allSatisfy { !$0.weights.isUpdatable } })
+        #expect(extractor.neuralNetwork.layers.allSatisfy { layer in
+            !layer.isUpdatable && layer.weightBlobs.allSatisfy { !layer[keyPath: $0.path].isUpdatable }
+        })
 
         // The original's probabilities are softmax(dense2(features)), with dense2 read from the fixture.
         let full = try MLModel(specification: original)

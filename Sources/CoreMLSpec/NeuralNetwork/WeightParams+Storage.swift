@@ -29,3 +29,21 @@ extension CoreML_Specification_WeightParams {
         }
     }
 }
+
+extension CoreML_Specification_WeightParams {
+    /// How many of the storage fields hold values; Core ML rejects a blob with more than one, as it
+    /// cannot tell which to read.
+    public var filledStorageCount: Int {
+        [!floatValue.isEmpty, !float16Value.isEmpty, !rawValue.isEmpty, !int8RawValue.isEmpty].filter { $0 }.count
+    }
+
+    /// Whether the storage holds `expected` values: exactly that many, or, for codes packed in
+    /// fewer than 8 bits, enough bytes for them (as Core ML checks: the last byte may end in
+    /// padding bits).
+    public func holds(_ expected: Int) -> Bool {
+        guard storage == .raw, hasQuantization else { return count == expected }
+        let bits = Int(quantization.numberOfBits)
+        let (totalBits, overflow) = expected.multipliedReportingOverflow(by: bits)
+        return !overflow && bits > 0 && rawValue.count >= totalBits / 8 + (totalBits % 8 == 0 ? 0 : 1)
+    }
+}

@@ -1,5 +1,8 @@
+import Foundation
+
 /// IEEE 754 half-precision conversion, so `.float16` arrays work where Swift's `Float16` is unavailable.
 public enum HalfPrecision {
+    /// The value of the half-precision bit pattern `bits`: subnormals, infinities and NaN included.
     public static func float(fromBits bits: UInt16) -> Float {
         let sign = UInt32(bits & 0x8000) << 16
         let exponent = Int((bits >> 10) & 0x1F)
@@ -16,7 +19,8 @@ public enum HalfPrecision {
         }
     }
 
-    /// Rounds to nearest, ties to even; overflows to infinity.
+    /// The half-precision bit pattern nearest to `value`: rounds to nearest, ties to even; overflows
+    /// to infinity.
     public static func bits(from value: Float) -> UInt16 {
         let pattern = value.bitPattern
         let sign = UInt16((pattern >> 16) & 0x8000)
@@ -33,5 +37,15 @@ public enum HalfPrecision {
         mantissa &= 0x1FFF
         if mantissa > 0x1000 || (mantissa == 0x1000 && half & 1 == 1) { half += 1 }
         return sign | UInt16(half)
+    }
+}
+
+extension HalfPrecision {
+    /// Decodes little-endian half-precision values, two bytes each, as `WeightParams.float16Value`
+    /// stores them; a trailing odd byte is ignored.
+    public static func floats(fromLittleEndian bytes: Data) -> [Float] {
+        bytes.withUnsafeBytes { raw in
+            (0..<raw.count / 2).map { float(fromBits: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) }
+        }
     }
 }

@@ -1,24 +1,43 @@
 extension CoreML_Specification_NeuralNetworkLayer {
-    /// Weight counts must match the sizes the layer declares, or the file is corrupt.
+    /// The layer's declared sizes must make sense, and each weight blob the layer table lists
+    /// (`weightBlobs`) must hold the values those sizes call for, or the file is corrupt.
+    ///
+    /// As in Core ML, a flag decides whether a blob is there: a layer whose `hasBias` is set needs
+    /// its bias values. Core ML does not reject the reverse (bias values with the flag off): they
+    /// are ignored, and so they are here.
     func validateWeights(in context: inout ValidationContext) {
+        guard validateSizes(in: &context) else { return }
+        for blob in weightBlobs {
+            validate(blob, in: &context)
+        }
+        switch layer {
+        case .convolution(let p)? where input.count > 1 && p.hasBias_p:
+            context.fail("hasBias is set, but a convolution that takes its weights from a second input has no bias")
+        case .batchedMatmul(let p)? where input.count > 1 && p.hasBias_p:
+            context.fail("hasBias is set, but a batchedMatmul with two inputs has no bias (only one input comes with weights)")
+        default:
+            break
+        }
+    }
+
+    /// Sizes the layer declares for its computation, beyond its weight counts; false when they are
+    /// too broken for weight counts to mean anything.
+    private func validateSizes(in context: inout ValidationContext) -> Bool {
         switch layer {
         case .innerProduct(let p)?:
             if p.inputChannels == 0 || p.outputChannels == 0 {
                 context.fail("inputChannels and outputChannels must be positive")
             }
-            expect(p.weights, "weights", Int(p.inputChannels * p.outputChannels), in: &context)
-            if p.hasBias { expect(p.bias, "bias", Int(p.outputChannels), in: &context) }
         case .convolution(let p)?:
-            let groups = max(Int(p.nGroups), 1)
-            let kernel = p.kernelSize.isEmpty ? [3, 3] : p.kernelSize.map(Int.init)
-            guard kernel.count == 2, kernel.allSatisfy({ $0 > 0 }) else {
+            if !p.kernelSize.isEmpty && (p.kernelSize.count != 2 || p.kernelSize.contains(0)) {
                 context.fail("kernelSize \(p.kernelSize) must be two positive sizes")
-                return
+                return false
             }
             if p.outputChannels == 0 || p.kernelChannels == 0 {
                 context.fail("outputChannels and kernelChannels must be positive")
             }
-            if Int(p.outputChannels) % groups != 0 {
+            let groups = max(p.nGroups, 1)
+            if p.outputChannels % groups != 0 {
                 context.fail("outputChannels \(p.outputChannels) is not divisible by the \(groups) groups")
             }
             if !p.stride.isEmpty && (p.stride.count != 2 || p.stride.contains(0)) {
@@ -27,23 +46,8 @@ extension CoreML_Specification_NeuralNetworkLayer {
             if !p.dilationFactor.isEmpty && (p.dilationFactor.count != 2 || p.dilationFactor.contains(0)) {
                 context.fail("dilationFactor \(p.dilationFactor) must be two positive sizes")
             }
-            let count = p.isDeconvolution
-                ? Int(p.kernelChannels) * Int(p.outputChannels) / groups * kernel[0] * kernel[1]
-                : Int(p.outputChannels) * Int(p.kernelChannels) * kernel[0] * kernel[1]
-            expect(p.weights, "weights", count, in: &context)
-            if p.hasBias { expect(p.bias, "bias", Int(p.outputChannels), in: &context) }
         case .batchnorm(let p)?:
-            let channels = Int(p.channels)
-            if channels == 0 { context.fail("channels must be positive") }
-            expect(p.gamma, "gamma", channels, in: &context)
-            expect(p.beta, "beta", channels, in: &context)
-            if !p.computeMeanVar {
-                expect(p.mean, "mean", channels, in: &context)
-                expect(p.variance, "variance", channels, in: &context)
-            }
-        case .embedding(let p)?:
-            expect(p.weights, "weights", Int(p.inputDim * p.outputChannels), in: &context)
-            if p.hasBias { expect(p.bias, "bias", Int(p.outputChannels), in: &context) }
+            if p.channels == 0 { context.fail("channels must be positive") }
         case .pooling(let p)?:
             if !p.globalPooling && !p.kernelSize.isEmpty && (p.kernelSize.count != 2 || p.kernelSize.contains(0)) {
                 context.fail("kernelSize \(p.kernelSize) must be two positive sizes")
@@ -51,13 +55,30 @@ extension CoreML_Specification_NeuralNetworkLayer {
         default:
             break
         }
+        return true
     }
 
-    private func expect(
-        _ weights: CoreML_Specification_WeightParams, _ name: String, _ count: Int, in context: inout ValidationContext
-    ) {
-        if weights.count != count {
-            context.fail("\(name) holds \(weights.count) values; the layer's sizes need \(count)")
+    /// One blob: a single storage field, and the expected number of values.
+    private func validate(_ blob: LayerWeight, in context: inout ValidationContext) {
+        let weights = self[keyPath: blob.path]
+        if weights.filledStorageCount > 1 {
+            context.fail("\(blob.name) stores values in more than one field (float32, float16, raw, int8); one is read")
+        }
+        switch blob.expectedCount {
+        case .exactly(let expected):
+            if weights.storage == .empty && expected > 0 {
+                let flag = blob.flag.map { "\($0) is set, but " } ?? ""
+                context.fail("\(flag)\(blob.name) holds no values; the layer's sizes need \(expected)")
+            } else if !weights.holds(expected) {
+                context.fail("\(blob.name) holds \(weights.count) values; the layer's sizes need \(expected)")
+            }
+        case .fromInput:
+            if weights.storage == .empty {
+                let flag = blob.flag.map { "\($0) is set, but " } ?? ""
+                context.fail("\(flag)\(blob.name) holds no values")
+            }
+        case .overflow(let sizes):
+            context.fail("\(blob.name) would need \(sizes.map(String.init).joined(separator: " × ")) values, more than any file can hold")
         }
     }
 }

@@ -1,11 +1,3 @@
-extension CoreML_Specification_NeuralNetworkLayer {
-    /// Layer types whose weights Core ML can update on device.
-    public static let coreMLUpdatableLayerTypes: Set<String> = ["convolution", "innerProduct"]
-    /// Layer types whose weights OpenCoreML can update; a superset of Core ML's (documented difference).
-    public static let updatableLayerTypes: Set<String> = coreMLUpdatableLayerTypes
-        .union(["batchnorm", "embedding", "scale", "bias", "uniDirectionalLSTM", "activation", "batchedMatmul"])
-}
-
 extension CoreML_Specification_Model {
     /// Core ML's rules for updatable neural networks: updatable layers, loss layers wired to the graph,
     /// training inputs that feed the loss, and a complete optimizer.
@@ -28,16 +20,17 @@ extension CoreML_Specification_Model {
                 context.fail("marked updatable, but \(typeName) layers cannot be updated", at: part)
                 continue
             }
-            let weights = layer.namedWeights
-            if weights.isEmpty {
+            let blobs = layer.weightBlobs
+            if blobs.isEmpty {
                 context.fail("marked updatable, but the layer has no weights", at: part)
             }
-            for (name, blob) in weights {
-                if blob.isQuantized || blob.storage == .float16 {
-                    context.fail("\(name) are stored as \(blob.storage.rawValue), quantized or half precision; updatable weights must be float32", at: part)
+            for blob in blobs {
+                let weights = layer[keyPath: blob.path]
+                if weights.isQuantized || weights.storage == .float16 {
+                    context.fail("\(blob.name) are stored as \(weights.storage.rawValue), quantized or half precision; updatable weights must be float32", at: part)
                 }
-                if !blob.isUpdatable {
-                    context.fail("\(name) are not marked updatable although the layer is", at: part)
+                if !weights.isUpdatable {
+                    context.fail("\(blob.name) are not marked updatable although the layer is", at: part)
                 }
             }
         }

@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 import _OpenCoreMLImageIO
 
@@ -118,7 +119,7 @@ extension PixelBuffer {
                     case PixelFormat.rgb24: (row[3 * x], row[3 * x + 1], row[3 * x + 2]) = (r, g, b)
                     case PixelFormat.gray8: row[x] = Self.luma(r, g, b)
                     default:  // half-float gray
-                        let bits = HalfFloat.bits(ofByte: Self.luma(r, g, b))
+                        let bits = HalfPrecision.bits(from: Float(Self.luma(r, g, b)))
                         row[2 * x] = UInt8(truncatingIfNeeded: bits); row[2 * x + 1] = UInt8(truncatingIfNeeded: bits >> 8)
                     }
                 }

@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 
 /// An image in memory in one of Core Video's pixel formats: OpenCoreML's stand-in for Core ML's
@@ -65,7 +66,7 @@ public final class PixelBuffer: @unchecked Sendable, CustomStringConvertible {
         let row = baseAddress + y * bytesPerRow
         switch pixelFormatType {
         case PixelFormat.gray8: return Float(row.load(fromByteOffset: x, as: UInt8.self))
-        case PixelFormat.grayHalf: return HalfFloat.float(fromBits: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self))
+        case PixelFormat.grayHalf: return HalfPrecision.float(fromBits: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self))
         default:
             let c = rgb(x: x, y: y)
             return 0.299 * c.x + 0.587 * c.y + 0.114 * c.z
@@ -92,26 +93,5 @@ enum PixelFormat {
             let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: format >> $0) }
             return bytes.allSatisfy({ (0x20...0x7E).contains($0) }) ? String(decoding: bytes, as: UTF8.self) : String(format, radix: 16)
         }
-    }
-}
-
-/// IEEE 754 half-precision conversions (Swift's `Float16` is missing on Intel Macs).
-enum HalfFloat {
-    static func float(fromBits bits: UInt16) -> Float {
-        let sign: Float = bits & 0x8000 != 0 ? -1 : 1
-        let exponent = Int(bits >> 10 & 0x1F), mantissa = Float(bits & 0x3FF)
-        switch exponent {
-        case 0: return sign * mantissa * 0x1p-24
-        case 31: return mantissa == 0 ? sign * .infinity : .nan
-        default: return sign * (1 + mantissa / 1024) * Float(sign: .plus, exponent: exponent - 15, significand: 1)
-        }
-    }
-
-    /// The half-precision bits of a byte value (every integer 0…255 is exact in half precision).
-    static func bits(ofByte value: UInt8) -> UInt16 {
-        guard value > 0 else { return 0 }
-        let exponent = UInt16(7 - value.leadingZeroBitCount)
-        let mantissa = (UInt16(value) << (10 - exponent)) & 0x3FF
-        return (exponent + 15) << 10 | mantissa
     }
 }

@@ -70,12 +70,16 @@ extension CoreML_Specification_Model {
                 throw ModelToolsError("layer '\(layers[denseIndex].name)'", "its output '\(logits)' is also read by \(readers.filter { $0 != layers[softmaxIndex].name }.joined(separator: ", ")); widening would change them")
             }
             let location = "layer '\(layers[denseIndex].name)'"
-            for (name, weights) in [("weights", dense.weights), ("bias", dense.bias)] where weights.storage != .float32 && weights.storage != .empty {
-                throw ModelToolsError(location, "\(name) are stored as \(weights.storage.rawValue); widening needs float32")
+            let blobs = layers[denseIndex].weightBlobs
+            for blob in blobs {
+                let weights = layers[denseIndex][keyPath: blob.path]
+                if weights.storage != .float32 && weights.storage != .empty {
+                    throw ModelToolsError(location, "\(blob.name) are stored as \(weights.storage.rawValue); widening needs float32")
+                }
             }
             let columns = Int(dense.inputChannels)
             dense.weights.floatValue += [Float](repeating: 0, count: columns * count)
-            if dense.hasBias_p { dense.bias.floatValue += [Float](repeating: 0, count: count) }
+            if blobs.contains(where: { $0.name == "bias" }) { dense.bias.floatValue += [Float](repeating: 0, count: count) }
             dense.outputChannels += UInt64(count)
             network.layers[denseIndex].innerProduct = dense
             return Int(dense.outputChannels)

@@ -1,5 +1,4 @@
 import CoreMLSpec
-import _OpenCoreMLEngine
 
 extension CoreML_Specification_Model {
     /// Sets the network's loss (replacing any), as coremltools' builder does: the loss reads `input`
@@ -90,21 +89,16 @@ extension CoreML_Specification_Model {
     }
 
     /// The shape of one example of `blob`, as a multi-array feature would declare it: `[C]` for a
-    /// C×1×1 blob, the full shape otherwise.
+    /// C×1×1 blob, the full shape otherwise. The layer table's shape rules work it out from the
+    /// inputs' shapes; no weight is decoded and no network is compiled.
     func blobShape(_ blob: String) throws -> [Int] {
-        var probe = self
-        probe.isUpdatable = false
-        try probe.editNetwork { network in
-            Self.clearUpdateParameters(&network)
-            for index in network.layers.indices { network.layers[index].isUpdatable = false }
-        }
-        let compiled: Network
+        let shapes: [String: [Int]]
         do {
-            compiled = try Network(model: probe)
+            shapes = try neuralNetworkBlobShapes()
         } catch {
             throw ModelToolsError("blob '\(blob)'", "cannot work out its shape: \(error)")
         }
-        guard let dims = compiled.blobs[blob]?.shape.dims else {
+        guard let dims = shapes[blob] else {
             throw ModelToolsError("blob '\(blob)'", "no layer or input has this name")
         }
         if dims.count >= 3, dims[dims.count - 1] == 1, dims[dims.count - 2] == 1 {

@@ -18,16 +18,13 @@ extension CoreML_Specification_Model {
                     throw ModelToolsError(location, "\(typeName) layers cannot be trained; updatable layer types are "
                         + CoreML_Specification_NeuralNetworkLayer.updatableLayerTypes.sorted().joined(separator: ", "))
                 }
-                guard !layer.namedWeights.isEmpty else { throw ModelToolsError(location, "the layer has no weights to train") }
-                try layer.forEachWeight { weightName, weights in
+                guard !layer.weightBlobs.isEmpty else { throw ModelToolsError(location, "the layer has no weights to train") }
+                try layer.forEachWeight { blob, weights in
                     if weights.isQuantized {
-                        throw ModelToolsError(location, "\(weightName) are quantized; training needs float32 weights")
+                        throw ModelToolsError(location, "\(blob.name) are quantized; training needs float32 weights")
                     }
                     if weights.storage == .float16 {
-                        let bytes = [UInt8](weights.float16Value)
-                        weights.floatValue = stride(from: 0, to: bytes.count - 1, by: 2).map {
-                            HalfPrecision.float(fromBits: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
-                        }
+                        weights.floatValue = try weights.floatValues()
                         weights.float16Value = .init()
                     }
                     weights.isUpdatable = true

@@ -2,8 +2,10 @@ import CoreMLSpec
 
 /// One compiled layer: its input and output blobs, its parameters, forward and backward.
 ///
-/// Subclasses override `inferShapes()`, `forward(batch:training:)` and, when they can be trained
-/// through, `backward(batch:)`. Buffers are sized by `reserve(batch:training:)` before a batch runs.
+/// The network sets every blob's shape by the layer table (`outputShapes(for:)` in CoreMLSpec),
+/// then calls `prepareForShapes()`. Subclasses override that, `forward(batch:training:)` and, when
+/// they can be trained through, `backward(batch:)`. Buffers are sized by `reserve(batch:training:)`
+/// before a batch runs.
 package class LayerNode: @unchecked Sendable {
     package let name: String
     /// The Core ML layer type name (`convolution`, `innerProduct`, …).
@@ -22,10 +24,9 @@ package class LayerNode: @unchecked Sendable {
     var input: Blob { inputs[0] }
     var output: Blob { outputs[0] }
 
-    /// Sets the output shapes from the input shapes, checking they fit the layer.
-    func inferShapes() throws {
-        output.shape = input.shape
-    }
+    /// Works out what the node needs from its blobs' shapes (padding, index maps, broadcasts),
+    /// once the network has set them by the layer table, which has also checked that they fit.
+    func prepareForShapes() throws {}
 
     /// Sizes scratch buffers for `batch` examples (blobs are sized by the network).
     func reserve(batch: Int, training: Bool) {}

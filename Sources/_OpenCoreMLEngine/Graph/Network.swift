@@ -42,6 +42,13 @@ package final class Network: @unchecked Sendable {
             throw EngineError("model", "a \(model.modelTypeName) model is not a neural network")
         }
         let exact = network.arrayInputShapeMapping == .exactArrayMapping
+        // Every blob's shape, by the layer table.
+        let shapes: [String: [Int]]
+        do {
+            shapes = try model.neuralNetworkBlobShapes()
+        } catch let error as ModelValidationError {
+            throw EngineError(error.location, error.message)
+        }
         var blobs: [String: Blob] = [:]
         func blob(_ name: String) -> Blob {
             if let existing = blobs[name] { return existing }
@@ -56,7 +63,7 @@ package final class Network: @unchecked Sendable {
         let imageInputs = model.description_p.input.filter { if case .imageType? = $0.type.type { return true } else { return false } }
         for feature in model.description_p.input {
             let input = blob(feature.name)
-            input.shape = try feature.type.networkShape(exactMapping: exact, location: "input '\(feature.name)'")
+            input.shape = TensorShape(shapes[feature.name] ?? [])
             let steps = network.preprocessing.filter {
                 $0.featureName == feature.name || ($0.featureName.isEmpty && imageInputs.count == 1 && imageInputs[0].name == feature.name)
             }
@@ -83,8 +90,8 @@ package final class Network: @unchecked Sendable {
             guard !inputSet.contains(name), !targets.contains(name) else { continue }
             let target = blob(name)
             if let feature = model.description_p.trainingInput.first(where: { $0.name == name }),
-               let shape = try? feature.type.networkShape(exactMapping: exact, location: "training input '\(name)'") {
-                target.shape = shape
+               let shape = try? feature.type.networkShape(exactMapping: exact) {
+                target.shape = TensorShape(shape)
                 declaredTargets.insert(name)
             }
             targets.append(name)
@@ -92,12 +99,13 @@ package final class Network: @unchecked Sendable {
         targetNames = targets
 
         // Layers, in dependency order.
-        let order = try Self.dependencyOrder(network.layers, available: inputSet)
+        let order = try CoreML_Specification_NeuralNetworkLayer.dependencyOrder(network.layers, available: inputSet)
         var nodes: [LayerNode] = []
         for index in order {
             let layer = network.layers[index]
             let node = try LayerFactory.make(layer, inputs: layer.input.map(blob), outputs: layer.output.map(blob))
-            try node.inferShapes()
+            for output in node.outputs { output.shape = TensorShape(shapes[output.name] ?? []) }
+            try node.prepareForShapes()
             nodes.append(node)
         }
         self.nodes = nodes
@@ -164,25 +172,6 @@ package final class Network: @unchecked Sendable {
     /// Starts collecting per-layer times (from zero) on `clock` in ``timings``.
     package func enableTimings(clock: LayerTimings.Clock = .wall) {
         timings = LayerTimings(nodes: nodes, clock: clock)
-    }
-
-    /// Layer indices in an order where every layer runs after the layers producing its inputs
-    /// (the specification's order where it already is one).
-    static func dependencyOrder(_ layers: [CoreML_Specification_NeuralNetworkLayer], available: Set<String>) throws -> [Int] {
-        var ready = available
-        var remaining = Array(layers.indices)
-        var order: [Int] = []
-        while !remaining.isEmpty {
-            guard let next = remaining.firstIndex(where: { layers[$0].input.allSatisfy(ready.contains) }) else {
-                let layer = layers[remaining[0]]
-                let missing = layer.input.filter { !ready.contains($0) }
-                throw EngineError("layer '\(layer.name)'", "input \(missing.map { "'\($0)'" }.joined(separator: ", ")) is produced by no layer or model input")
-            }
-            let index = remaining.remove(at: next)
-            order.append(index)
-            ready.formUnion(layers[index].output)
-        }
-        return order
     }
 
     /// Whether the model has loss layers and trainable parameters.

@@ -21,16 +21,52 @@ package final class Parameter: @unchecked Sendable {
         self.isTrainable = isTrainable
     }
 
-    /// Reads the values of `weights`, which must hold `expected` of them.
-    convenience init(
-        layer: CoreML_Specification_NeuralNetworkLayer, field: String, weights: CoreML_Specification_WeightParams,
-        expected: Int
-    ) throws {
-        let values = try weights.floatValues(location: "layer '\(layer.name)' \(field)")
-        guard values.count == expected else {
-            throw EngineError("layer '\(layer.name)'", "\(field) holds \(values.count) values, \(expected) expected")
+    /// Reads the layer's weight blob `blob` as the layer table lists it (`weightBlob(named:)`),
+    /// checking it holds as many values as the table expects; nil when the table does not list it
+    /// (a bias whose `hasBias` flag is off, for one).
+    static func optional(_ blob: String, of layer: CoreML_Specification_NeuralNetworkLayer) throws -> Parameter? {
+        guard let (entry, values) = try decode(blob, of: layer) else { return nil }
+        return Parameter(name: "\(layer.name).\(blob)", values: values,
+                         isTrainable: entry.isTrainable && layer.isUpdatable && layer[keyPath: entry.path].isUpdatable)
+    }
+
+    /// Reads the layer's weight blob `blob`, which the layer must have.
+    static func required(_ blob: String, of layer: CoreML_Specification_NeuralNetworkLayer) throws -> Parameter {
+        guard let parameter = try optional(blob, of: layer) else {
+            throw EngineError("layer '\(layer.name)'", "the \(layer.layerTypeName) layer has no \(blob)")
         }
-        self.init(name: "\(layer.name).\(field)", values: values, isTrainable: layer.isUpdatable && weights.isUpdatable)
+        return parameter
+    }
+
+    /// The values of the layer's weight blob `blob` (one that is not trained, such as stored
+    /// statistics), which the layer must have.
+    static func values(_ blob: String, of layer: CoreML_Specification_NeuralNetworkLayer) throws -> [Float] {
+        guard let (_, values) = try decode(blob, of: layer) else {
+            throw EngineError("layer '\(layer.name)'", "the \(layer.layerTypeName) layer has no \(blob)")
+        }
+        return values
+    }
+
+    /// The table's entry for `blob` and its decoded values, checked against the expected count.
+    private static func decode(_ blob: String, of layer: CoreML_Specification_NeuralNetworkLayer) throws -> (LayerWeight, [Float])? {
+        guard let entry = layer.weightBlob(named: blob) else { return nil }
+        let expected: Int?
+        switch entry.expectedCount {
+        case .exactly(let count): expected = count
+        case .fromInput: expected = nil
+        case .overflow(let sizes):
+            throw EngineError("layer '\(layer.name)'", "\(blob) would need \(sizes.map(String.init).joined(separator: " × ")) values, more than any file can hold")
+        }
+        let values: [Float]
+        do {
+            values = try layer[keyPath: entry.path].floatValues(count: expected)
+        } catch let error as LayerSpecificationError {
+            throw EngineError("layer '\(layer.name)' \(blob)", error.message)
+        }
+        if let expected, values.count != expected {
+            throw EngineError("layer '\(layer.name)'", "\(blob) holds \(values.count) values, \(expected) expected")
+        }
+        return (entry, values)
     }
 
     /// The current values.

@@ -33,9 +33,9 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
         case .reLu?: kind = .relu
         case .leakyReLu(let p)?: kind = .leakyRelu(alpha: p.alpha)
         case .thresholdedReLu(let p)?: kind = .thresholdedRelu(alpha: p.alpha)
-        case .preLu(let p)?:
+        case .preLu?:
             kind = .prelu
-            alpha = try Parameter(layer: spec, field: "alpha", weights: p.alpha, expected: p.alpha.count)
+            alpha = try Parameter.required("alpha", of: spec)
         case .tanh?: kind = .tanh
         case .scaledTanh(let p)?: kind = .scaledTanh(alpha: p.alpha, beta: p.beta)
         case .sigmoid?: kind = .sigmoid
@@ -43,10 +43,10 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
         case .elu(let p)?: kind = .elu(alpha: p.alpha)
         case .softsign?: kind = .softsign
         case .softplus?: kind = .softplus
-        case .parametricSoftplus(let p)?:
+        case .parametricSoftplus?:
             kind = .parametricSoftplus
-            alpha = try Parameter(layer: spec, field: "alpha", weights: p.alpha, expected: p.alpha.count)
-            beta = try Parameter(layer: spec, field: "beta", weights: p.beta, expected: p.beta.count)
+            alpha = try Parameter.required("alpha", of: spec)
+            beta = try Parameter.required("beta", of: spec)
         case nil:
             throw EngineError("layer '\(spec.name)' (activation)", "no activation function is set")
         }
@@ -60,14 +60,6 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
     var isPlainReLU: Bool {
         if case .relu = kind { return true }
         return false
-    }
-
-    override func inferShapes() throws {
-        let channels = input.shape.classic.channels
-        for parameter in parameters where parameter.count != 1 && parameter.count != channels {
-            throw fail("\(parameter.name) has \(parameter.count) values; 1 or one per channel (\(channels)) expected")
-        }
-        output.shape = input.shape
     }
 
     /// The per-channel parameter value for flat index `index` of an example-major blob whose

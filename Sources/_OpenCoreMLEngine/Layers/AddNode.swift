@@ -14,11 +14,10 @@ final class AddNode: LayerNode, @unchecked Sendable {
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_AddLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         alpha = params.alpha
         super.init(spec, inputs: inputs, outputs: outputs)
-        if inputs.isEmpty { throw fail("add needs at least one input") }
     }
 
-    override func inferShapes() throws {
-        (output.shape, broadcasts) = try ClassicElementwiseBroadcast.infer(inputs, fail: fail)
+    override func prepareForShapes() throws {
+        broadcasts = try ClassicElementwiseBroadcast.broadcasts(of: self)
     }
 
     override func forward(batch: Int, training: Bool) {
@@ -48,24 +47,16 @@ final class AddNode: LayerNode, @unchecked Sendable {
     }
 }
 
-/// Shape inference shared by `add` and `multiply`.
+/// How the inputs of `add` and `multiply` are read into their output, whose shape the layer
+/// table worked out (the per-axis largest input, every input axis being 1 or that size).
 enum ClassicElementwiseBroadcast {
-    /// The output shape (the per-axis largest input) and how each input is read into it.
-    static func infer(_ inputs: [Blob], fail: (String) -> EngineError) throws -> (TensorShape, [ClassicBroadcast]) {
-        let dims = inputs.map { ClassicDims($0.shape) }
-        let largest = dims.dropFirst().reduce(dims[0].array) { result, next in zip(result, next.array).map { max($0, $1) } }
-        let target = ClassicDims(outer: largest[0], channels: largest[1], height: largest[2], width: largest[3])
-        var broadcasts: [ClassicBroadcast] = []
-        for (input, shape) in zip(inputs, dims) {
-            guard let broadcast = ClassicBroadcast(shape, to: target, perExample: true) else {
-                let all = inputs.map { "'\($0.name)' \($0.shape)" }.joined(separator: ", ")
-                throw fail("input '\(input.name)' (shape \(input.shape)) does not broadcast to \(target) [outer×C×H×W]: every axis must be 1 or the largest size among the inputs (\(all))")
+    static func broadcasts(of node: LayerNode) throws -> [ClassicBroadcast] {
+        let target = ClassicDims(node.output.shape)
+        return try node.inputs.map { input in
+            guard let broadcast = ClassicBroadcast(ClassicDims(input.shape), to: target, perExample: true) else {
+                throw node.fail("input '\(input.name)' (shape \(input.shape)) does not broadcast to \(target) [outer×C×H×W]")
             }
-            broadcasts.append(broadcast)
+            return broadcast
         }
-        // Keep the rank of an input that already has the output's size.
-        let full = zip(inputs, dims).first { $0.1 == target }?.0.shape
-        let shape = full ?? TensorShape.classic(outer: target.outer, channels: target.channels, height: target.height, width: target.width)
-        return (shape, broadcasts)
     }
 }

@@ -28,37 +28,26 @@ final class BatchNormNode: LayerNode, @unchecked Sendable {
     private let groupMean = FloatBuffer(), groupInverseDeviation = FloatBuffer()
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_BatchnormLayerParams, inputs: [Blob], outputs: [Blob]) throws {
-        channels = Int(params.channels)
+        channels = Int(clamping: params.channels)
         computesStatistics = params.computeMeanVar
         perInstance = params.instanceNormalization
         epsilon = params.epsilon == 0 ? 1e-5 : params.epsilon
-        gamma = try Parameter(layer: spec, field: "gamma", weights: params.gamma, expected: channels)
-        beta = try Parameter(layer: spec, field: "beta", weights: params.beta, expected: channels)
+        gamma = try Parameter.required("gamma", of: spec)
+        beta = try Parameter.required("beta", of: spec)
         if computesStatistics {
             mean = []
             variance = []
         } else {
-            mean = try params.mean.floatValues(location: "layer '\(spec.name)' mean")
-            variance = try params.variance.floatValues(location: "layer '\(spec.name)' variance")
+            mean = try Parameter.values("mean", of: spec)
+            variance = try Parameter.values("variance", of: spec)
         }
         super.init(spec, inputs: inputs, outputs: outputs)
         parameters = [gamma, beta]
         if !computesStatistics {
-            guard mean.count == channels, variance.count == channels else {
-                throw fail("mean and variance hold \(mean.count) and \(variance.count) values; \(channels) (channels) expected")
-            }
             if let negative = variance.firstIndex(where: { $0 + epsilon <= 0 }) {
                 throw fail("variance[\(negative)] = \(variance[negative]) is negative")
             }
         }
-    }
-
-    override func inferShapes() throws {
-        let c = ClassicDims(input.shape).channels
-        guard c == channels else {
-            throw fail("input '\(input.name)' has \(c) channels (shape \(input.shape)), the layer has \(channels)")
-        }
-        output.shape = input.shape
     }
 
     private func groups(_ batch: Int) -> Int {

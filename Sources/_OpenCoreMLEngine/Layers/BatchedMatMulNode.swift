@@ -27,8 +27,8 @@ final class BatchedMatMulNode: LayerNode, @unchecked Sendable {
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_BatchedMatMulLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         transposeA = params.transposeA
         transposeB = params.transposeB
-        weightRows = Int(params.weightMatrixFirstDimension)
-        weightColumns = Int(params.weightMatrixSecondDimension)
+        weightRows = Int(clamping: params.weightMatrixFirstDimension)
+        weightColumns = Int(clamping: params.weightMatrixSecondDimension)
         let location = "layer '\(spec.name)' (batchedMatmul)"
         if params.int8DynamicQuantize {
             throw EngineError(location, "int8DynamicQuantize is not supported by the OpenCoreML engine")
@@ -37,9 +37,8 @@ final class BatchedMatMulNode: LayerNode, @unchecked Sendable {
             guard weightRows > 0, weightColumns > 0 else {
                 throw EngineError(location, "with one input, weightMatrixFirstDimension (\(weightRows)) and weightMatrixSecondDimension (\(weightColumns)) must be positive")
             }
-            weights = try Parameter(layer: spec, field: "weights", weights: params.weights, expected: weightRows * weightColumns)
-            bias = params.hasBias_p
-                ? try Parameter(layer: spec, field: "bias", weights: params.bias, expected: weightColumns) : nil
+            weights = try Parameter.required("weights", of: spec)
+            bias = try Parameter.optional("bias", of: spec)
         } else {
             if params.hasBias_p { throw EngineError(location, "a bias is only supported with one input") }
             weights = nil
@@ -49,43 +48,23 @@ final class BatchedMatMulNode: LayerNode, @unchecked Sendable {
         parameters = [weights, bias].compactMap { $0 }
     }
 
-    override func inferShapes() throws {
-        try checkSequenceBlobCounts(inputs: 1...2, outputs: 1...1)
-        if inputs.count == 1 {
-            let dims = input.shape.dims
-            guard let last = dims.last, last == weightRows else {
-                throw fail("input '\(input.name)' has shape \(input.shape); its last dimension must be weightMatrixFirstDimension (\(weightRows))")
-            }
-            output.shape = TensorShape(dims.dropLast() + [weightColumns])
-            return
-        }
+    override func prepareForShapes() throws {
+        guard inputs.count == 2 else { return }
         let a = inputs[0], b = inputs[1]
         var dimsA = a.shape.dims, dimsB = b.shape.dims
-        guard !dimsA.isEmpty, !dimsB.isEmpty else { throw fail("inputs '\(a.name)' and '\(b.name)' must have rank 1 or more") }
         if dimsA.count == 1 { dimsA.insert(1, at: 0) }
         if dimsB.count == 1 { dimsB.append(1) }
         let (rowsA, colsA) = (dimsA[dimsA.count - 2], dimsA[dimsA.count - 1])
         let (rowsB, colsB) = (dimsB[dimsB.count - 2], dimsB[dimsB.count - 1])
         m = transposeA ? colsA : rowsA
         k = transposeA ? rowsA : colsA
-        let kB = transposeB ? colsB : rowsB
         n = transposeB ? rowsB : colsB
-        guard k == kB else {
-            throw fail("cannot multiply '\(a.name)' (shape \(a.shape)\(transposeA ? ", transposed" : "")) by '\(b.name)' (shape \(b.shape)\(transposeB ? ", transposed" : "")): inner sizes \(k) and \(kB) differ")
-        }
-        // Broadcast the leading (batch) dimensions, aligned from the right.
+        // The layer table has checked that the leading (batch) dimensions broadcast; the output's are theirs.
+        let batchDims = Array(output.shape.dims.dropLast(2))
+        let rank = batchDims.count
         let batchA = Array(dimsA.dropLast(2)), batchB = Array(dimsB.dropLast(2))
-        let rank = max(batchA.count, batchB.count)
         let paddedA = [Int](repeating: 1, count: rank - batchA.count) + batchA
         let paddedB = [Int](repeating: 1, count: rank - batchB.count) + batchB
-        var batchDims: [Int] = []
-        for d in 0..<rank {
-            let (x, y) = (paddedA[d], paddedB[d])
-            guard x == y || x == 1 || y == 1 else {
-                throw fail("the leading dimensions of '\(a.name)' (shape \(a.shape)) and '\(b.name)' (shape \(b.shape)) do not broadcast: \(x) against \(y)")
-            }
-            batchDims.append(max(x, y))
-        }
         // Offsets of each broadcast matrix pair, in output order.
         let total = batchDims.reduce(1, *)
         offsetsA = []; offsetsB = []
@@ -103,7 +82,6 @@ final class BatchedMatMulNode: LayerNode, @unchecked Sendable {
             offsetsA.append(offsetA * rowsA * colsA)
             offsetsB.append(offsetB * rowsB * colsB)
         }
-        output.shape = TensorShape(batchDims + [m, n])
     }
 
     override func forward(batch: Int, training: Bool) {

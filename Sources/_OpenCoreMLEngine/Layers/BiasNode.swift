@@ -10,18 +10,13 @@ final class BiasNode: LayerNode, @unchecked Sendable {
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_BiasLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         shape = params.shape
-        let count = params.bias.count
-        bias = try Parameter(layer: spec, field: "bias", weights: params.bias, expected: shape.isEmpty ? count : Int(shape.reduce(1, *)))
+        bias = try Parameter.required("bias", of: spec)
         super.init(spec, inputs: inputs, outputs: outputs)
         parameters = [bias]
     }
 
-    override func inferShapes() throws {
-        switch ClassicBroadcast.parameter(shape: shape, count: bias.count, input: ClassicDims(input.shape)) {
-        case .success(let b): broadcast = b
-        case .failure(let error): throw fail("bias \(error.message) (input '\(input.name)' has shape \(input.shape))")
-        }
-        output.shape = input.shape
+    override func prepareForShapes() throws {
+        broadcast = try parameterBroadcast("bias", bias, declared: shape)
     }
 
     override func forward(batch: Int, training: Bool) {

@@ -1,3 +1,4 @@
+import CoreMLSpec
 import _OpenCoreMLKernels
 
 /// Helpers shared by the classic elementwise and shape layers: the `[outer, C, H, W]` view of a
@@ -24,18 +25,6 @@ struct ClassicDims: Equatable, CustomStringConvertible {
     var plane: Int { height * width }
 
     var description: String { "\(outer)×\(channels)×\(height)×\(width)" }
-}
-
-extension TensorShape {
-    /// A shape with the classic dimensions `dims`: `self` with its last three dimensions replaced
-    /// when the sequence part is unchanged (so ranks and leading dimensions survive), else a fresh
-    /// classic shape.
-    func replacingClassicDims(with dims: ClassicDims) -> TensorShape {
-        if rank >= 3, ClassicDims(self).outer == dims.outer {
-            return TensorShape(Array(self.dims.dropLast(3)) + [dims.channels, dims.height, dims.width])
-        }
-        return .classic(outer: dims.outer, channels: dims.channels, height: dims.height, width: dims.width)
-    }
 }
 
 /// How a tensor of classic dimensions `source` is read at the positions of a larger tensor of
@@ -167,39 +156,17 @@ struct ClassicIndexMap {
     }
 }
 
-extension ClassicBroadcast {
-    /// How a `bias`/`scale` layer's parameter of declared `shape` (`[1]`, `[C]`, `[1, H, W]` or
-    /// `[C, H, W]`; empty to infer it from `count`) is read across inputs of dimensions `input`;
-    /// nil with the reason when it does not fit.
-    static func parameter(shape: [UInt64], count: Int, input: ClassicDims) -> Result<ClassicBroadcast, ClassicParameterShapeError> {
-        let s = shape.map { Int($0) }
-        let declared: ClassicDims?
-        switch s.count {
-        case 0:
-            declared = count == 1 ? ClassicDims(outer: 1, channels: 1, height: 1, width: 1)
-                : count == input.channels ? ClassicDims(outer: 1, channels: input.channels, height: 1, width: 1)
-                : count == input.channels * input.plane ? ClassicDims(outer: 1, channels: input.channels, height: input.height, width: input.width)
-                : nil
-        case 1: declared = ClassicDims(outer: 1, channels: s[0], height: 1, width: 1)
-        case 3: declared = ClassicDims(outer: 1, channels: s[0], height: s[1], width: s[2])
-        default: return .failure(ClassicParameterShapeError("shape \(s) must be [1], [C], [1, H, W] or [C, H, W]"))
+extension LayerNode {
+    /// How a `bias` or `scale` layer's parameter `blob` of declared `shape` is read across the
+    /// input, by the shape rule the layer table checked (`classicParameterShape`).
+    func parameterBroadcast(_ blob: String, _ parameter: Parameter, declared shape: [UInt64]) throws -> ClassicBroadcast {
+        let dims = ClassicDims(input.shape)
+        let result = CoreML_Specification_NeuralNetworkLayer.classicParameterShape(declared: shape, count: parameter.count, input: dims.array)
+        guard case .success(let d) = result,
+              let broadcast = ClassicBroadcast(ClassicDims(outer: d[0], channels: d[1], height: d[2], width: d[3]), to: dims, perExample: false)
+        else {
+            throw fail("\(blob) does not fit input '\(input.name)' (shape \(input.shape))")
         }
-        guard let declared else {
-            return .failure(ClassicParameterShapeError("\(count) values fit neither 1, C (\(input.channels)) nor C×H×W (\(input.channels * input.plane))"))
-        }
-        guard declared.count == count else {
-            return .failure(ClassicParameterShapeError("shape \(s) needs \(declared.count) values but \(count) are given"))
-        }
-        let spatialOK = (declared.height == 1 && declared.width == 1) || (declared.height == input.height && declared.width == input.width)
-        guard spatialOK, declared.channels == 1 || declared.channels == input.channels,
-              let broadcast = ClassicBroadcast(declared, to: input, perExample: false) else {
-            return .failure(ClassicParameterShapeError("shape \(declared.channels)×\(declared.height)×\(declared.width) does not fit an input of C×H×W \(input.channels)×\(input.height)×\(input.width)"))
-        }
-        return .success(broadcast)
+        return broadcast
     }
-}
-
-struct ClassicParameterShapeError: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
 }

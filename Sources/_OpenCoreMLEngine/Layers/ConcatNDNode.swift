@@ -17,27 +17,12 @@ final class ConcatNDNode: LayerNode, @unchecked Sendable {
         super.init(spec, inputs: inputs, outputs: outputs)
     }
 
-    override func inferShapes() throws {
-        try checkSequenceBlobCounts(inputs: 2...Int.max, outputs: 1...1)
+    override func prepareForShapes() throws {
         let first = input.shape
-        let resolved = try resolveNDAxis(axis, rank: first.rank, of: input)
-        for other in inputs.dropFirst() {
-            guard other.shape.rank == first.rank else {
-                throw fail("input '\(other.name)' has rank \(other.shape.rank) (shape \(other.shape)), input '\(input.name)' has rank \(first.rank) (shape \(first))")
-            }
-            for d in 0..<first.rank where d != resolved && other.shape.dims[d] != first.dims[d] {
-                throw fail("input '\(other.name)' (shape \(other.shape)) differs from input '\(input.name)' (shape \(first)) in dimension \(d), which is not the concatenation axis \(resolved)")
-            }
-            if interleave && other.shape != first {
-                throw fail("interleaving needs inputs of one shape; '\(other.name)' has shape \(other.shape), '\(input.name)' has \(first)")
-            }
-        }
+        let resolved = try resolvedAxis(axis, of: input)
         outer = first.elementCount(of: 0..<resolved)
         inner = first.elementCount(of: (resolved + 1)..<first.rank)
         lengths = inputs.map { $0.shape.dims[resolved] }
-        var dims = first.dims
-        dims[resolved] = lengths.reduce(0, +)
-        output.shape = TensorShape(dims)
     }
 
     /// Calls `body(input index, input offset, output offset, count)` for every contiguous run that

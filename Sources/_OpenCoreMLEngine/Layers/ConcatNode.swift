@@ -11,26 +11,6 @@ final class ConcatNode: LayerNode, @unchecked Sendable {
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_ConcatLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         alongSequence = params.sequenceConcat
         super.init(spec, inputs: inputs, outputs: outputs)
-        if inputs.isEmpty { throw fail("concat needs at least one input") }
-    }
-
-    override func inferShapes() throws {
-        let dims = inputs.map { ClassicDims($0.shape) }
-        var result = dims[0]
-        for (input, d) in zip(inputs, dims).dropFirst() {
-            if alongSequence {
-                guard d.channels == result.channels, d.height == result.height, d.width == result.width else {
-                    throw fail("sequence concat needs equal C×H×W, but '\(inputs[0].name)' is \(dims[0].channels)×\(dims[0].height)×\(dims[0].width) and '\(input.name)' is \(d.channels)×\(d.height)×\(d.width)")
-                }
-                result.outer += d.outer
-            } else {
-                guard d.outer == result.outer, d.height == result.height, d.width == result.width else {
-                    throw fail("channel concat needs equal sequence length, height and width, but '\(inputs[0].name)' is \(dims[0]) and '\(input.name)' is \(d) [outer×C×H×W]")
-                }
-                result.channels += d.channels
-            }
-        }
-        output.shape = inputs[0].shape.replacingClassicDims(with: result)
     }
 
     /// Each input's values per block (a sequence position, or a whole example) and the blocks.

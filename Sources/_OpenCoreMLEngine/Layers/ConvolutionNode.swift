@@ -15,11 +15,12 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     let kernel: (h: Int, w: Int)
     let stride: (h: Int, w: Int)
     let dilation: (h: Int, w: Int)
-    let padding: CoreML_Specification_ConvolutionLayerParams.OneOf_ConvolutionPaddingType?
+    /// The layer's sizes and padding, without its weights (for `geometry(height:width:)`).
+    private let geometryParams: CoreML_Specification_ConvolutionLayerParams
     let weights: Parameter
     let bias: Parameter?
 
-    // Set by inferShapes().
+    // Set by prepareForShapes().
     private var inputSize = (c: 0, h: 0, w: 0)
     private var outputSize = (h: 0, w: 0)
     private var padTop = 0, padLeft = 0
@@ -46,66 +47,43 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     private var keepsArgmax = false
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_ConvolutionLayerParams, inputs: [Blob], outputs: [Blob]) throws {
-        outputChannels = Int(params.outputChannels)
-        kernelChannels = Int(params.kernelChannels)
-        groups = max(1, Int(params.nGroups))
-        let size = params.kernelSize.count == 2 ? params.kernelSize.map(Int.init) : [3, 3]
-        let strides = params.stride.count == 2 ? params.stride.map(Int.init) : [1, 1]
-        let dilations = params.dilationFactor.count == 2 ? params.dilationFactor.map(Int.init) : [1, 1]
-        kernel = (size[0], size[1])
-        stride = (strides[0], strides[1])
-        dilation = (dilations[0], dilations[1])
-        padding = params.convolutionPaddingType
-        let weightCount = outputChannels * kernelChannels * kernel.h * kernel.w
-        weights = try Parameter(layer: spec, field: "weights", weights: params.weights, expected: weightCount)
-        bias = params.hasBias_p ? try Parameter(layer: spec, field: "bias", weights: params.bias, expected: outputChannels) : nil
+        let location = "layer '\(spec.name)' (convolution)"
+        guard inputs.count == 1 else { throw EngineError(location, "weights given as a second input are not supported yet") }
+        let sizes: (kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int))
+        do {
+            sizes = try params.windowSizes()
+        } catch let error as LayerSpecificationError {
+            throw EngineError(location, error.message)
+        }
+        outputChannels = Int(clamping: params.outputChannels)
+        kernelChannels = Int(clamping: params.kernelChannels)
+        groups = max(1, Int(clamping: params.nGroups))
+        (kernel, stride, dilation) = (sizes.kernel, sizes.stride, sizes.dilation)
+        var geometryParams = params
+        geometryParams.weights = .init()
+        geometryParams.bias = .init()
+        self.geometryParams = geometryParams
+        weights = try Parameter.required("weights", of: spec)
+        bias = try Parameter.optional("bias", of: spec)
         super.init(spec, inputs: inputs, outputs: outputs)
         parameters = [weights] + (bias.map { [$0] } ?? [])
-        if params.isDeconvolution { throw fail("deconvolution is not supported yet") }
-        if outputChannels % groups != 0 { throw fail("\(outputChannels) output channels do not split into \(groups) groups") }
     }
 
     private var patchSize: Int { kernelChannels * kernel.h * kernel.w }
     private var positions: Int { outputSize.h * outputSize.w }
     private var pooledPositions: Int { fusedPool.map { $0.outputSize.h * $0.outputSize.w } ?? positions }
 
-    override func inferShapes() throws {
-        let (outer, c, h, w) = input.shape.classic
-        guard c == kernelChannels * groups else {
-            throw fail("input '\(input.name)' has \(c) channels, the layer expects \(kernelChannels * groups) (\(kernelChannels) per group × \(groups) groups)")
-        }
-        let extentH = dilation.h * (kernel.h - 1) + 1, extentW = dilation.w * (kernel.w - 1) + 1
-        var top = 0, bottom = 0, left = 0, right = 0
-        var outH: Int, outW: Int
-        switch padding {
-        case .same(let same)?:
-            outH = (h + stride.h - 1) / stride.h
-            outW = (w + stride.w - 1) / stride.w
-            let totalH = max(0, (outH - 1) * stride.h + extentH - h), totalW = max(0, (outW - 1) * stride.w + extentW - w)
-            let topLeftHeavy = same.asymmetryMode == .topLeftHeavy
-            top = topLeftHeavy ? (totalH + 1) / 2 : totalH / 2
-            left = topLeftHeavy ? (totalW + 1) / 2 : totalW / 2
-        case .valid(let valid)?:
-            let amounts = valid.paddingAmounts.borderAmounts
-            if amounts.count == 2 {
-                top = Int(amounts[0].startEdgeSize); bottom = Int(amounts[0].endEdgeSize)
-                left = Int(amounts[1].startEdgeSize); right = Int(amounts[1].endEdgeSize)
-            }
-            outH = (h + top + bottom - extentH) / stride.h + 1
-            outW = (w + left + right - extentW) / stride.w + 1
-        case nil:
-            outH = (h - extentH) / stride.h + 1
-            outW = (w - extentW) / stride.w + 1
-        }
-        guard outH > 0, outW > 0, h + top + bottom >= extentH, w + left + right >= extentW else {
-            throw fail("input '\(input.name)' (\(h)×\(w)) is smaller than the \(kernel.h)×\(kernel.w) kernel")
+    override func prepareForShapes() throws {
+        let (_, c, h, w) = input.shape.classic
+        // The layer table has checked that the kernel fits, so there is a geometry.
+        guard let geometry = try? geometryParams.geometry(height: h, width: w) else {
+            throw fail("input '\(input.name)' (\(h)×\(w)) does not fit the \(kernel.h)×\(kernel.w) kernel")
         }
         inputSize = (c, h, w)
-        outputSize = (outH, outW)
-        padTop = top
-        padLeft = left
-        isPointwise = kernel == (1, 1) && stride == (1, 1) && top == 0 && left == 0 && outH == h && outW == w
-        output.shape = .classic(outer: outer, channels: outputChannels, height: outH, width: outW)
+        outputSize = (geometry.outputHeight, geometry.outputWidth)
+        padTop = geometry.padTop
+        padLeft = geometry.padLeft
+        isPointwise = kernel == (1, 1) && stride == (1, 1) && padTop == 0 && padLeft == 0 && outputSize == (h, w)
     }
 
     /// Runs `relu` (reading this layer's output) and then `pool` (reading the ReLU's output) inside

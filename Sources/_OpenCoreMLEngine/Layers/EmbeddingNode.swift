@@ -18,30 +18,19 @@ final class EmbeddingNode: LayerNode, @unchecked Sendable {
     let bias: Parameter?
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_EmbeddingLayerParams, inputs: [Blob], outputs: [Blob]) throws {
-        inputDim = Int(params.inputDim)
-        outputChannels = Int(params.outputChannels)
+        inputDim = Int(clamping: params.inputDim)
+        outputChannels = Int(clamping: params.outputChannels)
         guard inputDim > 0, outputChannels > 0 else {
             throw EngineError("layer '\(spec.name)' (embedding)", "inputDim (\(inputDim)) and outputChannels (\(outputChannels)) must be positive")
         }
-        weights = try Parameter(layer: spec, field: "weights", weights: params.weights, expected: inputDim * outputChannels)
-        bias = params.hasBias_p
-            ? try Parameter(layer: spec, field: "bias", weights: params.bias, expected: outputChannels) : nil
+        weights = try Parameter.required("weights", of: spec)
+        bias = try Parameter.optional("bias", of: spec)
         super.init(spec, inputs: inputs, outputs: outputs)
         parameters = [weights] + (bias.map { [$0] } ?? [])
     }
 
     /// Positions per example: every element of the input is one index.
     private var positions: Int { input.shape.count }
-
-    override func inferShapes() throws {
-        try checkSequenceBlobCounts(inputs: 1...1, outputs: 1...1)
-        let (_, c, h, w) = input.shape.classic
-        guard c * h * w == 1 else {
-            throw fail("input '\(input.name)' has shape \(input.shape); an embedding expects one index per position (C = H = W = 1)")
-        }
-        // The leading (sequence) dimensions are kept; the trailing [1, 1, 1] becomes [outputChannels, 1, 1].
-        output.shape = TensorShape(Array(input.shape.dims.dropLast(3)) + [outputChannels, 1, 1])
-    }
 
     /// The weight column for `value`, or nil for an index outside the table.
     @inline(__always)

@@ -10,11 +10,6 @@ final class FlattenNode: LayerNode, @unchecked Sendable {
         super.init(spec, inputs: inputs, outputs: outputs)
     }
 
-    override func inferShapes() throws {
-        let (outer, c, h, w) = input.shape.classic
-        output.shape = .classic(outer: outer, channels: c * h * w, height: 1, width: 1)
-    }
-
     override func forward(batch: Int, training: Bool) {
         let (outer, c, h, w) = input.shape.classic
         let x = input.value.pointer, y = output.value.pointer

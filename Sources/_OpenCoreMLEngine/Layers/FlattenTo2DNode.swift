@@ -4,18 +4,8 @@ import CoreMLSpec
 /// (a negative axis counts from the end; `axis` may equal the rank, giving `[count, 1]`). The values
 /// are not moved.
 final class FlattenTo2DNode: LayerNode, @unchecked Sendable {
-    let axis: Int64
-
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_FlattenTo2DLayerParams, inputs: [Blob], outputs: [Blob]) throws {
-        axis = params.axis
         super.init(spec, inputs: inputs, outputs: outputs)
-    }
-
-    override func inferShapes() throws {
-        try checkSequenceBlobCounts(inputs: 1...1, outputs: 1...1)
-        let shape = input.shape
-        let resolved = try resolveNDAxis(axis, rank: shape.rank, allowingEnd: true, of: input)
-        output.shape = TensorShape([shape.elementCount(of: 0..<resolved), shape.elementCount(of: resolved..<shape.rank)])
     }
 
     override func forward(batch: Int, training: Bool) {

@@ -10,21 +10,12 @@ final class InnerProductNode: LayerNode, @unchecked Sendable {
     let bias: Parameter?
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_InnerProductLayerParams, inputs: [Blob], outputs: [Blob]) throws {
-        inputChannels = Int(params.inputChannels)
-        outputChannels = Int(params.outputChannels)
-        weights = try Parameter(layer: spec, field: "weights", weights: params.weights, expected: inputChannels * outputChannels)
-        bias = params.hasBias_p
-            ? try Parameter(layer: spec, field: "bias", weights: params.bias, expected: outputChannels) : nil
+        inputChannels = Int(clamping: params.inputChannels)
+        outputChannels = Int(clamping: params.outputChannels)
+        weights = try Parameter.required("weights", of: spec)
+        bias = try Parameter.optional("bias", of: spec)
         super.init(spec, inputs: inputs, outputs: outputs)
         parameters = [weights] + (bias.map { [$0] } ?? [])
-    }
-
-    override func inferShapes() throws {
-        let (outer, c, h, w) = input.shape.classic
-        guard c * h * w == inputChannels else {
-            throw fail("input '\(input.name)' has \(c * h * w) values per position (shape \(input.shape)), the layer expects \(inputChannels)")
-        }
-        output.shape = .classic(outer: outer, channels: outputChannels, height: 1, width: 1)
     }
 
     override var multiplyAddsPerExample: Int { input.shape.classic.outer * inputChannels * outputChannels }

@@ -117,7 +117,7 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
     /// The pre-activation clip the specification applies to every gate.
     private static let gateClip: Float = 50
 
-    // Geometry, set by inferShapes.
+    // Geometry, set by prepareForShapes.
     private var steps = 1
     private var hasInitialHidden: Bool { inputs.count > 1 }
     private var hasInitialCell: Bool { inputs.count > 2 }
@@ -139,8 +139,8 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_UniDirectionalLSTMLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         let location = "layer '\(spec.name)' (uniDirectionalLSTM)"
-        inputSize = Int(params.inputVectorSize)
-        hiddenSize = Int(params.outputVectorSize)
+        inputSize = Int(clamping: params.inputVectorSize)
+        hiddenSize = Int(clamping: params.outputVectorSize)
         guard inputSize > 0, hiddenSize > 0 else {
             throw EngineError(location, "inputVectorSize (\(inputSize)) and outputVectorSize (\(hiddenSize)) must be positive")
         }
@@ -161,66 +161,29 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
         coupled = lstm.coupledInputAndForgetGate
         cellClip = lstm.cellClipThreshold == 0 ? 50 : abs(lstm.cellClipThreshold)
 
-        let w = params.weightParams
-        let (h, x) = (hiddenSize, inputSize)
-        // The forget gate's weights may be left out when the gates are coupled (they are unused).
-        func read(_ field: String, _ weights: CoreML_Specification_WeightParams, _ count: Int, optional: Bool) throws -> Parameter {
-            if optional && weights.count == 0 {
-                return Parameter(name: "\(spec.name).\(field)", values: [Float](repeating: 0, count: count), isTrainable: false)
+        // The blobs the layer table lists; the forget gate's may be left out when the gates are
+        // coupled (they are unused), which Core ML does not allow but costs nothing to accept.
+        let listed = Set(spec.weightBlobs.map(\.name)), isCoupled = lstm.coupledInputAndForgetGate
+        func read(_ names: [String]) throws -> [Parameter]? {
+            guard names.allSatisfy(listed.contains) else { return nil }
+            return try names.map { name in
+                if isCoupled, name.hasPrefix("forgetGate"), let entry = spec.weightBlob(named: name),
+                   spec[keyPath: entry.path].count == 0, case .exactly(let count) = entry.expectedCount {
+                    return Parameter(name: "\(spec.name).\(name)", values: [Float](repeating: 0, count: count), isTrainable: false)
+                }
+                return try Parameter.required(name, of: spec)
             }
-            return try Parameter(layer: spec, field: field, weights: weights, expected: count)
         }
-        inputWeights = [
-            try read("inputGateWeightMatrix", w.inputGateWeightMatrix, h * x, optional: false),
-            try read("forgetGateWeightMatrix", w.forgetGateWeightMatrix, h * x, optional: coupled),
-            try read("blockInputWeightMatrix", w.blockInputWeightMatrix, h * x, optional: false),
-            try read("outputGateWeightMatrix", w.outputGateWeightMatrix, h * x, optional: false),
-        ]
-        recursionWeights = [
-            try read("inputGateRecursionMatrix", w.inputGateRecursionMatrix, h * h, optional: false),
-            try read("forgetGateRecursionMatrix", w.forgetGateRecursionMatrix, h * h, optional: coupled),
-            try read("blockInputRecursionMatrix", w.blockInputRecursionMatrix, h * h, optional: false),
-            try read("outputGateRecursionMatrix", w.outputGateRecursionMatrix, h * h, optional: false),
-        ]
-        biases = lstm.hasBiasVectors_p ? [
-            try read("inputGateBiasVector", w.inputGateBiasVector, h, optional: false),
-            try read("forgetGateBiasVector", w.forgetGateBiasVector, h, optional: coupled),
-            try read("blockInputBiasVector", w.blockInputBiasVector, h, optional: false),
-            try read("outputGateBiasVector", w.outputGateBiasVector, h, optional: false),
-        ] : nil
-        peepholes = lstm.hasPeepholeVectors_p ? [
-            try read("inputGatePeepholeVector", w.inputGatePeepholeVector, h, optional: false),
-            try read("forgetGatePeepholeVector", w.forgetGatePeepholeVector, h, optional: coupled),
-            try read("outputGatePeepholeVector", w.outputGatePeepholeVector, h, optional: false),
-        ] : nil
+        inputWeights = try read(["inputGateWeightMatrix", "forgetGateWeightMatrix", "blockInputWeightMatrix", "outputGateWeightMatrix"]) ?? []
+        recursionWeights = try read(["inputGateRecursionMatrix", "forgetGateRecursionMatrix", "blockInputRecursionMatrix", "outputGateRecursionMatrix"]) ?? []
+        biases = try read(["inputGateBiasVector", "forgetGateBiasVector", "blockInputBiasVector", "outputGateBiasVector"])
+        peepholes = try read(["inputGatePeepholeVector", "forgetGatePeepholeVector", "outputGatePeepholeVector"])
         super.init(spec, inputs: inputs, outputs: outputs)
         parameters = inputWeights + recursionWeights + (biases ?? []) + (peepholes ?? [])
     }
 
-    override func inferShapes() throws {
-        try checkSequenceBlobCounts(inputs: 1...3, outputs: 1...3)
-        let shape = input.shape
-        let (outer, c, h, w) = shape.classic
-        guard c * h * w == inputSize else {
-            throw fail("input '\(input.name)' has \(c * h * w) values per step (shape \(shape)); inputVectorSize is \(inputSize)")
-        }
-        steps = outer
-        let leading = Array(shape.dims.dropLast(3))
-        // Exact mapping, [Seq, Batch, C, H, W]: time is the first axis and the inner batch must be 1.
-        let keepsRank = leading.count >= 2
-        if keepsRank && !leading.dropFirst().allSatisfy({ $0 == 1 }) {
-            throw fail("input '\(input.name)' has shape \(shape); the batch axis of [Seq, Batch, C, H, W] must be 1 (pass examples as the batch)")
-        }
-        for (index, state) in inputs.enumerated().dropFirst() where state.shape.count != hiddenSize {
-            throw fail("input '\(state.name)' (initial \(index == 1 ? "output" : "cell state")) has \(state.shape.count) values (shape \(state.shape)); outputVectorSize is \(hiddenSize)")
-        }
-        func outputShape(outer: Int) -> TensorShape {
-            keepsRank
-                ? TensorShape([outer] + [Int](repeating: 1, count: leading.count - 1) + [hiddenSize, 1, 1])
-                : .classic(outer: outer, channels: hiddenSize, height: 1, width: 1)
-        }
-        outputs[0].shape = outputShape(outer: sequenceOutput ? steps : 1)
-        for state in outputs.dropFirst() { state.shape = outputShape(outer: 1) }
+    override func prepareForShapes() throws {
+        steps = input.shape.classic.outer
     }
 
     override func reserve(batch: Int, training: Bool) {

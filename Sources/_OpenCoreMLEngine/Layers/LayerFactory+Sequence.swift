@@ -17,27 +17,11 @@ extension LayerFactory {
 }
 
 extension LayerNode {
-    /// Checks the layer's blob counts; throws a clear error otherwise.
-    func checkSequenceBlobCounts(inputs allowedInputs: ClosedRange<Int>, outputs allowedOutputs: ClosedRange<Int>) throws {
-        func describe(_ range: ClosedRange<Int>) -> String {
-            range.lowerBound == range.upperBound ? "\(range.lowerBound)"
-                : range.upperBound == .max ? "at least \(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
-        }
-        guard allowedInputs.contains(inputs.count) else {
-            throw fail("has \(inputs.count) inputs; \(describe(allowedInputs)) expected")
-        }
-        guard allowedOutputs.contains(outputs.count) else {
-            throw fail("has \(outputs.count) outputs; \(describe(allowedOutputs)) expected")
-        }
-    }
-
-    /// An axis of a rank-`rank` tensor, counted from the end when negative; throws unless it lies in
-    /// `-rank..<rank` (or `-rank...rank` when `allowingEnd`).
-    func resolveNDAxis(_ axis: Int64, rank: Int, allowingEnd: Bool = false, of blob: Blob) throws -> Int {
-        let resolved = axis < 0 ? Int(axis) + rank : Int(axis)
-        let upper = allowingEnd ? rank : rank - 1
-        guard resolved >= 0, resolved <= upper else {
-            throw fail("axis \(axis) is outside the \(rank) dimensions of input '\(blob.name)' (shape \(blob.shape))")
+    /// `axis` of `blob`'s exact shape, counted from the end when negative (the layer table has
+    /// checked that it lies inside).
+    func resolvedAxis(_ axis: Int64, of blob: Blob) throws -> Int {
+        guard let resolved = CoreML_Specification_NeuralNetworkLayer.resolvedAxis(axis, rank: blob.shape.rank) else {
+            throw fail("axis \(axis) is outside the \(blob.shape.rank) dimensions of input '\(blob.name)' (shape \(blob.shape))")
         }
         return resolved
     }

@@ -16,11 +16,10 @@ final class MultiplyNode: LayerNode, @unchecked Sendable {
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_MultiplyLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         alpha = params.alpha
         super.init(spec, inputs: inputs, outputs: outputs)
-        if inputs.isEmpty { throw fail("multiply needs at least one input") }
     }
 
-    override func inferShapes() throws {
-        (output.shape, broadcasts) = try ClassicElementwiseBroadcast.infer(inputs, fail: fail)
+    override func prepareForShapes() throws {
+        broadcasts = try ClassicElementwiseBroadcast.broadcasts(of: self)
     }
 
     override func reserve(batch: Int, training: Bool) {

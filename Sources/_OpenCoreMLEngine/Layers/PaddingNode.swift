@@ -23,31 +23,17 @@ final class PaddingNode: LayerNode, @unchecked Sendable {
         }
         let amounts = params.paddingAmounts.borderAmounts
         let sizes = amounts.count == 2
-            ? [amounts[0].startEdgeSize, amounts[0].endEdgeSize, amounts[1].startEdgeSize, amounts[1].endEdgeSize].map { Int($0) }
+            ? [amounts[0].startEdgeSize, amounts[0].endEdgeSize, amounts[1].startEdgeSize, amounts[1].endEdgeSize].map { Int(clamping: $0) }
             : [0, 0, 0, 0]
         (top, bottom, left, right) = (sizes[0], sizes[1], sizes[2], sizes[3])
         super.init(spec, inputs: inputs, outputs: outputs)
-        guard amounts.isEmpty || amounts.count == 2 else {
-            throw fail("paddingAmounts has \(amounts.count) edge sizes; 2 (height, width) expected")
-        }
     }
 
-    override func inferShapes() throws {
-        var dims = ClassicDims(input.shape)
+    override func prepareForShapes() throws {
+        let dims = ClassicDims(input.shape)
         let (h, w) = (dims.height, dims.width)
-        switch mode {
-        case .reflection:
-            guard top < h, bottom < h, left < w, right < w else {
-                throw fail("reflection padding (top \(top), bottom \(bottom), left \(left), right \(right)) must be smaller than the input's \(h)×\(w) plane of '\(input.name)'")
-            }
-        case .replication, .constant:
-            break
-        }
         rowSource = (0..<(h + top + bottom)).map { source($0 - top, size: h) }
         columnSource = (0..<(w + left + right)).map { source($0 - left, size: w) }
-        dims.height += top + bottom
-        dims.width += left + right
-        output.shape = input.shape.replacingClassicDims(with: dims)
     }
 
     /// The input index copied to position `index` (relative to the input's start), or −1.

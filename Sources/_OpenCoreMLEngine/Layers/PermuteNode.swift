@@ -10,19 +10,16 @@ final class PermuteNode: LayerNode, @unchecked Sendable {
     private var indexMap: ClassicIndexMap?
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_PermuteLayerParams, inputs: [Blob], outputs: [Blob]) throws {
-        let given = params.axis.map { Int($0) }
-        axis = given.count == 3 ? [0] + given.map { $0 + 1 } : given.isEmpty ? [0, 1, 2, 3] : given
-        super.init(spec, inputs: inputs, outputs: outputs)
-        guard axis.count == 4, axis.sorted() == [0, 1, 2, 3] else {
-            throw fail("axis \(given) must be a permutation of [0, 1, 2, 3] (Seq, C, H, W)")
+        do {
+            axis = try params.classicAxes()
+        } catch let error as LayerSpecificationError {
+            throw EngineError("layer '\(spec.name)' (permute)", error.message)
         }
+        super.init(spec, inputs: inputs, outputs: outputs)
     }
 
-    override func inferShapes() throws {
+    override func prepareForShapes() throws {
         let source = ClassicDims(input.shape).array
-        let dims = axis.map { source[$0] }
-        let target = ClassicDims(outer: dims[0], channels: dims[1], height: dims[2], width: dims[3])
-        output.shape = .classic(outer: target.outer, channels: target.channels, height: target.height, width: target.width)
         indexMap = axis == [0, 1, 2, 3] ? nil : Self.map(source: source, axis: axis)
     }
 

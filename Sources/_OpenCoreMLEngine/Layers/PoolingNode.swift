@@ -23,56 +23,18 @@ final class PoolingNode: LayerNode, @unchecked Sendable {
         super.init(spec, inputs: inputs, outputs: outputs)
     }
 
-    override func inferShapes() throws {
-        let (outer, c, h, w) = input.shape.classic
+    override func prepareForShapes() throws {
+        let (_, _, h, w) = input.shape.classic
+        // The layer table has checked that the window fits, so there is a geometry.
+        guard let geometry = try? params.geometry(height: h, width: w) else {
+            throw fail("input '\(input.name)' (\(h)×\(w)) does not fit the pooling window")
+        }
         inputSize = (h, w)
-        if isGlobal {
-            kernel = (h, w); stride = (1, 1); outputSize = (1, 1); padTop = 0; padLeft = 0
-            output.shape = .classic(outer: outer, channels: c, height: 1, width: 1)
-            return
-        }
-        let sizes = params.kernelSize.count == 2 ? params.kernelSize.map(Int.init) : [3, 3]
-        let strides = params.stride.count == 2 ? params.stride.map(Int.init) : [1, 1]
-        kernel = (sizes[0], sizes[1])
-        stride = (max(1, strides[0]), max(1, strides[1]))
-        var outH: Int, outW: Int
-        padTop = 0; padLeft = 0
-        switch params.poolingPaddingType {
-        case .valid(let valid)?:
-            var bottom = 0, right = 0
-            let amounts = valid.paddingAmounts.borderAmounts
-            if amounts.count == 2 {
-                padTop = Int(amounts[0].startEdgeSize); bottom = Int(amounts[0].endEdgeSize)
-                padLeft = Int(amounts[1].startEdgeSize); right = Int(amounts[1].endEdgeSize)
-            }
-            outH = (h + padTop + bottom - kernel.h) / stride.h + 1
-            outW = (w + padLeft + right - kernel.w) / stride.w + 1
-        case .same(let same)?:
-            outH = (h + stride.h - 1) / stride.h
-            outW = (w + stride.w - 1) / stride.w
-            let totalH = max(0, (outH - 1) * stride.h + kernel.h - h), totalW = max(0, (outW - 1) * stride.w + kernel.w - w)
-            let heavy = same.asymmetryMode == .topLeftHeavy
-            padTop = heavy ? (totalH + 1) / 2 : totalH / 2
-            padLeft = heavy ? (totalW + 1) / 2 : totalW / 2
-        case .includeLastPixel(let last)?:
-            let amounts = last.paddingAmounts.map(Int.init)
-            padTop = amounts.count == 2 ? amounts[0] : 0
-            padLeft = amounts.count == 2 ? amounts[1] : 0
-            outH = Self.ceilDivide(h + 2 * padTop - kernel.h, stride.h) + 1
-            outW = Self.ceilDivide(w + 2 * padLeft - kernel.w, stride.w) + 1
-            // The last window must start inside the image or its top/left padding.
-            if padTop > 0, (outH - 1) * stride.h >= h + padTop { outH -= 1 }
-            if padLeft > 0, (outW - 1) * stride.w >= w + padLeft { outW -= 1 }
-        case nil:
-            // Core ML's default padding mode is include-last-pixel with no padding.
-            outH = Self.ceilDivide(h - kernel.h, stride.h) + 1
-            outW = Self.ceilDivide(w - kernel.w, stride.w) + 1
-        }
-        guard outH > 0, outW > 0 else {
-            throw fail("input '\(input.name)' (\(h)×\(w)) is smaller than the \(kernel.h)×\(kernel.w) window")
-        }
-        outputSize = (outH, outW)
-        output.shape = .classic(outer: outer, channels: c, height: outH, width: outW)
+        kernel = (geometry.kernelHeight, geometry.kernelWidth)
+        stride = (geometry.strideHeight, geometry.strideWidth)
+        padTop = geometry.padTop
+        padLeft = geometry.padLeft
+        outputSize = (geometry.outputHeight, geometry.outputWidth)
     }
 
     /// Whether a convolution before this layer can run it (windowed max pooling), through
@@ -85,8 +47,6 @@ final class PoolingNode: LayerNode, @unchecked Sendable {
         fusesAsMaxPooling && kernel == (2, 2) && stride == (2, 2) && padTop == 0 && padLeft == 0
             && 2 * outputSize.h <= inputSize.h && 2 * outputSize.w <= inputSize.w
     }
-
-    private static func ceilDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? (a + b - 1) / b : -((-a) / b) }
 
     private func planes(_ batch: Int) -> Int {
         let (outer, c, _, _) = input.shape.classic

@@ -11,32 +11,16 @@ import CoreMLSpec
 /// The engine reshapes each example on its own: Core ML's batch axis is kept apart, so a new
 /// sequence length never mixes examples.
 final class ReshapeNode: LayerNode, @unchecked Sendable {
-    let targetShape: [Int]
     let channelLast: Bool
     private var indexMap: ClassicIndexMap?
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_ReshapeLayerParams, inputs: [Blob], outputs: [Blob]) throws {
-        targetShape = params.targetShape.map { Int($0) }
         channelLast = params.mode == .channelLast
         super.init(spec, inputs: inputs, outputs: outputs)
-        guard targetShape.count == 3 || targetShape.count == 4 else {
-            throw fail("targetShape \(targetShape) must have 3 ([C, H, W]) or 4 ([Seq, C, H, W]) sizes")
-        }
-        guard targetShape.allSatisfy({ $0 > 0 }) else { throw fail("targetShape \(targetShape) must hold positive sizes") }
     }
 
-    override func inferShapes() throws {
-        let source = ClassicDims(input.shape)
-        let t = targetShape
-        let target = t.count == 3
-            ? ClassicDims(outer: source.outer, channels: t[0], height: t[1], width: t[2])
-            : ClassicDims(outer: t[0], channels: t[1], height: t[2], width: t[3])
-        guard target.count == source.count else {
-            let what = t.count == 3 ? "\(source.channels * source.plane) values per sequence position" : "\(source.count) values"
-            throw fail("cannot reshape input '\(input.name)' (shape \(input.shape), \(what)) to \(t)")
-        }
-        output.shape = .classic(outer: target.outer, channels: target.channels, height: target.height, width: target.width)
-        indexMap = channelLast ? Self.channelLastMap(from: source, to: target) : nil
+    override func prepareForShapes() throws {
+        indexMap = channelLast ? Self.channelLastMap(from: ClassicDims(input.shape), to: ClassicDims(output.shape)) : nil
     }
 
     /// For each output position (C, H, W order) the input position it reads.

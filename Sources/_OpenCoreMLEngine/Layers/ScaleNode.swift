@@ -14,28 +14,15 @@ final class ScaleNode: LayerNode, @unchecked Sendable {
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_ScaleLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         scaleShape = params.shapeScale
         biasShape = params.shapeBias
-        scale = try Parameter(layer: spec, field: "scale", weights: params.scale,
-                              expected: scaleShape.isEmpty ? params.scale.count : Int(scaleShape.reduce(1, *)))
-        bias = params.hasBias_p
-            ? try Parameter(layer: spec, field: "bias", weights: params.bias, expected: biasShape.isEmpty ? params.bias.count : Int(biasShape.reduce(1, *)))
-            : nil
+        scale = try Parameter.required("scale", of: spec)
+        bias = try Parameter.optional("bias", of: spec)
         super.init(spec, inputs: inputs, outputs: outputs)
         parameters = [scale] + (bias.map { [$0] } ?? [])
     }
 
-    override func inferShapes() throws {
-        let dims = ClassicDims(input.shape)
-        switch ClassicBroadcast.parameter(shape: scaleShape, count: scale.count, input: dims) {
-        case .success(let b): scaleBroadcast = b
-        case .failure(let error): throw fail("scale \(error.message) (input '\(input.name)' has shape \(input.shape))")
-        }
-        if let bias {
-            switch ClassicBroadcast.parameter(shape: biasShape, count: bias.count, input: dims) {
-            case .success(let b): biasBroadcast = b
-            case .failure(let error): throw fail("bias \(error.message) (input '\(input.name)' has shape \(input.shape))")
-            }
-        }
-        output.shape = input.shape
+    override func prepareForShapes() throws {
+        scaleBroadcast = try parameterBroadcast("scale", scale, declared: scaleShape)
+        if let bias { biasBroadcast = try parameterBroadcast("bias", bias, declared: biasShape) }
     }
 
     override func reserve(batch: Int, training: Bool) {

@@ -12,14 +12,12 @@ final class SoftmaxNDNode: LayerNode, @unchecked Sendable {
         super.init(spec, inputs: inputs, outputs: outputs)
     }
 
-    override func inferShapes() throws {
-        try checkSequenceBlobCounts(inputs: 1...1, outputs: 1...1)
+    override func prepareForShapes() throws {
         let shape = input.shape
-        let resolved = try resolveNDAxis(axis, rank: shape.rank, of: input)
+        let resolved = try resolvedAxis(axis, of: input)
         outer = shape.elementCount(of: 0..<resolved)
         length = shape.dims[resolved]
         inner = shape.elementCount(of: (resolved + 1)..<shape.rank)
-        output.shape = shape
     }
 
     override func forward(batch: Int, training: Bool) {

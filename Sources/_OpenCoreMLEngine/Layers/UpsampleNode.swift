@@ -21,33 +21,20 @@ final class UpsampleNode: LayerNode, @unchecked Sendable {
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_UpsampleLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         bilinear = params.mode == .bilinear
         alignment = params.linearUpsampleMode
-        let integer = params.scalingFactor, fraction = params.fractionalScalingFactor
-        if !integer.isEmpty {
-            factor = integer.count == 2 ? (Double(integer[0]), Double(integer[1])) : (0, 0)
-        } else if !fraction.isEmpty {
-            factor = fraction.count == 2 ? (Double(fraction[0]), Double(fraction[1])) : (0, 0)
-        } else {
-            factor = (1, 1)
+        do {
+            let factors = try params.scalingFactors()
+            factor = (factors.height, factors.width)
+        } catch let error as LayerSpecificationError {
+            throw EngineError("layer '\(spec.name)' (upsample)", error.message)
         }
         super.init(spec, inputs: inputs, outputs: outputs)
-        if !integer.isEmpty && !fraction.isEmpty { throw fail("scalingFactor and fractionalScalingFactor are mutually exclusive") }
-        guard factor.h > 0, factor.w > 0 else {
-            throw fail("the scaling factor must be two positive values [H, W], not \(integer.isEmpty ? fraction.map(String.init(describing:)) : integer.map(String.init))")
-        }
         if case .UNRECOGNIZED(let mode) = params.mode { throw fail("unknown interpolation mode \(mode)") }
     }
 
-    override func inferShapes() throws {
-        var dims = ClassicDims(input.shape)
-        let outH = Int((Double(dims.height) * factor.h).rounded(.down)), outW = Int((Double(dims.width) * factor.w).rounded(.down))
-        guard outH > 0, outW > 0 else {
-            throw fail("upsampling the \(dims.height)×\(dims.width) input '\(input.name)' by \(factor.h)×\(factor.w) leaves no output")
-        }
-        rows = axis(input: dims.height, output: outH, factor: factor.h)
-        columns = axis(input: dims.width, output: outW, factor: factor.w)
-        dims.height = outH
-        dims.width = outW
-        output.shape = input.shape.replacingClassicDims(with: dims)
+    override func prepareForShapes() throws {
+        let (input, output) = (ClassicDims(self.input.shape), ClassicDims(self.output.shape))
+        rows = axis(input: input.height, output: output.height, factor: factor.h)
+        columns = axis(input: input.width, output: output.width, factor: factor.w)
     }
 
     private func axis(input size: Int, output count: Int, factor: Double) -> Axis {

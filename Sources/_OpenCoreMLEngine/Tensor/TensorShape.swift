@@ -22,10 +22,5 @@ package struct TensorShape: Hashable, Sendable, CustomStringConvertible {
         return (outer, r >= 3 ? dims[r - 3] : 1, r >= 2 ? dims[r - 2] : 1, r >= 1 ? dims[r - 1] : 1)
     }
 
-    /// A classic blob shape `[outer?, C, H, W]`, dropping a sequence length of 1.
-    package static func classic(outer: Int = 1, channels: Int, height: Int, width: Int) -> TensorShape {
-        outer == 1 ? TensorShape([channels, height, width]) : TensorShape([outer, channels, height, width])
-    }
-
     package var description: String { dims.map(String.init).joined(separator: "×") }
 }

@@ -44,13 +44,13 @@ public struct BatchNorm: Layer {
         params.epsilon = epsilon
         params.computeMeanVar = computeMeanVar
         params.instanceNormalization = instanceNormalization
-        params.gamma = try weights(gamma, count: count, fill: 1, what: "gamma", updatable: updatable)
-        params.beta = try weights(beta, count: count, fill: 0, what: "beta", updatable: updatable)
-        if !computeMeanVar {
-            params.mean = try weights(mean, count: count, fill: 0, what: "mean", updatable: updatable)
-            params.variance = try weights(variance, count: count, fill: 1, what: "variance", updatable: updatable)
-        }
         layer.batchnorm = params
+        try setWeights("gamma", of: &layer, to: gamma, what: "gamma", fill: 1, updatable: updatable)
+        try setWeights("beta", of: &layer, to: beta, what: "beta", fill: 0, updatable: updatable)
+        if !computeMeanVar {
+            try setWeights("mean", of: &layer, to: mean, what: "mean", fill: 0, updatable: updatable)
+            try setWeights("variance", of: &layer, to: variance, what: "variance", fill: 1, updatable: updatable)
+        }
         return layer
     }
 }

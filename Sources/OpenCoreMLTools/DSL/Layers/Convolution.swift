@@ -65,13 +65,12 @@ public struct Convolution: Layer {
         }
         params.isDeconvolution = deconvolution
         params.outputShape = outputShape.map { UInt64($0) }
+        params.hasBias_p = true
+        layer.convolution = params
         let area = Int(kernelSize[0] * kernelSize[1])
         let (out, kernel, groups) = (Int(outputChannels), Int(kernelChannels), Int(nGroups))
-        let count = deconvolution ? kernel * (out / groups) * area : out * kernel * area
-        params.hasBias_p = true
-        params.weights = try weights(weight, expected: count, fanIn: kernel * area, fanOut: out / groups * area, what: "weight", updatable: updatable)
-        params.bias = try weights(bias, count: out, fill: 0, what: "bias", updatable: updatable)
-        layer.convolution = params
+        try setWeights("weights", of: &layer, to: weight, what: "weight", fanIn: kernel * area, fanOut: out / groups * area, updatable: updatable)
+        try setWeights("bias", of: &layer, to: bias, what: "bias", fill: 0, updatable: updatable)
         return layer
     }
 }

@@ -33,12 +33,10 @@ public struct Embedding: Layer {
         var params = CoreML_Specification_EmbeddingLayerParams()
         params.inputDim = UInt64(columns)
         params.outputChannels = UInt64(rows)
-        params.weights = try weights(weight, expected: rows * columns, fanIn: columns, fanOut: rows, what: "weight", updatable: updatable)
-        if let bias {
-            params.hasBias_p = true
-            params.bias = try weights(bias, expected: rows, what: "bias", updatable: updatable)
-        }
+        params.hasBias_p = bias != nil
         layer.embedding = params
+        try setWeights("weights", of: &layer, to: weight, what: "weight", fanIn: columns, fanOut: rows, updatable: updatable)
+        if let bias { try setWeights("bias", of: &layer, to: bias, what: "bias", fill: 0, updatable: updatable) }
         return layer
     }
 }

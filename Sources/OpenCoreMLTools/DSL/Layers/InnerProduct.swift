@@ -35,9 +35,9 @@ public struct InnerProduct: Layer {
         params.inputChannels = UInt64(inputs)
         params.outputChannels = UInt64(outputs)
         params.hasBias_p = true
-        params.weights = try weights(weight, expected: inputs * outputs, fanIn: inputs, fanOut: outputs, what: "weight", updatable: updatable)
-        params.bias = try weights(bias, count: outputs, fill: 0, what: "bias", updatable: updatable)
         layer.innerProduct = params
+        try setWeights("weights", of: &layer, to: weight, what: "weight", fanIn: inputs, fanOut: outputs, updatable: updatable)
+        try setWeights("bias", of: &layer, to: bias, what: "bias", fill: 0, updatable: updatable)
         return layer
     }
 }

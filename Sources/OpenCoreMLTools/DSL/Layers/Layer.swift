@@ -40,14 +40,40 @@ extension Layer {
         return params
     }
 
-    /// Given weights, or Glorot-uniform ones seeded by the layer's name (and `part`).
-    func weights(_ values: [Float]?, expected: Int, fanIn: Int, fanOut: Int, what: String, updatable: Bool) throws -> CoreML_Specification_WeightParams {
-        let values = values ?? WeightInitializer.glorotUniform(count: expected, fanIn: fanIn, fanOut: fanOut, layer: "\(name)/\(what)")
-        return try weights(values, expected: expected, what: what, updatable: updatable)
+    /// Sets the weight blob `blob` of `layer` (whose sizes and flags are already set) to `values`,
+    /// or to `initial(count)` when they are not given, where `count` is the number of values the
+    /// layer table expects of the blob (`weightBlobs`). `what` names the blob in messages.
+    func setWeights(
+        _ blob: String, of layer: inout CoreML_Specification_NeuralNetworkLayer, to values: [Float]?, what: String,
+        updatable: Bool, initial: (Int) -> [Float]
+    ) throws {
+        guard let entry = layer.weightBlob(named: blob) else { throw ModelToolsError(location, "the layer has no \(what)") }
+        let expected: Int
+        switch entry.expectedCount {
+        case .exactly(let count): expected = count
+        case .fromInput: expected = values?.count ?? 1
+        case .overflow(let sizes):
+            throw ModelToolsError(location, "\(what) would need \(sizes.map(String.init).joined(separator: " × ")) values, more than a model can hold")
+        }
+        layer[keyPath: entry.path] = try weights(values ?? initial(expected), expected: expected, what: what, updatable: updatable)
     }
 
-    /// Given values, or `count` copies of `fill`.
-    func weights(_ values: [Float]?, count: Int, fill: Float, what: String, updatable: Bool) throws -> CoreML_Specification_WeightParams {
-        try weights(values ?? [Float](repeating: fill, count: count), expected: count, what: what, updatable: updatable)
+    /// Sets the weight blob `blob` to `values`, or to Glorot-uniform ones seeded by the layer's name
+    /// and `what`.
+    func setWeights(
+        _ blob: String, of layer: inout CoreML_Specification_NeuralNetworkLayer, to values: [Float]?, what: String,
+        fanIn: Int, fanOut: Int, updatable: Bool
+    ) throws {
+        try setWeights(blob, of: &layer, to: values, what: what, updatable: updatable) { count in
+            WeightInitializer.glorotUniform(count: count, fanIn: fanIn, fanOut: fanOut, layer: "\(name)/\(what)")
+        }
+    }
+
+    /// Sets the weight blob `blob` to `values`, or to copies of `fill`.
+    func setWeights(
+        _ blob: String, of layer: inout CoreML_Specification_NeuralNetworkLayer, to values: [Float]?, what: String,
+        fill: Float, updatable: Bool
+    ) throws {
+        try setWeights(blob, of: &layer, to: values, what: what, updatable: updatable) { [Float](repeating: fill, count: $0) }
     }
 }

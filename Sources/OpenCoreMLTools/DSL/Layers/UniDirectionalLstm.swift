@@ -46,24 +46,17 @@ public struct UniDirectionalLstm: Layer {
         params.activations = [sigmoid, tanh, tanh]
         params.params.sequenceOutput = sequenceOutput
         params.params.hasBiasVectors_p = true
-        var w = CoreML_Specification_LSTMWeightParams()
-        func matrix(_ gate: String, columns: Int) throws -> CoreML_Specification_WeightParams {
-            try weights(nil, expected: h * columns, fanIn: columns, fanOut: h, what: gate, updatable: updatable)
-        }
-        w.inputGateWeightMatrix = try matrix("inputGateWeightMatrix", columns: x)
-        w.forgetGateWeightMatrix = try matrix("forgetGateWeightMatrix", columns: x)
-        w.blockInputWeightMatrix = try matrix("blockInputWeightMatrix", columns: x)
-        w.outputGateWeightMatrix = try matrix("outputGateWeightMatrix", columns: x)
-        w.inputGateRecursionMatrix = try matrix("inputGateRecursionMatrix", columns: h)
-        w.forgetGateRecursionMatrix = try matrix("forgetGateRecursionMatrix", columns: h)
-        w.blockInputRecursionMatrix = try matrix("blockInputRecursionMatrix", columns: h)
-        w.outputGateRecursionMatrix = try matrix("outputGateRecursionMatrix", columns: h)
-        w.inputGateBiasVector = try weights(nil, count: h, fill: 0, what: "inputGateBiasVector", updatable: updatable)
-        w.forgetGateBiasVector = try weights(nil, count: h, fill: 1, what: "forgetGateBiasVector", updatable: updatable)
-        w.blockInputBiasVector = try weights(nil, count: h, fill: 0, what: "blockInputBiasVector", updatable: updatable)
-        w.outputGateBiasVector = try weights(nil, count: h, fill: 0, what: "outputGateBiasVector", updatable: updatable)
-        params.weightParams = w
         layer.uniDirectionalLstm = params
+        for blob in layer.weightBlobs {
+            if blob.name.hasSuffix("Matrix") {
+                // W matrices read the input, R matrices the previous output.
+                let columns = blob.name.hasSuffix("WeightMatrix") ? x : h
+                try setWeights(blob.name, of: &layer, to: nil, what: blob.name, fanIn: columns, fanOut: h, updatable: updatable)
+            } else {
+                let fill: Float = blob.name == "forgetGateBiasVector" ? 1 : 0
+                try setWeights(blob.name, of: &layer, to: nil, what: blob.name, fill: fill, updatable: updatable)
+            }
+        }
         return layer
     }
 }

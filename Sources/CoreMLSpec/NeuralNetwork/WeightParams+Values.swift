@@ -1,21 +1,36 @@
-import CoreMLSpec
+import Foundation
+
+/// A layer or weight blob that breaks a rule of its layer type: inputs of shapes the layer cannot
+/// take, or values that cannot be decoded.
+///
+/// The message says what is wrong; the caller adds where (the layer, the blob).
+public struct LayerSpecificationError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
 
 extension CoreML_Specification_WeightParams {
-    /// The weights as float32 whatever their storage: float32, float16, or quantized raw bytes
-    /// (linear or look-up-table quantization, 1–8 bits).
-    func floatValues(location: String) throws -> [Float] {
+    /// The values as float32, whatever their storage: float32, little-endian half precision,
+    /// unquantized raw float32 bytes, or quantized codes (1 to 8 bits, linear or look-up table).
+    ///
+    /// This is the one decoder of stored weights. `count` is how many values the layer expects:
+    /// codes packed in fewer than 8 bits may end in padding bits, which it cuts off (without it,
+    /// every whole code the bytes hold is decoded). Throws when the quantization cannot be read.
+    public func floatValues(count: Int? = nil) throws -> [Float] {
         switch storage {
         case .empty:
             return []
         case .float32:
             return floatValue
         case .float16:
-            let bytes = [UInt8](float16Value)
-            return stride(from: 0, to: bytes.count - 1, by: 2).map {
-                HalfPrecision.float(fromBits: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
-            }
+            return HalfPrecision.floats(fromLittleEndian: float16Value)
         case .int8:
-            return try dequantize([UInt8](int8RawValue).map { Int(Int8(bitPattern: $0)) }, location: location)
+            return try dequantize([UInt8](int8RawValue).map { Int(Int8(bitPattern: $0)) })
         case .raw:
             let bytes = [UInt8](rawValue)
             guard hasQuantization else {
@@ -26,9 +41,13 @@ extension CoreML_Specification_WeightParams {
             }
             let bits = Int(quantization.numberOfBits)
             guard (1...8).contains(bits) else {
-                throw EngineError(location, "quantized with \(bits) bits; 1 to 8 are supported")
+                throw LayerSpecificationError("quantized with \(bits) bits; 1 to 8 are supported")
             }
-            let total = bytes.count * 8 / bits
+            let available = bytes.count * 8 / bits
+            if let count, count > available {
+                throw LayerSpecificationError("\(bytes.count) bytes hold \(available) codes of \(bits) bits; \(count) are needed")
+            }
+            let total = count ?? available
             var codes = [Int](repeating: 0, count: total)
             for index in 0..<total {
                 var code = 0
@@ -39,15 +58,15 @@ extension CoreML_Specification_WeightParams {
                 }
                 codes[index] = code
             }
-            return try dequantize(codes, location: location)
+            return try dequantize(codes)
         }
     }
 
-    private func dequantize(_ codes: [Int], location: String) throws -> [Float] {
+    private func dequantize(_ codes: [Int]) throws -> [Float] {
         switch quantization.quantizationType {
         case .linearQuantization(let linear)?:
             let scales = linear.scale, biases = linear.bias
-            guard !scales.isEmpty else { throw EngineError(location, "linear quantization without a scale") }
+            guard !scales.isEmpty else { throw LayerSpecificationError("linear quantization without a scale") }
             let channels = scales.count
             let perChannel = max(1, codes.count / channels)
             return codes.indices.map { index in
@@ -59,7 +78,7 @@ extension CoreML_Specification_WeightParams {
             let values = table.floatValue
             return try codes.map { code in
                 guard code >= 0, code < values.count else {
-                    throw EngineError(location, "quantization code \(code) outside the look-up table of \(values.count)")
+                    throw LayerSpecificationError("quantization code \(code) outside the look-up table of \(values.count)")
                 }
                 return values[code]
             }

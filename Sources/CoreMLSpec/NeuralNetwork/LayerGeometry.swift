@@ -1,0 +1,241 @@
+// The sizes layers declare, read the way the layer table's shape rules (LayerShapes.swift) and the
+// engine's layer nodes both use them: window geometry, scaling factors, axes, parameter shapes.
+
+/// The four classic dimensions `[outer, C, H, W]` of one example.
+struct ClassicShape: Equatable, CustomStringConvertible {
+    var outer: Int, channels: Int, height: Int, width: Int
+
+    init(outer: Int = 1, channels: Int, height: Int, width: Int) {
+        self.outer = outer
+        self.channels = channels
+        self.height = height
+        self.width = width
+    }
+
+    /// The classic view of `dims`: the last three are C, H, W, the ones before them multiply into `outer`.
+    init(_ dims: [Int]) {
+        let r = dims.count
+        self.init(outer: dims.dropLast(3).reduce(1, *), channels: r >= 3 ? dims[r - 3] : 1,
+                  height: r >= 2 ? dims[r - 2] : 1, width: r >= 1 ? dims[r - 1] : 1)
+    }
+
+    var array: [Int] { [outer, channels, height, width] }
+    /// A fresh classic blob shape: `[C, H, W]`, or `[outer, C, H, W]` for a sequence.
+    var dims: [Int] { outer == 1 ? [channels, height, width] : [outer, channels, height, width] }
+    var description: String { "\(outer)×\(channels)×\(height)×\(width)" }
+
+    /// `dims` with these classic dimensions: the last three replaced when the sequence part is
+    /// unchanged (so ranks and leading dimensions survive), else a fresh classic shape.
+    func replacing(in dims: [Int]) -> [Int] {
+        if dims.count >= 3, ClassicShape(dims).outer == outer {
+            return Array(dims.dropLast(3)) + [channels, height, width]
+        }
+        return self.dims
+    }
+}
+
+/// Where a sliding window — a convolution's kernel or a pooling window — falls on an H×W plane.
+public struct WindowGeometry: Equatable, Sendable {
+    public var kernelHeight: Int, kernelWidth: Int
+    public var strideHeight: Int, strideWidth: Int
+    public var outputHeight: Int, outputWidth: Int
+    /// Padding before the first row and column (bottom and right padding follow from the sizes).
+    public var padTop: Int, padLeft: Int
+}
+
+/// The largest size a layer may declare for one axis (kernels, strides, channels, …); larger
+/// ones are rejected rather than overflowing the arithmetic.
+let largestDeclaredSize = UInt64(Int32.max)
+
+/// A declared size as an `Int`, or an error naming `what` when it is too large.
+func declared(_ value: UInt64, _ what: String) throws -> Int {
+    guard value <= largestDeclaredSize else { throw LayerSpecificationError("\(what) \(value) is too large") }
+    return Int(value)
+}
+
+/// Two declared sizes `[height, width]` when two are given, else `fallback`.
+func declaredPair(_ values: [UInt64], _ what: String, fallback: (Int, Int)) throws -> (Int, Int) {
+    guard values.count == 2 else { return fallback }
+    return (try declared(values[0], what), try declared(values[1], what))
+}
+
+func describe(_ dims: [Int]) -> String { dims.map(String.init).joined(separator: "×") }
+
+extension CoreML_Specification_ConvolutionLayerParams {
+    /// The kernel, stride and dilation as `(height, width)`: the declared pair, or Core ML's
+    /// defaults (3×3, 1×1, 1×1).
+    public func windowSizes() throws -> (kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int)) {
+        (try declaredPair(kernelSize, "kernelSize", fallback: (3, 3)), try declaredPair(stride, "stride", fallback: (1, 1)),
+         try declaredPair(dilationFactor, "dilationFactor", fallback: (1, 1)))
+    }
+
+    /// Where the kernel falls on an input plane of `height`×`width`: valid padding (with explicit
+    /// amounts), same padding, or none; nil when the plane is smaller than the kernel.
+    public func geometry(height h: Int, width w: Int) throws -> WindowGeometry? {
+        let (kernel, stride, dilation) = try windowSizes()
+        guard stride.0 > 0, stride.1 > 0 else { throw LayerSpecificationError("stride \(self.stride) must be two positive sizes") }
+        let extentH = dilation.0 * (kernel.0 - 1) + 1, extentW = dilation.1 * (kernel.1 - 1) + 1
+        var top = 0, bottom = 0, left = 0, right = 0
+        var outH: Int, outW: Int
+        switch convolutionPaddingType {
+        case .same(let same)?:
+            outH = (h + stride.0 - 1) / stride.0
+            outW = (w + stride.1 - 1) / stride.1
+            let totalH = max(0, (outH - 1) * stride.0 + extentH - h), totalW = max(0, (outW - 1) * stride.1 + extentW - w)
+            let topLeftHeavy = same.asymmetryMode == .topLeftHeavy
+            top = topLeftHeavy ? (totalH + 1) / 2 : totalH / 2
+            left = topLeftHeavy ? (totalW + 1) / 2 : totalW / 2
+        case .valid(let valid)?:
+            let amounts = valid.paddingAmounts.borderAmounts
+            if amounts.count == 2 {
+                top = try declared(amounts[0].startEdgeSize, "padding"); bottom = try declared(amounts[0].endEdgeSize, "padding")
+                left = try declared(amounts[1].startEdgeSize, "padding"); right = try declared(amounts[1].endEdgeSize, "padding")
+            }
+            outH = (h + top + bottom - extentH) / stride.0 + 1
+            outW = (w + left + right - extentW) / stride.1 + 1
+        case nil:
+            outH = (h - extentH) / stride.0 + 1
+            outW = (w - extentW) / stride.1 + 1
+        }
+        guard outH > 0, outW > 0, h + top + bottom >= extentH, w + left + right >= extentW else { return nil }
+        return WindowGeometry(kernelHeight: kernel.0, kernelWidth: kernel.1, strideHeight: stride.0, strideWidth: stride.1,
+                              outputHeight: outH, outputWidth: outW, padTop: top, padLeft: left)
+    }
+}
+
+extension CoreML_Specification_PoolingLayerParams {
+    /// Where the window falls on an input plane of `height`×`width`: the whole plane for global
+    /// pooling; otherwise valid (explicit amounts), same, or Caffe-style include-last-pixel padding
+    /// (Core ML's default, without padding). Nil when the plane is smaller than the window.
+    public func geometry(height h: Int, width w: Int) throws -> WindowGeometry? {
+        if globalPooling {
+            return WindowGeometry(kernelHeight: h, kernelWidth: w, strideHeight: 1, strideWidth: 1,
+                                  outputHeight: 1, outputWidth: 1, padTop: 0, padLeft: 0)
+        }
+        let kernel = try declaredPair(kernelSize, "kernelSize", fallback: (3, 3))
+        let declaredStride = try declaredPair(stride, "stride", fallback: (1, 1))
+        let stride = (max(1, declaredStride.0), max(1, declaredStride.1))
+        func ceilDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? (a + b - 1) / b : -((-a) / b) }
+        var outH: Int, outW: Int
+        var top = 0, left = 0
+        switch poolingPaddingType {
+        case .valid(let valid)?:
+            var bottom = 0, right = 0
+            let amounts = valid.paddingAmounts.borderAmounts
+            if amounts.count == 2 {
+                top = try declared(amounts[0].startEdgeSize, "padding"); bottom = try declared(amounts[0].endEdgeSize, "padding")
+                left = try declared(amounts[1].startEdgeSize, "padding"); right = try declared(amounts[1].endEdgeSize, "padding")
+            }
+            outH = (h + top + bottom - kernel.0) / stride.0 + 1
+            outW = (w + left + right - kernel.1) / stride.1 + 1
+        case .same(let same)?:
+            outH = (h + stride.0 - 1) / stride.0
+            outW = (w + stride.1 - 1) / stride.1
+            let totalH = max(0, (outH - 1) * stride.0 + kernel.0 - h), totalW = max(0, (outW - 1) * stride.1 + kernel.1 - w)
+            let heavy = same.asymmetryMode == .topLeftHeavy
+            top = heavy ? (totalH + 1) / 2 : totalH / 2
+            left = heavy ? (totalW + 1) / 2 : totalW / 2
+        case .includeLastPixel(let last)?:
+            let amounts = last.paddingAmounts
+            if amounts.count == 2 {
+                top = try declared(amounts[0], "padding")
+                left = try declared(amounts[1], "padding")
+            }
+            outH = ceilDivide(h + 2 * top - kernel.0, stride.0) + 1
+            outW = ceilDivide(w + 2 * left - kernel.1, stride.1) + 1
+            // The last window must start inside the image or its top/left padding.
+            if top > 0, (outH - 1) * stride.0 >= h + top { outH -= 1 }
+            if left > 0, (outW - 1) * stride.1 >= w + left { outW -= 1 }
+        case nil:
+            // Core ML's default padding mode is include-last-pixel with no padding.
+            outH = ceilDivide(h - kernel.0, stride.0) + 1
+            outW = ceilDivide(w - kernel.1, stride.1) + 1
+        }
+        guard outH > 0, outW > 0 else { return nil }
+        return WindowGeometry(kernelHeight: kernel.0, kernelWidth: kernel.1, strideHeight: stride.0, strideWidth: stride.1,
+                              outputHeight: outH, outputWidth: outW, padTop: top, padLeft: left)
+    }
+}
+
+extension CoreML_Specification_UpsampleLayerParams {
+    /// The factors H and W grow by: `scalingFactor` (integers, default `[1, 1]`) or
+    /// `fractionalScalingFactor`; throws when both are given or they are not two positive values.
+    public func scalingFactors() throws -> (height: Double, width: Double) {
+        let integer = scalingFactor, fraction = fractionalScalingFactor
+        if !integer.isEmpty && !fraction.isEmpty {
+            throw LayerSpecificationError("scalingFactor and fractionalScalingFactor are mutually exclusive")
+        }
+        let factor: (Double, Double)
+        if !integer.isEmpty {
+            factor = integer.count == 2 ? (Double(integer[0]), Double(integer[1])) : (0, 0)
+        } else if !fraction.isEmpty {
+            factor = fraction.count == 2 ? (Double(fraction[0]), Double(fraction[1])) : (0, 0)
+        } else {
+            factor = (1, 1)
+        }
+        guard factor.0 > 0, factor.1 > 0, factor.0 <= Double(largestDeclaredSize), factor.1 <= Double(largestDeclaredSize) else {
+            throw LayerSpecificationError("the scaling factor must be two positive values [H, W], not \(integer.isEmpty ? fraction.map(String.init(describing:)) : integer.map(String.init))")
+        }
+        return factor
+    }
+}
+
+extension CoreML_Specification_PermuteLayerParams {
+    /// The permutation of `[Seq, C, H, W]`: output axis k is input axis `axes[k]`. An empty `axis`
+    /// keeps the order; as an extension, a permutation of `[0, 1, 2]` reorders `[C, H, W]`.
+    public func classicAxes() throws -> [Int] {
+        guard axis.allSatisfy({ $0 <= 3 }) else { throw LayerSpecificationError("axis \(axis) must be a permutation of [0, 1, 2, 3] (Seq, C, H, W)") }
+        let given = axis.map { Int($0) }
+        let axes = given.count == 3 ? [0] + given.map { $0 + 1 } : given.isEmpty ? [0, 1, 2, 3] : given
+        guard axes.count == 4, axes.sorted() == [0, 1, 2, 3] else {
+            throw LayerSpecificationError("axis \(given) must be a permutation of [0, 1, 2, 3] (Seq, C, H, W)")
+        }
+        return axes
+    }
+}
+
+extension CoreML_Specification_NeuralNetworkLayer {
+    /// An axis of a rank-`rank` shape, counted from the end when negative (as rank-N layers take
+    /// them); nil unless it lies in `-rank..<rank` (or `-rank...rank` when `allowingEnd`).
+    public static func resolvedAxis(_ axis: Int64, rank: Int, allowingEnd: Bool = false) -> Int? {
+        guard let value = Int(exactly: axis) else { return nil }
+        let resolved = value < 0 ? value + rank : value
+        return resolved >= 0 && resolved <= (allowingEnd ? rank : rank - 1) ? resolved : nil
+    }
+}
+
+extension CoreML_Specification_NeuralNetworkLayer {
+    /// How a `bias` or `scale` layer's parameter of declared `shape` (`[1]`, `[C]`, `[1, H, W]` or
+    /// `[C, H, W]`; empty to infer it from `count`: 1, C or C×H×W) lies across an input of classic
+    /// dimensions `input` (`[outer, C, H, W]`): its `[outer, C, H, W]` with `outer` 1, or why it
+    /// does not fit.
+    public static func classicParameterShape(declared shape: [UInt64], count: Int, input: [Int]) -> Result<[Int], LayerSpecificationError> {
+        let x = ClassicShape(outer: input[0], channels: input[1], height: input[2], width: input[3])
+        guard shape.allSatisfy({ $0 <= largestDeclaredSize }) else { return .failure(LayerSpecificationError("shape \(shape) is too large")) }
+        let s = shape.map { Int($0) }
+        let plane = x.height * x.width
+        let declared: ClassicShape?
+        switch s.count {
+        case 0:
+            declared = count == 1 ? ClassicShape(channels: 1, height: 1, width: 1)
+                : count == x.channels ? ClassicShape(channels: x.channels, height: 1, width: 1)
+                : count == x.channels * plane ? ClassicShape(channels: x.channels, height: x.height, width: x.width)
+                : nil
+        case 1: declared = ClassicShape(channels: s[0], height: 1, width: 1)
+        case 3: declared = ClassicShape(channels: s[0], height: s[1], width: s[2])
+        default: return .failure(LayerSpecificationError("shape \(s) must be [1], [C], [1, H, W] or [C, H, W]"))
+        }
+        guard let declared else {
+            return .failure(LayerSpecificationError("\(count) values fit neither 1, C (\(x.channels)) nor C×H×W (\(x.channels * plane))"))
+        }
+        let declaredCount = declared.channels * declared.height * declared.width
+        guard declaredCount == count else {
+            return .failure(LayerSpecificationError("shape \(s) needs \(declaredCount) values but \(count) are given"))
+        }
+        let spatialOK = (declared.height == 1 && declared.width == 1) || (declared.height == x.height && declared.width == x.width)
+        guard spatialOK, declared.channels == 1 || declared.channels == x.channels else {
+            return .failure(LayerSpecificationError("shape \(declared.channels)×\(declared.height)×\(declared.width) does not fit an input of C×H×W \(x.channels)×\(x.height)×\(x.width)"))
+        }
+        return .success(declared.array)
+    }
+}

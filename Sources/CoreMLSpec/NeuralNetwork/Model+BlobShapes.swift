@@ -1,0 +1,105 @@
+extension CoreML_Specification_FeatureType {
+    /// The per-example shape a neural network sees for a feature of this type.
+    ///
+    /// Multi-arrays under Core ML's rank-5 mapping: `[C]` becomes `[C, 1, 1]`, `[C, H, W]` stays,
+    /// `[S, B, C, H, W]` becomes `[S, C, H, W]` (B must be 1: the engine batches on its own axis).
+    /// Under the exact mapping the shape is kept. Images are `[channels, height, width]`;
+    /// scalars are `[1, 1, 1]`. Flexible shapes use their default (the declared shape, or the first
+    /// enumerated one).
+    public func networkShape(exactMapping: Bool) throws -> [Int] {
+        switch type {
+        case .multiArrayType(let array)?:
+            var sizes = array.shape
+            if sizes.isEmpty, case .enumeratedShapes(let shapes)? = array.shapeFlexibility, let first = shapes.shapes.first {
+                sizes = first.shape
+            }
+            if sizes.isEmpty, case .shapeRange(let ranges)? = array.shapeFlexibility {
+                sizes = ranges.sizeRanges.map { max(Int64(clamping: $0.lowerBound), 1) }
+            }
+            guard !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 && $0 <= Int64(Int32.max) }) else {
+                throw LayerSpecificationError("multi-array shape \(sizes) has no fixed positive size")
+            }
+            let dims = sizes.map { Int($0) }
+            if exactMapping { return dims }
+            switch dims.count {
+            case 1: return [dims[0], 1, 1]
+            case 3: return dims
+            case 5:
+                guard dims[1] == 1 else { throw LayerSpecificationError("rank-5 shape \(dims) has a batch size of \(dims[1]); use 1 and pass batches") }
+                return ClassicShape(outer: dims[0], channels: dims[2], height: dims[3], width: dims[4]).dims
+            default:
+                // Other ranks: the trailing dimensions are C, H, W (as under the exact mapping).
+                return dims
+            }
+        case .imageType(let image)?:
+            let channels = image.colorSpace == .grayscale || image.colorSpace == .grayscaleFloat16 ? 1 : 3
+            guard image.width > 0, image.height > 0, image.width <= Int64(Int32.max), image.height <= Int64(Int32.max) else {
+                throw LayerSpecificationError("image size \(image.width)×\(image.height) is not fixed")
+            }
+            return [channels, Int(image.height), Int(image.width)]
+        case .int64Type?, .doubleType?:
+            return [1, 1, 1]
+        default:
+            throw LayerSpecificationError("a neural network cannot take this feature type as input")
+        }
+    }
+}
+
+extension CoreML_Specification_NeuralNetworkLayer {
+    /// Layer indices in an order where every layer runs after the layers producing its inputs (the
+    /// specification's order where it already is one), starting from the blobs in `available`.
+    ///
+    /// Throws `ModelValidationError` naming the first layer whose input nothing produces.
+    public static func dependencyOrder(_ layers: [Self], available: Set<String>) throws -> [Int] {
+        var ready = available
+        var remaining = Array(layers.indices)
+        var order: [Int] = []
+        while !remaining.isEmpty {
+            guard let next = remaining.firstIndex(where: { layers[$0].input.allSatisfy(ready.contains) }) else {
+                let layer = layers[remaining[0]]
+                let missing = layer.input.filter { !ready.contains($0) }
+                throw ModelValidationError(
+                    location: "layer '\(layer.name)'",
+                    message: "input \(missing.map { "'\($0)'" }.joined(separator: ", ")) is produced by no layer or model input")
+            }
+            let index = remaining.remove(at: next)
+            order.append(index)
+            ready.formUnion(layers[index].output)
+        }
+        return order
+    }
+}
+
+extension CoreML_Specification_Model {
+    /// The shape of every blob of the neural network for one example: the inputs' (by
+    /// `networkShape(exactMapping:)`) and each layer's outputs (by the layer table's
+    /// `outputShapes(for:)`), in dependency order. No weight is decoded and no network is compiled.
+    ///
+    /// Throws `ModelValidationError` naming the input (`input 'image'`) or layer
+    /// (`layer 'conv1' (convolution)`) whose shape cannot be worked out.
+    public func neuralNetworkBlobShapes() throws -> [String: [Int]] {
+        guard let network = neuralNetworkSpecification else {
+            throw ModelValidationError(location: "model", message: "a \(modelTypeName) model is not a neural network")
+        }
+        let exact = network.arrayInputShapeMapping == .exactArrayMapping
+        var shapes: [String: [Int]] = [:]
+        for feature in description_p.input {
+            do {
+                shapes[feature.name] = try feature.type.networkShape(exactMapping: exact)
+            } catch let error as LayerSpecificationError {
+                throw ModelValidationError(location: "input '\(feature.name)'", message: error.message)
+            }
+        }
+        let layers = network.layers
+        for index in try CoreML_Specification_NeuralNetworkLayer.dependencyOrder(layers, available: Set(shapes.keys)) {
+            let layer = layers[index]
+            do {
+                let outputs = try layer.outputShapes(for: layer.input.map { shapes[$0] ?? [] })
+                for (blob, shape) in zip(layer.output, outputs) { shapes[blob] = shape }
+            } catch let error as LayerSpecificationError {
+                throw ModelValidationError(location: "layer '\(layer.name)' (\(layer.layerTypeName))", message: error.message)
+            }
+        }
+        return shapes
+    }
+}
