@@ -27,9 +27,9 @@ let package = Package(
         /// Core ML's API (`MLModel`, `MLModelDescription`, ...) on every platform Swift runs on.
         .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "_OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLImageIO"]),
         /// Building and editing models in Swift: a result-builder DSL and model surgery.
-        .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec", "_OpenCoreMLEngine"]),
+        .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec"]),
         /// Create ML's trainers: an image classifier on a Core ML feature extractor's features.
-        .target(name: "OpenCreateML", dependencies: ["OpenCoreML", "OpenCoreMLTools", "_OpenCoreMLEngine", "CoreMLSpec", "_OpenCoreMLImageIO", "_OpenCoreMLLinear", "CZlib"]),
+        .target(name: "OpenCreateML", dependencies: ["OpenCoreML", "OpenCoreMLTools", "CoreMLSpec", "_OpenCoreMLImageIO", "_OpenCoreMLLinear", "CZlib"]),
 
         // MARK: Implementation
 
