@@ -22,7 +22,7 @@ let package = Package(
         /// The Core ML model format: generated protobuf messages plus load, validate and save. No compute.
         .target(
             name: "CoreMLSpec",
-            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")]
+            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf"), "_OpenCoreMLFileSystem"]
         ),
         /// Core ML's API (`MLModel`, `MLModelDescription`, ...) on every platform Swift runs on.
         .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "_OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLImageIO"]),
@@ -33,6 +33,9 @@ let package = Package(
 
         // MARK: Implementation
 
+        /// C: swapping two paths atomically (renameat2 / renamex_np), so a compiled model folder is
+        /// replaced in one step.
+        .target(name: "_OpenCoreMLFileSystem"),
         /// C kernels (GEMM, im2col, pooling, elementwise, optimizers) with runtime CPU dispatch
         /// (AVX-512 / AVX2+FMA / NEON / scalar) and a thread pool. Raw pointers, counts and strides only.
         .target(name: "_OpenCoreMLKernels"),

@@ -61,7 +61,7 @@ open class MLModel: MLWritable, @unchecked Sendable {
     /// The compiled runner for predictions, made on first use.
     func runner() throws -> any ModelRunner {
         try runnerCache.runner { [specification, configuration] in
-            try ModelRunners.make(specification, parameters: configuration.parameters ?? [:])
+            try ModelRunners.make(specification, parameters: configuration.parameters ?? [:], memoryLimit: configuration.resolvedMemoryLimit)
         }
     }
 

@@ -10,8 +10,17 @@ open class MLModelConfiguration: @unchecked Sendable {
     public var parameters: [MLParameterKey: Any]?
     public var allowLowPrecisionAccumulationOnGPU = false
     public var modelDisplayName: String?
+    /// The most memory, in bytes, that the model's buffers and its training data may take (an
+    /// OpenCoreML addition; nil: ``OpenCoreMLRuntime/defaultMemoryLimit``, half of the physical
+    /// memory). A model or data set that would need more fails with an error saying how much it needs
+    /// and for which layer or input, before anything large is allocated: a hostile or broken model
+    /// cannot exhaust a server's memory.
+    public var memoryLimit: Int?
 
     public init() {}
+
+    /// ``memoryLimit``, or the process-wide default.
+    var resolvedMemoryLimit: Int { memoryLimit ?? OpenCoreMLRuntime.defaultMemoryLimit }
 
     /// A copy, so a model keeps the configuration it was loaded with.
     public func copy() -> MLModelConfiguration {
@@ -20,6 +29,7 @@ open class MLModelConfiguration: @unchecked Sendable {
         copy.parameters = parameters
         copy.allowLowPrecisionAccumulationOnGPU = allowLowPrecisionAccumulationOnGPU
         copy.modelDisplayName = modelDisplayName
+        copy.memoryLimit = memoryLimit
         return copy
     }
 }

@@ -7,18 +7,19 @@ protocol ModelRunner: AnyObject, Sendable {
 
 enum ModelRunners {
     /// The runner for `specification`; `parameters` are the configuration's checked overrides
-    /// (for pipelines they apply to the last model, the one that declares parameters).
-    static func make(_ specification: CoreML_Specification_Model, parameters: [MLParameterKey: Any]) throws -> any ModelRunner {
+    /// (for pipelines they apply to the last model, the one that declares parameters); neural
+    /// networks refuse to size buffers beyond `memoryLimit` bytes.
+    static func make(_ specification: CoreML_Specification_Model, parameters: [MLParameterKey: Any], memoryLimit: Int) throws -> any ModelRunner {
         switch specification.type {
         case .kNearestNeighborsClassifier?:
             return try NearestNeighborsRunner(specification: specification, parameters: parameters)
         case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
-            return try PipelineRunner(specification: specification, models: specification.pipelineModels, parameters: parameters)
+            return try PipelineRunner(specification: specification, models: specification.pipelineModels, parameters: parameters, memoryLimit: memoryLimit)
         default:
             guard specification.neuralNetworkSpecification != nil else {
                 throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")
             }
-            return try NeuralNetworkRunner(specification: specification)
+            return try NeuralNetworkRunner(specification: specification, memoryLimit: memoryLimit)
         }
     }
 }

@@ -16,14 +16,20 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
     private let classLabels: ClassLabelSet
     /// The blob holding class probabilities (classifiers only).
     private let probabilityBlob: Blob?
+    private let memoryLimit: Int
+    /// The largest batch whose buffers were checked against the memory limit.
+    private var checkedBatch = 0
 
-    init(specification: CoreML_Specification_Model) throws {
+    init(specification: CoreML_Specification_Model, memoryLimit: Int) throws {
         let network: Network
         do {
             network = try Network(model: specification)
+            try network.checkMemory(batch: 1, training: false, limit: memoryLimit)
         } catch let error as EngineError {
             throw MLModelError(.generic, error.description)
         }
+        self.memoryLimit = memoryLimit
+        checkedBatch = 1
         self.network = network
         let description = specification.description_p
         inputs = description.input.map { feature in
@@ -70,6 +76,12 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
         var start = 0
         while start < examples.count {
             let batch = min(Self.batchLimit, examples.count - start)
+            if batch > checkedBatch {
+                do { try network.checkMemory(batch: batch, training: false, limit: memoryLimit) } catch let error as EngineError {
+                    throw MLModelError(.generic, error.description)
+                }
+                checkedBatch = batch
+            }
             network.reserve(batch: batch, training: false)
             for input in inputs {
                 let blob = network.inputBlob(named: input.name)!

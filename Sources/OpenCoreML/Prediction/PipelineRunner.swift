@@ -7,9 +7,9 @@ final class PipelineRunner: ModelRunner, @unchecked Sendable {
     private let outputNames: [String]
 
     /// `parameters` apply to the last model (the one whose parameters a pipeline exposes).
-    init(specification: CoreML_Specification_Model, models: [CoreML_Specification_Model], parameters: [MLParameterKey: Any]) throws {
+    init(specification: CoreML_Specification_Model, models: [CoreML_Specification_Model], parameters: [MLParameterKey: Any], memoryLimit: Int) throws {
         stages = try models.enumerated().map { position, model in
-            try ModelRunners.make(model, parameters: position == models.count - 1 ? parameters : [:])
+            try ModelRunners.make(model, parameters: position == models.count - 1 ? parameters : [:], memoryLimit: memoryLimit)
         }
         outputNames = specification.description_p.output.map(\.name)
     }

@@ -49,6 +49,15 @@ public enum OpenCoreMLRuntime {
         set { ocm_set_num_threads(Int32(clamping: newValue)) }
     }
 
+    /// The memory limit of models whose configuration sets none (``MLModelConfiguration/memoryLimit``):
+    /// half of the physical memory unless changed.
+    public static var defaultMemoryLimit: Int {
+        get { memoryLimitBox.withLock { $0 } }
+        set { memoryLimitBox.withLock { $0 = max(0, newValue) } }
+    }
+
+    private static let memoryLimitBox = LockedValue(Int(clamping: ProcessInfo.processInfo.physicalMemory / 2))
+
     /// The instruction set the kernels run.
     public static var instructionSet: InstructionSet {
         let code = ocm_isa()
@@ -96,5 +105,19 @@ public enum OpenCoreMLRuntime {
         }
         samples.sort()
         return samples[samples.count / 2]
+    }
+}
+
+/// A value behind a lock.
+final class LockedValue<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }

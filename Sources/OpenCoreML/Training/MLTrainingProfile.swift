@@ -54,12 +54,16 @@ extension MLModel {
         guard let networkSpecification = specification.neuralNetworkSpecification, networkSpecification.hasUpdateParams else {
             throw MLModelError(.update, "only updatable neural networks can be profiled")
         }
+        let settings = UpdateSettings(model: self)
+        let limit = configuration.resolvedMemoryLimit
         let network: Network
-        do { network = try Network(model: specification) } catch let error as EngineError {
+        do {
+            network = try Network(model: specification)
+            try network.checkMemory(batch: settings.miniBatchSize, training: true, limit: limit)
+        } catch let error as EngineError {
             throw MLModelError(.update, error.description)
         }
-        let settings = UpdateSettings(model: self)
-        let data = try TrainingSet(trainingData, network: network, specification: specification)
+        let data = try TrainingSet(trainingData, network: network, specification: specification, memoryLimit: limit)
         let optimizer = Optimizer(settings.optimizer(for: networkSpecification.updateParams))
         let oneThread = OpenCoreMLRuntime.threadCount == 1
         network.enableTimings(clock: oneThread ? .threadCPU : .wall)

@@ -49,6 +49,9 @@ final class NeuralNetworkUpdater: ModelUpdater, @unchecked Sendable {
     /// Parameters from `resume(withParameters:)` waiting for the next mini-batch.
     private var pending: [MLParameterKey: Any]?
     private let lock = NSLock()
+    private let memoryLimit: Int
+    /// The largest mini-batch whose buffers were checked against the memory limit.
+    private var checkedBatch = 0
 
     init(model: MLModel, trainingData: MLBatchProvider) throws {
         guard let networkSpec = model.specification.neuralNetworkSpecification else {
@@ -61,13 +64,16 @@ final class NeuralNetworkUpdater: ModelUpdater, @unchecked Sendable {
         configuration = model.configuration
         updateParameters = networkSpec.updateParams
         settings = UpdateSettings(model: model)
+        memoryLimit = configuration.resolvedMemoryLimit
         do {
             network = try Network(model: specification)
+            try network.checkMemory(batch: settings.miniBatchSize, training: true, limit: memoryLimit)
         } catch let error as EngineError {
             throw MLModelError(.update, error.description)
         }
+        checkedBatch = settings.miniBatchSize
         guard network.isTrainable else { throw MLModelError(.update, "the model has no trainable weights") }
-        data = try TrainingSet(trainingData, network: network, specification: specification)
+        data = try TrainingSet(trainingData, network: network, specification: specification, memoryLimit: memoryLimit)
         optimizer = Optimizer(settings.optimizer(for: updateParameters))
     }
 
@@ -114,10 +120,14 @@ final class NeuralNetworkUpdater: ModelUpdater, @unchecked Sendable {
             var tracksAccuracy = false
             while position < data.count {
                 let size = min(settings.miniBatchSize, data.count - position)
-                network.reserve(batch: size, training: true)
-                data.gather(order[position..<(position + size)], into: network)
                 let loss: Float
                 do {
+                    if size > checkedBatch {
+                        try network.checkMemory(batch: size, training: true, limit: memoryLimit)
+                        checkedBatch = size
+                    }
+                    network.reserve(batch: size, training: true)
+                    data.gather(order[position..<(position + size)], into: network)
                     loss = try network.trainingStep(batch: size)
                 } catch let error as EngineError {
                     throw MLModelError(.update, error.description)

@@ -16,7 +16,7 @@ final class PipelineUpdater: ModelUpdater, @unchecked Sendable {
         }
         pipeline = model
         let parameters = model.configuration.parameters ?? [:]
-        let stages = try models.dropLast().map { try ModelRunners.make($0, parameters: [:]) }
+        let stages = try models.dropLast().map { try ModelRunners.make($0, parameters: [:], memoryLimit: model.configuration.resolvedMemoryLimit) }
         var examples: [MLFeatureProvider] = []
         examples.reserveCapacity(trainingData.count)
         for index in 0..<trainingData.count { examples.append(trainingData.features(at: index)) }

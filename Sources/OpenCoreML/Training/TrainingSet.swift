@@ -16,7 +16,9 @@ final class TrainingSet: @unchecked Sendable {
     let count: Int
     private(set) var columns: [Column] = []
 
-    init(_ provider: MLBatchProvider, network: Network, specification: CoreML_Specification_Model) throws {
+    /// Converts `provider`'s examples; throws before allocating when the converted examples would
+    /// take more than `memoryLimit` bytes (counting only what is not shared with the provider).
+    init(_ provider: MLBatchProvider, network: Network, specification: CoreML_Specification_Model, memoryLimit: Int = .max) throws {
         count = provider.count
         guard count > 0 else { throw MLModelError(.update, "the training data holds no examples") }
         let description = specification.description_p
@@ -51,6 +53,18 @@ final class TrainingSet: @unchecked Sendable {
                 columns[column].values = label.map(Float.init)
                 return false
             }
+        }
+        var bytes = 0
+        for column in pending {
+            let (perExample, overflow) = columns[column].width.multipliedReportingOverflow(by: 4)
+            let (columnBytes, overflowColumn) = perExample.multipliedReportingOverflow(by: count)
+            let (sum, overflowSum) = bytes.addingReportingOverflow(columnBytes)
+            guard !overflow, !overflowColumn, !overflowSum, sum <= memoryLimit else {
+                throw MLModelError(.update, "the training data: \(count) examples of '\(columns[column].name)' (\(columns[column].width) values each) "
+                    + "need \(overflow || overflowColumn || overflowSum ? "more than \(formatBytes(.max))" : formatBytes(sum)) "
+                    + "as floats, more than the memory limit of \(formatBytes(memoryLimit))")
+            }
+            bytes = sum
         }
         for example in 0..<count where !pending.isEmpty {
             let features = provider.features(at: example)

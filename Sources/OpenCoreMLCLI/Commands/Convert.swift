@@ -23,6 +23,7 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
+        try checkOutputs(output)
         do {
             let model = try CoreML_Specification_Model(contentsOf: URL(fileURLWithPath: input))
             try model.validate()

@@ -15,6 +15,8 @@ struct Evaluate: ParsableCommand {
 
     @OptionGroup var dataset: DatasetOptions
 
+    @OptionGroup var memory: MemoryLimitOption
+
     @Flag(help: "Print one JSON object instead of tables.")
     var json = false
 
@@ -22,6 +24,8 @@ struct Evaluate: ParsableCommand {
     var confusionMatrix: String?
 
     func run() throws {
+        try checkOutputs(confusionMatrix)
+        memory.apply()
         let loaded = try loadModel(model)
         let examples = try dataset.load(defaultSplit: .test)
         let metrics = try CLIError.wrapping { try MLClassifierMetrics(model: loaded, on: examples, classNames: dataset.classNameList) }

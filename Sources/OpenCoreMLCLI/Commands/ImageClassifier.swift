@@ -64,6 +64,7 @@ struct ImageClassifier: ParsableCommand {
         var output: String
 
         func run() throws {
+            try checkOutputs(output)
             guard output.hasSuffix(".mlmodel") else { throw CLIError.unsupportedExtension(path: output) }
             let extractorPath = extractor ?? ProcessInfo.processInfo.environment["OPENCOREML_EFFICIENTNET"].flatMap { $0.isEmpty ? nil : $0 }
                 ?? ".build/models/EfficientNetLite0.mlmodel"
@@ -142,6 +143,7 @@ struct ImageClassifier: ParsableCommand {
         }
 
         func run() throws {
+            try checkOutputs(plot)
             let loaded = try loadModel(model)
             let bar = ExtractionProgress(verb: "predicting")
             let report: MLClassifierMetrics
@@ -185,6 +187,7 @@ extension ImageClassifier {
         var output: String
 
         func run() throws {
+            try checkOutputs(output)
             guard output.hasSuffix(".mlmodel") else { throw CLIError.unsupportedExtension(path: output) }
             let loaded = try loadModel(model)
             guard loaded.modelDescription.isUpdatable else { throw CLIError.model("\(model): not an updatable image classifier") }

@@ -45,6 +45,7 @@ extension KNN {
         }
 
         func run() throws {
+            try checkOutputs(output)
             let loaded = try loadModel(model)
             guard let before = loaded.sampleCount else {
                 throw CLIError.model("\(model): not a k-NN classifier (or a pipeline ending in one); it has no samples")

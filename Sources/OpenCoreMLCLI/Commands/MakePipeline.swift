@@ -34,6 +34,7 @@ struct MakePipeline: ParsableCommand {
     var output: String
 
     func run() throws {
+        try checkOutputs(output)
         guard models.count >= 2 else { throw CLIError.model("a pipeline needs at least two models, got \(models.count)") }
         guard let pipelineKind = PipelineKind(rawValue: kind) else {
             throw CLIError.model("--kind must be one of \(PipelineKind.allCases.map(\.rawValue).joined(separator: ", ")), got '\(kind)'")

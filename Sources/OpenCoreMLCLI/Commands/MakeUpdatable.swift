@@ -53,6 +53,7 @@ struct MakeUpdatable: ParsableCommand {
     var output: String
 
     func run() throws {
+        try checkOutputs(output)
         guard let function = LossFunction(rawValue: loss) else {
             throw CLIError.model("--loss must be cross-entropy or mse, got '\(loss)'")
         }

@@ -16,10 +16,13 @@ struct Predict: ParsableCommand {
     @Option(name: .customLong("input"), help: "NAME=FILE (.npy, .json or .csv); repeat for several inputs.")
     var inputs: [String] = []
 
+    @OptionGroup var memory: MemoryLimitOption
+
     @Flag(help: "Print one JSON object.")
     var json = false
 
     func run() throws {
+        memory.apply()
         let loaded = try loadModel(model)
         let descriptions = loaded.modelDescription.inputDescriptionsByName
         var values: [String: MLFeatureValue] = [:]

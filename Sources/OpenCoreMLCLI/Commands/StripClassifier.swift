@@ -28,6 +28,7 @@ struct StripClassifier: ParsableCommand {
     var output: String
 
     func run() throws {
+        try checkOutputs(output)
         guard output.hasSuffix(".mlmodel") || output.hasSuffix(".mlmodelc") else { throw CLIError.unsupportedExtension(path: output) }
         let spec = try ModelEditing.read(model)
         let extractor = try ModelEditing.edit(model) { try spec.featureExtractor(outputBlob: outputBlob, outputName: outputName) }

@@ -37,6 +37,8 @@ struct Train: ParsableCommand {
     @Option(help: "Append one JSON line per epoch to this file.")
     var log: String?
 
+    @OptionGroup var memory: MemoryLimitOption
+
     @Option(name: .customLong("loss-curve"), help: "Write the loss (and accuracy) per epoch as an SVG chart.")
     var lossCurve: String?
 
@@ -47,6 +49,8 @@ struct Train: ParsableCommand {
     }
 
     func run() throws {
+        try checkOutputs(output, log, lossCurve)
+        memory.apply()
         let configuration = MLModelConfiguration()
         var parameters: [MLParameterKey: Any] = [:]
         if let epochs { parameters[.epochs] = epochs }
@@ -67,10 +71,11 @@ struct Train: ParsableCommand {
         }
         FileHandle.standardError.write(Data("Training on \(grouped(examples.count)) examples of \(examples.name)\n".utf8))
         let result = try TrainingSession(model: loaded, examples: bound, logPath: log).run()
-        try CLIError.wrapping { try result.model.write(to: URL(fileURLWithPath: output)) }
+        // The chart first: the model, written last, replaces OUT only when everything else worked.
         if let lossCurve {
             try writeText(LossCurveSVG.render(result.epochs), to: lossCurve)
         }
+        try CLIError.wrapping { try result.model.write(to: URL(fileURLWithPath: output)) }
         print(EpochTable.render(result.epochs))
         print("Wrote \(output)")
     }

@@ -53,8 +53,8 @@ extension LabeledDataset {
                     if let columns, column > columns { return }  // reported below with the count
                     let value = try CSVScanner.finiteNumber(field, path: path, line: lineNumber, column: column)
                     if column == 1 {
-                        guard value >= 0 && value == value.rounded() && value < 1e9 else {
-                            throw CreateMLError(path, "line \(lineNumber), column 1: label \(CSVScanner.quoted(field)) is not a class index (a whole number ≥ 0)")
+                        guard value >= 0 && value == value.rounded() && value < Double(LabeledDataset.classIndexLimit) else {
+                            throw CreateMLError(path, "line \(lineNumber), column 1: label \(CSVScanner.quoted(field)) is not a class index (a whole number from 0 to \(LabeledDataset.classIndexLimit - 1))")
                         }
                         labels.append(Int(value))
                     } else {

@@ -19,6 +19,10 @@ public struct LabeledDataset: Sendable {
         case train, test
     }
 
+    /// Class indices are below this (a million classes): a label like 999,999,999 in a file is an
+    /// error rather than a request for a billion class names.
+    public static let classIndexLimit = 1_000_000
+
     /// What to call the data in messages, e.g. `fashion-mnist (train)`.
     public let name: String
     /// The number of examples.
@@ -47,8 +51,8 @@ public struct LabeledDataset: Sendable {
         if let bad = values.firstIndex(where: { !$0.isFinite }) {
             throw CreateMLError(name, "example \(bad / width): value \(bad % width) is \(values[bad])")
         }
-        if let bad = labels.firstIndex(where: { $0 < 0 }) {
-            throw CreateMLError(name, "example \(bad): label \(labels[bad]) is negative")
+        if let bad = labels.firstIndex(where: { !(0..<Self.classIndexLimit).contains($0) }) {
+            throw CreateMLError(name, "example \(bad): label \(labels[bad]) is not a class index (0 to \(Self.classIndexLimit - 1))")
         }
         self.init(name: name, count: labels.count, featureCount: width, values: values, labels: labels, sampleShape: sampleShape)
     }
@@ -114,8 +118,8 @@ extension LabeledDataset {
         }
         let classes = try (0..<y.count).map { index -> Int in
             let value = y[index].doubleValue
-            guard value >= 0, value == value.rounded(), value < 1e6 else {
-                throw CreateMLError(labels.path, "element \(index) is \(value), not a class index ≥ 0")
+            guard value >= 0, value == value.rounded(), value < Double(Self.classIndexLimit) else {
+                throw CreateMLError(labels.path, "element \(index) is \(value), not a class index (0 to \(Self.classIndexLimit - 1))")
             }
             return Int(value)
         }

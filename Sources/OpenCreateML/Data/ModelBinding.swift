@@ -70,6 +70,9 @@ struct ModelBinding: @unchecked Sendable {
             probabilities = output?.name
             classCount = output.map { Int($0.type.multiArrayType.shape.reduce(1, *)) } ?? 0
         }
+        guard classCount <= LabeledDataset.classIndexLimit else {
+            throw CreateMLError("model", "its output has \(classCount) values; a data set's class indices go up to \(LabeledDataset.classIndexLimit - 1)")
+        }
         classNames = labels.count > 0 ? labels.descriptions : (0..<classCount).map(String.init)
         probabilitiesName = probabilities
         let maxLabel = dataset.labels.max() ?? 0
