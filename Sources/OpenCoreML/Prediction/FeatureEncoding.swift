@@ -8,10 +8,16 @@ enum FeatureEncoding {
     /// inputs of type `image`) must have the input's size.
     static func write(
         _ value: MLFeatureValue?, name: String, example: Int, count: Int, shape: [Int],
-        image: CoreML_Specification_ImageFeatureType? = nil, to destination: UnsafeMutablePointer<Float>
+        image: CoreML_Specification_ImageFeatureType? = nil, isOptional: Bool = false, to destination: UnsafeMutablePointer<Float>
     ) throws {
         guard let value, !value.isUndefined else {
-            throw MLModelError(.featureType, "example \(example): input '\(name)' is missing")
+            // As in Core ML, an optional multi-array left out is zeros of its shape (recurrent
+            // state, for example, starts at zero).
+            guard isOptional, image == nil else {
+                throw MLModelError(.featureType, "example \(example): input '\(name)' is missing")
+            }
+            destination.update(repeating: 0, count: count)
+            return
         }
         switch value.type {
         case .multiArray:

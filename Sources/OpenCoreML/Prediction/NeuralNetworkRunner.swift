@@ -9,7 +9,7 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
 
     private let network: Network
     private let lock = NSLock()
-    private let inputs: [(name: String, count: Int, shape: [Int], image: CoreML_Specification_ImageFeatureType?)]
+    private let inputs: [(name: String, count: Int, shape: [Int], image: CoreML_Specification_ImageFeatureType?, isOptional: Bool)]
     private let outputs: [CoreML_Specification_FeatureDescription]
     private let predictedFeatureName: String?
     private let probabilitiesName: String?
@@ -40,7 +40,7 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
             } else {
                 declared = blob.shape.dims
             }
-            return (feature.name, blob.shape.count, declared, FeatureEncoding.imageType(of: feature))
+            return (feature.name, blob.shape.count, declared, FeatureEncoding.imageType(of: feature), feature.type.isOptional)
         }
         outputs = description.output
         if case .neuralNetworkClassifier(let classifier)? = specification.type {
@@ -88,7 +88,8 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
                 for row in 0..<batch {
                     try FeatureEncoding.write(
                         examples[start + row].featureValue(for: input.name), name: input.name, example: start + row,
-                        count: input.count, shape: input.shape, image: input.image, to: blob.value.pointer + row * input.count)
+                        count: input.count, shape: input.shape, image: input.image, isOptional: input.isOptional,
+                        to: blob.value.pointer + row * input.count)
                 }
             }
             network.forward(batch: batch)

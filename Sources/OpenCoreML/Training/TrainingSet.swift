@@ -33,6 +33,7 @@ final class TrainingSet: @unchecked Sendable {
         let classCounts = network.classCounts
         let inputNames = Set(network.inputNames)
         let imageTypes = Dictionary(description.input.map { ($0.name, FeatureEncoding.imageType(of: $0)) }, uniquingKeysWith: { a, _ in a })
+        let optionalInputs = Set(description.input.filter(\.type.isOptional).map(\.name))
         // Columns the provider holds in memory are taken as they are (no copy: arrays share storage).
         var pending = Array(columns.indices)
         if let contiguous = provider as? ContiguousTrainingData {
@@ -76,7 +77,7 @@ final class TrainingSet: @unchecked Sendable {
                     if inputNames.contains(name) || isIndex[name] != true {
                         try FeatureEncoding.write(
                             features.featureValue(for: name), name: name, example: example, count: width, shape: shape,
-                            image: imageTypes[name] ?? nil, to: row)
+                            image: imageTypes[name] ?? nil, isOptional: optionalInputs.contains(name), to: row)
                         try FeatureEncoding.checkFinite(row, count: width, name: name, example: example)
                         return
                     }
