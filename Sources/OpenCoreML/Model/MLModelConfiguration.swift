@@ -6,11 +6,17 @@ import Foundation
 /// against what the model allows when the model is loaded; a value outside the allowed range or set
 /// is an error (Core ML ignores some, such as `numberOfNeighbors`).
 open class MLModelConfiguration: @unchecked Sendable {
+    /// Which processors the model may use; accepted for Core ML compatibility (OpenCoreML uses the CPU).
     public var computeUnits: MLComputeUnits = .all
+    /// Values that override the model's parameter defaults, such as `[.epochs: 5, .learningRate: 0.01]`:
+    /// `Int`, `Double` or `Bool` values as each parameter needs. Nil keeps every default.
     public var parameters: [MLParameterKey: Any]?
+    /// Accepted for Core ML compatibility; OpenCoreML accumulates in single precision on the CPU.
     public var allowLowPrecisionAccumulationOnGPU = false
+    /// A name for the model in logs and tools (kept, not used by OpenCoreML).
     public var modelDisplayName: String?
 
+    /// A configuration with the defaults: all compute units and no parameter overrides.
     public init() {}
 
     /// A copy, so a model keeps the configuration it was loaded with.
