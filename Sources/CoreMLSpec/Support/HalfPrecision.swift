@@ -1,5 +1,7 @@
 /// IEEE 754 half-precision conversion, so `.float16` arrays work where Swift's `Float16` is unavailable.
 public enum HalfPrecision {
+    /// The value of a half-precision number given by its bit pattern (subnormals, infinities and NaN
+    /// included).
     public static func float(fromBits bits: UInt16) -> Float {
         let sign = UInt32(bits & 0x8000) << 16
         let exponent = Int((bits >> 10) & 0x1F)
