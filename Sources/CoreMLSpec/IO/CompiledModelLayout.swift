@@ -24,15 +24,24 @@ public enum CompiledModelLayout {
 
     /// The summary stored beside the specification.
     public struct Metadata: Codable, Equatable, Sendable {
+        /// ``CompiledModelLayout/formatName``, marking the folder as OpenCoreML's.
         public var format: String
+        /// The layout's version, ``CompiledModelLayout/formatVersion`` when written.
         public var formatVersion: Int
+        /// The model's specification version.
         public var specificationVersion: Int
+        /// The model type's name, such as `neuralNetwork`.
         public var modelType: String
+        /// Whether the model can be trained on device.
         public var isUpdatable: Bool
+        /// The names of the model's inputs, in order.
         public var inputs: [String]
+        /// The names of the model's outputs, in order.
         public var outputs: [String]
+        /// The names of the model's training inputs, in order.
         public var trainingInputs: [String]
 
+        /// The summary of `model`.
         public init(model: CoreML_Specification_Model) {
             format = CompiledModelLayout.formatName
             formatVersion = CompiledModelLayout.formatVersion

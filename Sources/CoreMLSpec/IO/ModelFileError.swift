@@ -20,12 +20,14 @@ public struct ModelFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case writeFailed
     }
 
+    /// What went wrong, in broad terms.
     public var kind: Kind
     /// The file or folder concerned.
     public var path: String
     /// What is wrong, in words.
     public var reason: String
 
+    /// An error about the file or folder at `path`.
     public init(_ kind: Kind, path: String, reason: String) {
         self.kind = kind
         self.path = path

@@ -3,12 +3,19 @@ import Foundation
 
 /// The name, type and constraints of one input, output or training input.
 public final class MLFeatureDescription: @unchecked Sendable, CustomStringConvertible {
+    /// The feature's name, which is its key in feature providers.
     public let name: String
+    /// The kind of value the feature holds.
     public let type: MLFeatureType
+    /// Whether a prediction may leave the feature out (give an undefined value for it).
     public let isOptional: Bool
+    /// The shape and element type of a multi-array feature; nil for other types.
     public let multiArrayConstraint: MLMultiArrayConstraint?
+    /// The size and pixel format of an image feature; nil for other types.
     public let imageConstraint: MLImageConstraint?
+    /// The key type of a dictionary feature; nil for other types.
     public let dictionaryConstraint: MLDictionaryConstraint?
+    /// The element type and length of a sequence feature; nil for other types.
     public let sequenceConstraint: MLSequenceConstraint?
     /// The feature's documentation in the model (an OpenCoreML addition).
     public let shortDescription: String
@@ -73,6 +80,7 @@ public final class MLFeatureDescription: @unchecked Sendable, CustomStringConver
             sequenceConstraint: sequence)
     }
 
+    /// The name and type, such as `image : MultiArray`.
     public var description: String { "\(name) : \(type)" }
 }
 

@@ -3,20 +3,35 @@ import Foundation
 
 /// What a model takes and produces, its metadata, class labels and parameters.
 public final class MLModelDescription: @unchecked Sendable, CustomStringConvertible {
+    /// The model's inputs, by name.
     public let inputDescriptionsByName: [String: MLFeatureDescription]
+    /// The model's outputs, by name.
     public let outputDescriptionsByName: [String: MLFeatureDescription]
+    /// The features an update reads, by name: the inputs it trains on plus the loss target or, for a
+    /// classifier, the true label. Empty for models that are not updatable.
     public let trainingInputDescriptionsByName: [String: MLFeatureDescription]
+    /// For a classifier, the name of the output that holds the predicted class label; nil otherwise.
     public let predictedFeatureName: String?
+    /// For a classifier, the name of the output that holds every class's probability, a dictionary keyed
+    /// by class label; nil otherwise.
     public let predictedProbabilitiesName: String?
+    /// The author, description, version, license and creator-defined entries that the model file holds.
+    /// Entries the file leaves empty are absent. The creator-defined entries are a `[String: String]`.
     public let metadata: [MLModelMetadataKey: Any]
     /// `String`s or `NSNumber`s (Int64 labels); nil for models that are not classifiers.
     public let classLabels: [Any]?
+    /// The parameters an app may set through ``MLModelConfiguration/parameters`` or an update task, with
+    /// their defaults and allowed values: the hyperparameters of an updatable neural network, or the
+    /// number of neighbours of a k-nearest-neighbours classifier. For a pipeline, those of its last model.
     public let parameterDescriptionsByKey: [MLParameterKey: MLParameterDescription]
+    /// Whether the model can be trained on device: the file marks it updatable.
     public let isUpdatable: Bool
 
     /// Inputs, outputs and training inputs in the model's order (an OpenCoreML addition).
     public let inputDescriptions: [MLFeatureDescription]
+    /// The outputs in the model's order (an OpenCoreML addition).
     public let outputDescriptions: [MLFeatureDescription]
+    /// The training inputs in the model's order (an OpenCoreML addition).
     public let trainingInputDescriptions: [MLFeatureDescription]
 
     init(specification: CoreML_Specification_Model) {
@@ -101,6 +116,7 @@ public final class MLModelDescription: @unchecked Sendable, CustomStringConverti
         return accepted
     }
 
+    /// The inputs and outputs with their types, on one line.
     public var description: String {
         let inputs = inputDescriptions.map(\.description).joined(separator: ", ")
         let outputs = outputDescriptions.map(\.description).joined(separator: ", ")

@@ -6,10 +6,15 @@ import Foundation
 /// let example = try MLDictionaryFeatureProvider(dictionary: ["image": imageArray, "output_true": 3])
 /// ```
 public final class MLDictionaryFeatureProvider: MLFeatureProvider, @unchecked Sendable, Sequence {
+    /// The feature values, by feature name.
     public let dictionary: [String: MLFeatureValue]
 
     /// Accepts `MLFeatureValue`s and the plain values they wrap: integers, floating-point numbers,
     /// `NSNumber`, `String`, `MLMultiArray` and score dictionaries.
+    ///
+    /// - Parameter dictionary: The values by feature name.
+    /// - Throws: An ``MLModelError`` with ``MLModelError/Code/featureType`` naming the feature whose value
+    ///   cannot be a feature value.
     public init(dictionary: [String: Any]) throws {
         var values: [String: MLFeatureValue] = [:]
         for (name, value) in dictionary {
@@ -23,10 +28,13 @@ public final class MLDictionaryFeatureProvider: MLFeatureProvider, @unchecked Se
         dictionary = featureValues
     }
 
+    /// The names of the features the provider holds.
     public var featureNames: Set<String> { Set(dictionary.keys) }
 
+    /// The value of the feature named `featureName`, or nil if the provider has none.
     public func featureValue(for featureName: String) -> MLFeatureValue? { dictionary[featureName] }
 
+    /// The value of the feature named `featureName`, or nil if the provider has none.
     public subscript(featureName: String) -> MLFeatureValue? { dictionary[featureName] }
 
     public func makeIterator() -> Dictionary<String, MLFeatureValue>.Iterator { dictionary.makeIterator() }

@@ -7,6 +7,7 @@ extension MLFeatureValue {
     public struct ImageOption: Hashable, RawRepresentable, Sendable {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// An option key with the given name.
         public init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// A `CGRect` region of interest in normalized coordinates (0…1, origin at the bottom left,
@@ -20,6 +21,20 @@ extension MLFeatureValue {
     /// The JPEG or PNG image at `url` as a pixel buffer of the constraint's size and format: turned
     /// upright per its EXIF orientation, laid over black where it is transparent, then cropped and
     /// scaled per `options` (see `RGBAImage.scaled(toWidth:height:mode:)` for the geometry).
+    ///
+    /// ```swift
+    /// let constraint = model.modelDescription.inputDescriptionsByName["image"]!.imageConstraint!
+    /// let image = try MLFeatureValue(imageAt: URL(fileURLWithPath: "cat.png"), constraint: constraint,
+    ///                                options: [.cropAndScale: VNImageCropAndScaleOption.centerCrop.rawValue])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: A JPEG or PNG file.
+    ///   - constraint: The size and pixel format of the model input, from its ``MLFeatureDescription``.
+    ///   - options: ``ImageOption/cropRect`` and ``ImageOption/cropAndScale``; by default the whole
+    ///     picture, scaled to fill.
+    /// - Throws: An ``MLModelError`` naming the file when it cannot be read or decoded, or when the
+    ///   constraint's pixel format is not supported.
     public convenience init(imageAt url: URL, constraint: MLImageConstraint, options: [ImageOption: Any]? = nil) throws {
         try self.init(imageAt: url, pixelsWide: constraint.pixelsWide, pixelsHigh: constraint.pixelsHigh,
                       pixelFormatType: constraint.pixelFormatType, options: options)

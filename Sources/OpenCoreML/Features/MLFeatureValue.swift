@@ -15,9 +15,13 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
 
     private let storage: Storage
 
+    /// An integer value, such as an integer class label.
     public init(int64 value: Int64) { storage = .int64(value) }
+    /// A floating-point number.
     public init(double value: Double) { storage = .double(value) }
+    /// A string value, such as a class label.
     public init(string value: String) { storage = .string(value) }
+    /// A multidimensional array; the value refers to the array, it does not copy it.
     public init(multiArray value: MLMultiArray) { storage = .multiArray(value) }
     /// An image; on platforms without Core Video `PixelBuffer` is also called `CVPixelBuffer`.
     public init(pixelBuffer value: PixelBuffer) { storage = .image(value) }
@@ -53,6 +57,7 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         storage = .dictionary(converted)
     }
 
+    /// The kind of value held (for an undefined value, the type it stands for).
     public var type: MLFeatureType {
         switch storage {
         case .int64: return .int64
@@ -65,6 +70,7 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         }
     }
 
+    /// Whether this is a missing value made with ``init(undefined:)``.
     public var isUndefined: Bool {
         if case .undefined = storage { return true }
         return false
@@ -94,6 +100,7 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         return ""
     }
 
+    /// The array, for multi-array values; nil for other types.
     public var multiArrayValue: MLMultiArray? {
         if case .multiArray(let value) = storage { return value }
         return nil
@@ -130,6 +137,7 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         }
     }
 
+    /// The value as text: a number, a quoted string, an array's summary, a dictionary or an image size.
     public var description: String {
         switch storage {
         case .int64(let value): return "\(value)"

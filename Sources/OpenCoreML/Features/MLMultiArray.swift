@@ -13,8 +13,11 @@ import Foundation
 /// strides. Subscripts take and return `NSNumber`, as in Core ML; the typed buffer accessors are the
 /// fast path.
 public final class MLMultiArray: @unchecked Sendable, CustomStringConvertible {
+    /// The size of each dimension, outermost first.
     public let shape: [NSNumber]
+    /// For each dimension, how many elements apart in memory two neighbours along it are.
     public let strides: [NSNumber]
+    /// The type of the stored elements.
     public let dataType: MLMultiArrayDataType
     /// The number of elements: the product of the shape.
     public let count: Int
@@ -23,6 +26,11 @@ public final class MLMultiArray: @unchecked Sendable, CustomStringConvertible {
     private let deallocator: ((UnsafeMutableRawPointer) -> Void)?
 
     /// A zero-filled array; throws for an empty shape or a non-positive dimension.
+    ///
+    /// - Parameters:
+    ///   - shape: The size of each dimension, outermost first; every size must be at least 1.
+    ///   - dataType: The element type.
+    /// - Throws: An ``MLModelError`` for an empty shape or a size below 1.
     public convenience init(shape: [NSNumber], dataType: MLMultiArrayDataType) throws {
         let dimensions = shape.map(\.intValue)
         guard !dimensions.isEmpty, dimensions.allSatisfy({ $0 > 0 }) else {
@@ -84,6 +92,13 @@ public final class MLMultiArray: @unchecked Sendable, CustomStringConvertible {
 
     /// Reads the elements as `T`, which must match `dataType` (`Float` for `.float32`, `Double`,
     /// `Int32`, `UInt16` bits for `.float16`, `Int8`). Gives the buffer and the strides.
+    ///
+    /// - Parameters:
+    ///   - type: The Swift type of one element; its size must match ``dataType`` (a mismatch stops the
+    ///     program).
+    ///   - body: Called with the elements, from the first to the last one the strides reach, and the
+    ///     strides in elements.
+    /// - Returns: What `body` returns.
     public func withUnsafeBufferPointer<T, R>(ofType type: T.Type, _ body: (UnsafeBufferPointer<T>, [Int]) throws -> R) rethrows -> R {
         precondition(MemoryLayout<T>.size == dataType.byteCount, "MLMultiArray holds \(dataType), not \(T.self)")
         let span = storageSpan
@@ -158,6 +173,7 @@ public final class MLMultiArray: @unchecked Sendable, CustomStringConvertible {
         return Int64(exactly: value.rounded(.towardZero)) ?? (value < 0 ? .min : .max)
     }
 
+    /// The data type, the shape and the first eight elements.
     public var description: String {
         let preview = (0..<min(count, 8)).map { formatNumber(self[$0].doubleValue) }.joined(separator: ", ")
         return "MLMultiArray(\(dataType), shape: \(shape.map(\.intValue)), [\(preview)\(count > 8 ? ", …" : "")])"

@@ -9,10 +9,13 @@ import Foundation
 /// `kCVPixelFormatType_OneComponent8` (8-bit grayscale) and `kCVPixelFormatType_OneComponent16Half`
 /// (half-float grayscale). Rows are `bytesPerRow` apart, top row first.
 public final class PixelBuffer: @unchecked Sendable, CustomStringConvertible {
+    /// The width in pixels.
     public let width: Int
+    /// The height in pixels.
     public let height: Int
     /// A Core Video pixel format code, such as `0x42475241` (`'BGRA'`).
     public let pixelFormatType: UInt32
+    /// The distance in bytes from the start of one row to the start of the next.
     public let bytesPerRow: Int
     /// `bytesPerRow * height` bytes, owned by the buffer.
     public let baseAddress: UnsafeMutableRawPointer
@@ -73,6 +76,7 @@ public final class PixelBuffer: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// The size and pixel format, such as `224×224 BGRA`.
     public var description: String { "\(width)×\(height) \(PixelFormat.name(pixelFormatType))" }
 }
 

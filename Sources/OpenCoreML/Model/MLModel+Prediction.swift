@@ -3,6 +3,21 @@ import Foundation
 
 extension MLModel {
     /// Predicts the outputs for one example.
+    ///
+    /// ```swift
+    /// let input = try MLDictionaryFeatureProvider(dictionary: ["image": image])
+    /// let output = try model.prediction(from: input)
+    /// let probabilities = output.featureValue(for: "output")!.multiArrayValue!
+    /// ```
+    ///
+    /// - Parameter input: A value for every input the model requires, under the input's name.
+    ///   Multi-arrays may have any element type and strides if their element count matches the
+    ///   input's shape.
+    /// - Returns: A value for every output of the model. A classifier's predicted label and class
+    ///   probabilities are under ``MLModelDescription/predictedFeatureName`` and
+    ///   ``MLModelDescription/predictedProbabilitiesName``.
+    /// - Throws: An ``MLModelError`` with ``MLModelError/Code/featureType`` naming the feature when an input
+    ///   is missing or has the wrong type or shape.
     public func prediction(from input: MLFeatureProvider) throws -> MLFeatureProvider {
         try prediction(from: input, options: MLPredictionOptions())
     }
@@ -13,10 +28,18 @@ extension MLModel {
     }
 
     /// Predicts the outputs of every example in `batch`, in order.
+    ///
+    /// The examples run through the engine together, which is faster than one prediction at a time.
+    ///
+    /// - Parameter batch: The examples, each with a value for every input the model requires.
+    /// - Returns: One output provider per example, in the same order.
+    /// - Throws: An ``MLModelError`` naming the example and feature at fault.
     public func predictions(fromBatch batch: MLBatchProvider) throws -> MLBatchProvider {
         try predictions(fromBatch: batch, options: MLPredictionOptions())
     }
 
+    /// Predicts the outputs of every example in `batch`, in order (the options are accepted for Core ML
+    /// compatibility).
     public func predictions(fromBatch batch: MLBatchProvider, options: MLPredictionOptions) throws -> MLBatchProvider {
         let examples = (0..<batch.count).map(batch.features(at:))
         return MLArrayBatchProvider(array: try runner().predictions(examples))

@@ -30,6 +30,10 @@ extension MLModel {
     }
 
     /// The model without the samples for which `shouldRemove` returns true.
+    ///
+    /// - Parameter shouldRemove: Called once per sample with its index, label and values.
+    /// - Returns: A new model without the chosen samples.
+    /// - Throws: An ``MLModelError`` when the model has no k-NN classifier, or what `shouldRemove` throws.
     public func removingSamples(where shouldRemove: (NearestNeighborsSample) throws -> Bool) throws -> MLModel {
         guard let knn = specification.nearestNeighborsClassifier, let labels = sampleLabels else { throw noSamples }
         let samples = knn.nearestNeighborsIndex.floatSamples
@@ -43,6 +47,10 @@ extension MLModel {
     }
 
     /// The model without the samples at `indices` (each must be a sample's index).
+    ///
+    /// - Parameter indices: Positions among the model's samples, from 0.
+    /// - Returns: A new model without those samples; later samples move up.
+    /// - Throws: An ``MLModelError`` when the model has no k-NN classifier or an index is out of range.
     public func removingSamples(at indices: some Sequence<Int>) throws -> MLModel {
         guard var knn = specification.nearestNeighborsClassifier else { throw noSamples }
         do {
@@ -61,6 +69,10 @@ extension MLModel {
 
     /// The model without the samples labelled `label` (a `String` or an integer); throws if no
     /// sample has that label.
+    ///
+    /// - Parameter label: A `String` for string labels, an integer for integer labels.
+    /// - Returns: A new model without the samples labelled `label`.
+    /// - Throws: An ``MLModelError`` when the model has no k-NN classifier or no sample has the label.
     public func removingSamples(labeled label: AnyHashable) throws -> MLModel {
         var found = false
         let edited = try removingSamples(where: { sample in

@@ -16,16 +16,30 @@ import Foundation
 open class MLModel: MLWritable, @unchecked Sendable {
     /// The model's specification, as read from the file (an OpenCoreML addition).
     public let specification: CoreML_Specification_Model
+    /// What the model takes and produces: its inputs, outputs, training inputs, metadata, class labels and
+    /// parameters.
     public let modelDescription: MLModelDescription
+    /// The configuration the model was loaded with (a copy: later changes to the caller's object do not
+    /// affect the model).
     public let configuration: MLModelConfiguration
     private let runnerCache = RunnerCache()
 
     /// Loads and validates the model at `url` with the default configuration.
+    ///
+    /// - Parameter url: An `.mlmodel` file or a compiled `.mlmodelc` folder.
+    /// - Throws: An ``MLModelError``: ``MLModelError/Code/io`` for a missing, unreadable or corrupt file,
+    ///   ``MLModelError/Code/generic`` for a model that breaks one of Core ML's rules.
     public convenience init(contentsOf url: URL) throws {
         try self.init(contentsOf: url, configuration: MLModelConfiguration())
     }
 
     /// Loads and validates the model at `url`; `configuration.parameters` must be values the model allows.
+    ///
+    /// - Parameters:
+    ///   - url: An `.mlmodel` file or a compiled `.mlmodelc` folder.
+    ///   - configuration: The settings to load with; the model keeps a copy.
+    /// - Throws: An ``MLModelError`` for a file that cannot be read, a model that is not valid, or a
+    ///   parameter value the model does not allow (``MLModelError/Code/parameters``).
     public convenience init(contentsOf url: URL, configuration: MLModelConfiguration) throws {
         let specification: CoreML_Specification_Model
         do {
@@ -37,6 +51,12 @@ open class MLModel: MLWritable, @unchecked Sendable {
     }
 
     /// Wraps a specification, validating it and the configuration's parameters (an OpenCoreML addition).
+    ///
+    /// - Parameters:
+    ///   - specification: The model, as the `CoreMLSpec` module's message (for example one built with
+    ///     `OpenCoreMLTools`).
+    ///   - configuration: The settings to load with; the model keeps a copy.
+    /// - Throws: An ``MLModelError`` for a model that is not valid or a parameter value it does not allow.
     public init(specification: CoreML_Specification_Model, configuration: MLModelConfiguration = MLModelConfiguration()) throws {
         do {
             try specification.validate()
@@ -72,6 +92,11 @@ open class MLModel: MLWritable, @unchecked Sendable {
 
     /// The value a parameter has in this model: the configuration's override or the model's default,
     /// as `Int`, `Double` or `Bool`.
+    ///
+    /// - Parameter key: One of the keys in ``MLModelDescription/parameterDescriptionsByKey``.
+    /// - Returns: The value the model uses for `key`.
+    /// - Throws: An ``MLModelError`` with ``MLModelError/Code/parameters`` when the model has no such
+    ///   parameter.
     public func parameterValue(for key: MLParameterKey) throws -> Any {
         if let value = configuration.parameters?[key] { return value }
         guard let description = modelDescription.parameterDescriptionsByKey[key] else {
@@ -81,6 +106,11 @@ open class MLModel: MLWritable, @unchecked Sendable {
     }
 
     /// Writes the model (with any changes training made) as `.mlmodel` or `.mlmodelc`, atomically.
+    ///
+    /// - Parameter url: The destination; a name ending in `.mlmodelc` gives a compiled-model folder,
+    ///   anything else an `.mlmodel` file. An existing file there is replaced only once the new one is
+    ///   complete.
+    /// - Throws: An ``MLModelError`` with ``MLModelError/Code/io`` when the file cannot be written.
     open func write(to url: URL) throws {
         do {
             try specification.write(to: url)
@@ -94,6 +124,10 @@ open class MLModel: MLWritable, @unchecked Sendable {
     ///
     /// The compiled folder holds the full specification (see `CompiledModelLayout`), so it can be
     /// turned back into an `.mlmodel` with ``write(to:)``.
+    ///
+    /// - Parameter url: An `.mlmodel` file.
+    /// - Returns: The location of the new `.mlmodelc` folder, named after the model file.
+    /// - Throws: An ``MLModelError`` for a file that cannot be read or a model that is not valid.
     public static func compileModel(at url: URL) throws -> URL {
         let specification: CoreML_Specification_Model
         do {

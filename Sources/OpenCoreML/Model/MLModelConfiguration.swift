@@ -6,9 +6,14 @@ import Foundation
 /// against what the model allows when the model is loaded; a value outside the allowed range or set
 /// is an error (Core ML ignores some, such as `numberOfNeighbors`).
 open class MLModelConfiguration: @unchecked Sendable {
+    /// Which processors the model may use; accepted for Core ML compatibility (OpenCoreML uses the CPU).
     public var computeUnits: MLComputeUnits = .all
+    /// Values that override the model's parameter defaults, such as `[.epochs: 5, .learningRate: 0.01]`:
+    /// `Int`, `Double` or `Bool` values as each parameter needs. Nil keeps every default.
     public var parameters: [MLParameterKey: Any]?
+    /// Accepted for Core ML compatibility; OpenCoreML accumulates in single precision on the CPU.
     public var allowLowPrecisionAccumulationOnGPU = false
+    /// A name for the model in logs and tools (kept, not used by OpenCoreML).
     public var modelDisplayName: String?
     /// The most memory, in bytes, that the model's buffers and its training data may take (an
     /// OpenCoreML addition; nil: ``OpenCoreMLRuntime/defaultMemoryLimit``, half of the physical
@@ -17,6 +22,7 @@ open class MLModelConfiguration: @unchecked Sendable {
     /// cannot exhaust a server's memory.
     public var memoryLimit: Int?
 
+    /// A configuration with the defaults: all compute units and no parameter overrides.
     public init() {}
 
     /// ``memoryLimit``, or the process-wide default.

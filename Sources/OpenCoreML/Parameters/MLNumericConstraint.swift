@@ -2,7 +2,9 @@ import Foundation
 
 /// The values a numeric parameter may take: a range, and for some parameters an explicit set.
 public final class MLNumericConstraint: @unchecked Sendable, CustomStringConvertible {
+    /// The smallest allowed value (for a set, its smallest member).
     public let minNumber: NSNumber
+    /// The largest allowed value (for a set, its largest member).
     public let maxNumber: NSNumber
     /// The allowed values when the model lists them; nil for a range.
     public let enumeratedNumbers: Set<NSNumber>?
@@ -21,6 +23,7 @@ public final class MLNumericConstraint: @unchecked Sendable, CustomStringConvert
         return minNumber.doubleValue <= value && value <= maxNumber.doubleValue
     }
 
+    /// The allowed values, such as `0 ... 1` or `one of 16, 32, 64`.
     public var description: String {
         if let enumerated = enumeratedNumbers {
             return "one of " + enumerated.map(\.doubleValue).sorted().map { formatNumber($0) }.joined(separator: ", ")

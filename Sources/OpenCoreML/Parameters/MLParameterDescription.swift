@@ -3,9 +3,11 @@ import Foundation
 
 /// A parameter of the model: its key, default value and allowed values.
 public final class MLParameterDescription: @unchecked Sendable, CustomStringConvertible {
+    /// The parameter's key.
     public let key: MLParameterKey
     /// `Double`, `Int` or `Bool`.
     public let defaultValue: Any
+    /// The values the parameter may take; nil for a Boolean parameter or one without limits.
     public let numericConstraint: MLNumericConstraint?
 
     init(key: MLParameterKey, defaultValue: Any, numericConstraint: MLNumericConstraint? = nil) {
@@ -64,6 +66,7 @@ public final class MLParameterDescription: @unchecked Sendable, CustomStringConv
         }
     }
 
+    /// The key, the default and the allowed values, such as `learningRate = 0.01 (0 ... 1)`.
     public var description: String {
         "\(key.name) = \(defaultValue)" + (numericConstraint.map { " (\($0))" } ?? "")
     }

@@ -7,5 +7,6 @@ open class MLPredictionOptions: @unchecked Sendable {
     /// Output arrays to fill instead of allocating (not used yet: new arrays are returned).
     public var outputBackings: [String: Any] = [:]
 
+    /// Options with the defaults.
     public init() {}
 }

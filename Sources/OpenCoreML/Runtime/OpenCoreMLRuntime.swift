@@ -39,6 +39,7 @@ public enum OpenCoreMLRuntime {
         /// Whether this processor (and this build) can run the set.
         public var isSupported: Bool { ocm_isa_supported(code) }
 
+        /// The set's name: `scalar`, `avx2`, `avx512` or `neon`.
         public var description: String { rawValue }
     }
 
@@ -70,6 +71,10 @@ public enum OpenCoreMLRuntime {
     }
 
     /// Switches every kernel to `set`; throws, changing nothing, when the processor cannot run it.
+    ///
+    /// - Parameter set: One of ``supportedInstructionSets``.
+    /// - Throws: An ``MLModelError`` with ``MLModelError/Code/parameters`` when this processor cannot run
+    ///   `set`.
     public static func setInstructionSet(_ set: InstructionSet) throws {
         guard ocm_set_isa(set.code) else {
             let supported = supportedInstructionSets.map(\.rawValue).joined(separator: ", ")

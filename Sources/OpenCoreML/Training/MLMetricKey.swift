@@ -4,6 +4,7 @@
 /// epoch's mini-batches (Core ML reports the last mini-batch's loss); at `.miniBatchEnd` it is the
 /// mini-batch's loss.
 public final class MLMetricKey: Hashable, Sendable, CustomStringConvertible {
+    /// The metric's name, such as `lossValue`.
     public let name: String
 
     init(_ name: String) { self.name = name }
@@ -20,5 +21,6 @@ public final class MLMetricKey: Hashable, Sendable, CustomStringConvertible {
 
     public static func == (lhs: MLMetricKey, rhs: MLMetricKey) -> Bool { lhs.name == rhs.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    /// The metric's name.
     public var description: String { name }
 }

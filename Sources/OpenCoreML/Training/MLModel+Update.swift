@@ -14,6 +14,15 @@ extension MLModel {
     /// the model. `progress` is called at `events`, one call at a time, off the calling task.
     /// Cancelling the calling task stops training after the current mini-batch and returns the model
     /// trained so far.
+    ///
+    /// - Parameters:
+    ///   - trainingData: The examples: each holds the model's training inputs.
+    ///   - parameters: Hyperparameters for this update, such as `[.epochs: 5]`.
+    ///   - events: When `progress` is called.
+    ///   - progress: Called with an ``UpdateProgress`` at each of `events`.
+    /// - Returns: The trained copy of the model.
+    /// - Throws: An ``MLModelError`` when the model is not updatable, a parameter is not allowed, or an
+    ///   example does not fit the model.
     public func update(
         with trainingData: MLBatchProvider, parameters: [MLParameterKey: Any] = [:], events: MLUpdateProgressEvent = .epochEnd,
         progress: (@Sendable (UpdateProgress) -> Void)? = nil
@@ -51,6 +60,15 @@ extension MLModel {
     /// Training runs on OpenCoreML's training thread while the calling thread waits. `progress` is
     /// called there at `events` (and `.epochEnd` is always recorded); an error it throws stops
     /// training after the current mini-batch and is rethrown here, with nothing returned.
+    ///
+    /// - Parameters:
+    ///   - trainingData: The examples: each holds the model's training inputs.
+    ///   - parameters: Hyperparameters for this update, such as `[.epochs: 5]`.
+    ///   - events: When `progress` is called.
+    ///   - progress: Called with an ``UpdateProgress`` at each of `events`.
+    /// - Returns: The trained copy of the model and one ``MLUpdateResult/Epoch`` per epoch.
+    /// - Throws: An ``MLModelError`` when the model is not updatable, a parameter is not allowed, or an
+    ///   example does not fit the model; or what `progress` throws.
     public func updated(
         with trainingData: MLBatchProvider, parameters: [MLParameterKey: Any] = [:], events: MLUpdateProgressEvent = .epochEnd,
         progress: ((UpdateProgress) throws -> Void)? = nil

@@ -12,6 +12,7 @@ open class MLTask: @unchecked Sendable {
         taskIdentifier = UUID().uuidString
     }
 
+    /// Where the task is in its life: suspended until resumed, then running, then completed or failed.
     public var state: MLTaskState {
         lock.lock()
         defer { lock.unlock() }

@@ -11,11 +11,13 @@ import _OpenCoreMLEngine
 public struct MLTrainingProfile: Sendable {
     /// One layer, or one of the steps around the layers (`loss`, `optimizer`, `batch copy`).
     public struct Entry: Sendable, Encodable {
+        /// The layer's name, or `loss`, `optimizer` or `batch copy`.
         public var name: String
         /// The layer type, with the layer it was fused into, if any; empty for the other steps.
         public var type: String
         /// Seconds per mini-batch in the forward and backward pass (nil for the other steps).
         public var forwardSeconds: Double?
+        /// Seconds per mini-batch in the backward pass (nil for the other steps).
         public var backwardSeconds: Double?
         /// Seconds per mini-batch in all.
         public var seconds: Double

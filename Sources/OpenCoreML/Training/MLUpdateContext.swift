@@ -3,6 +3,8 @@ import Foundation
 /// What a progress or completion handler sees: the task, the model as trained so far, the event,
 /// the metrics and the parameters in use.
 public final class MLUpdateContext: @unchecked Sendable {
+    /// The task that called the handler; call ``MLUpdateTask/resume(withParameters:)`` on it to change
+    /// hyperparameters, or ``MLUpdateTask/cancel()`` to stop.
     public let task: MLUpdateTask
     /// The event that called the handler (empty for the completion handler).
     public let event: MLUpdateProgressEvent

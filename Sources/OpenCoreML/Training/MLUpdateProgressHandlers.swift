@@ -5,6 +5,14 @@ public final class MLUpdateProgressHandlers: @unchecked Sendable {
     let progressHandler: ((MLUpdateContext) -> Void)?
     let completionHandler: (MLUpdateContext) -> Void
 
+    /// Handlers for an update task.
+    ///
+    /// - Parameters:
+    ///   - interestedEvents: The events at which `progressHandler` is called; empty for none.
+    ///   - progressHandler: Called on the training thread at each of `interestedEvents`; training waits
+    ///     while it runs.
+    ///   - completionHandler: Called once when the task ends, after success, failure or cancellation.
+    ///     Its context holds the trained model; `context.task.error` is set when training failed.
     public init(
         forEvents interestedEvents: MLUpdateProgressEvent, progressHandler: ((MLUpdateContext) -> Void)?,
         completionHandler: @escaping (MLUpdateContext) -> Void

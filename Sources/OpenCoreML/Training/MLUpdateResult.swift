@@ -14,6 +14,7 @@ public struct MLUpdateResult: @unchecked Sendable {
         /// Processor seconds of the whole process (every thread) during the epoch.
         public var processorSeconds: Double
 
+        /// A summary of one epoch.
         public init(index: Int, loss: Double?, accuracy: Double?, seconds: Double, processorSeconds: Double) {
             self.index = index
             self.loss = loss

@@ -49,15 +49,35 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
         self.init(model: model, trainingData: trainingData, progressHandlers: progressHandlers)
     }
 
+    /// Trains the model at `url` with its default parameters, calling `completionHandler` when done.
+    ///
+    /// - Parameters:
+    ///   - url: An `.mlmodel` file or a compiled `.mlmodelc` folder of an updatable model.
+    ///   - trainingData: The examples: each holds the model's training inputs.
+    ///   - completionHandler: Called once when training ends; see ``MLUpdateProgressHandlers``.
+    /// - Throws: An ``MLModelError`` when the model cannot be loaded.
     public convenience init(forModelAt url: URL, trainingData: MLBatchProvider, completionHandler: @escaping (MLUpdateContext) -> Void) throws {
         try self.init(forModelAt: url, trainingData: trainingData, configuration: nil, completionHandler: completionHandler)
     }
 
+    /// Trains the model at `url` with its default parameters, calling the handlers at their events and at
+    /// the end.
+    ///
+    /// - Parameters:
+    ///   - url: An `.mlmodel` file or a compiled `.mlmodelc` folder of an updatable model.
+    ///   - trainingData: The examples: each holds the model's training inputs.
+    ///   - progressHandlers: The progress and completion handlers.
+    /// - Throws: An ``MLModelError`` when the model cannot be loaded.
     public convenience init(forModelAt url: URL, trainingData: MLBatchProvider, progressHandlers: MLUpdateProgressHandlers) throws {
         try self.init(forModelAt: url, trainingData: trainingData, configuration: nil, progressHandlers: progressHandlers)
     }
 
     /// Trains an already loaded model (an OpenCoreML addition); its configuration's parameters apply.
+    ///
+    /// - Parameters:
+    ///   - model: An updatable model; it is not changed, training works on a copy.
+    ///   - trainingData: The examples: each holds the model's training inputs.
+    ///   - progressHandlers: The progress and completion handlers.
     public init(model: MLModel, trainingData: MLBatchProvider, progressHandlers: MLUpdateProgressHandlers) {
         self.model = model
         self.trainingData = trainingData
@@ -72,6 +92,9 @@ public final class MLUpdateTask: MLTask, @unchecked Sendable {
 
     /// Starts training with these parameters overriding the model's, or — from a progress
     /// handler — changes them from the next mini-batch.
+    ///
+    /// - Parameter parameters: Values for keys of ``MLModelDescription/parameterDescriptionsByKey``,
+    ///   such as `[.learningRate: 0.001]`. A value the model does not allow fails the task.
     public func resume(withParameters parameters: [MLParameterKey: Any]) {
         lock.lock()
         if started {

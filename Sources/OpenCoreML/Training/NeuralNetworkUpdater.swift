@@ -4,6 +4,7 @@ import _OpenCoreMLEngine
 
 /// One progress report of an update.
 public struct UpdateProgress: Sendable {
+    /// The moment of the report: ``MLUpdateProgressEvent/trainingBegin``, ``MLUpdateProgressEvent/miniBatchEnd`` or ``MLUpdateProgressEvent/epochEnd``.
     public var event: MLUpdateProgressEvent
     /// From 0.
     public var epoch: Int
@@ -19,6 +20,7 @@ public struct UpdateProgress: Sendable {
     public var epochs: Int
     /// Mini-batches per epoch at the current mini-batch size.
     public var miniBatchesPerEpoch: Int
+    /// Seconds since training began.
     public var secondsElapsed: Double
     /// False for models trained without a loss (k-NN: examples are stored, nothing is minimized).
     public var hasLoss = true

@@ -49,6 +49,7 @@ public enum FeatureType: Equatable, Sendable {
 
 /// The pixel format of an image feature.
 public enum ImageColorSpace: String, Sendable, CustomStringConvertible {
+    /// One channel of gray, or three colour channels in red-green-blue or blue-green-red order.
     case grayscale, rgb, bgr
 
     var channels: Int { self == .grayscale ? 1 : 3 }
@@ -61,5 +62,6 @@ public enum ImageColorSpace: String, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The colour space's name: `grayscale`, `rgb` or `bgr`.
     public var description: String { rawValue }
 }

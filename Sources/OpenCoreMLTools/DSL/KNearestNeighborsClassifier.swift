@@ -17,40 +17,60 @@ import CoreMLSpec
 public struct KNearestNeighborsClassifier: ModelItem {
     /// How neighbours are searched.
     public enum Index: Equatable, Sendable {
+        /// Compares the query with every sample (Core ML's `linearIndex`).
         case linear
+        /// A k-d tree with up to `leafSize` samples per leaf (Core ML's `singleKdTreeIndex`).
         case kdTree(leafSize: UInt = 30)
     }
 
     /// How neighbours vote.
     public enum Weighting: Equatable, Sendable {
+        /// Every neighbour's vote counts the same, or counts 1 / distance.
         case uniform, inverseDistance
     }
 
     /// The values of k an app may choose at run time (`MLParameterKey.numberOfNeighbors`); by
     /// default 1 to 1000, as coremltools writes.
     public enum AllowedNeighbors: Equatable, Sendable {
+        /// Any k within the range.
         case range(ClosedRange<UInt>)
+        /// Only the listed values of k.
         case set([UInt])
     }
 
     /// The type of the labels, for a model declared without samples.
     public enum LabelType: Sendable {
+        /// String labels or 64-bit integer labels.
         case string, int64
     }
 
+    /// k, the number of neighbours that vote (1 by default).
     public var numberOfNeighbors: UInt
+    /// The values of k an app may choose at run time; nil for 1 to at least 1000.
     public var allowedNeighbors: AllowedNeighbors?
+    /// How neighbours are searched (a linear scan by default).
     public var index: Index
+    /// How neighbours' votes count (uniformly by default).
     public var weighting: Weighting
+    /// The length of every sample; nil for the element count of the model's single input.
     public var numberOfDimensions: UInt?
+    /// The stored examples, one feature vector each (none by default: samples come from training).
     public var samples: [[Float]]
+    /// One label per sample.
     public var labels: [ClassLabel]
+    /// The label type of a model declared without samples or default label; nil for string labels.
     public var labelType: LabelType?
+    /// The label predicted while the model holds no samples.
     public var defaultLabel: ClassLabel?
+    /// Whether training on device may add samples (true by default).
     public var updatable: Bool
+    /// The name of the predicted-label output and the label training input (`label` by default).
     public var predictedFeatureName: String
+    /// The name of the output with each label's share of the votes (`labelProbs` by default).
     public var predictedProbabilitiesName: String
 
+    /// Declares a k-nearest-neighbours classifier; every argument has a default, see the properties.
+    /// Writes the model's `kNearestNeighborsClassifier`, squared Euclidean distance.
     public init(numberOfNeighbors: UInt = 1, allowedNeighbors: AllowedNeighbors? = nil, index: Index = .linear,
                 weighting: Weighting = .uniform, numberOfDimensions: UInt? = nil, samples: [[Float]] = [], labels: [ClassLabel] = [],
                 labelType: LabelType? = nil, defaultLabel: ClassLabel? = nil, updatable: Bool = true,

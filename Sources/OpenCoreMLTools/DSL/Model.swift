@@ -19,23 +19,37 @@ import Foundation
 /// error that names the part at fault; `coreMLData` is the serialized model, or nil when the
 /// declaration does not make a valid one.
 public struct Model: ModelConvertible {
+    /// The specification version the file declares (4, Core ML 3, by default: the first with on-device
+    /// training). Writes `specificationVersion`.
     public let version: UInt
+    /// What the model does, in a sentence. Writes the metadata's `shortDescription`.
     public let shortDescription: String?
+    /// Who made the model. Writes the metadata's `author`.
     public let author: String?
+    /// The terms of use. Writes the metadata's `license`.
     public let license: String?
+    /// Creator-defined metadata entries. Writes the metadata's `userDefined`.
     public let userDefined: [String: String]?
     /// The model's version string (an OpenCoreML addition).
     public let versionString: String?
 
+    /// The model's inputs, in order.
     public var inputs: [Input] = []
+    /// The model's outputs, in order. A classifier's label and probability outputs are added for it.
     public var outputs: [Output] = []
+    /// The model's training inputs; when empty, an updatable model gets its inputs plus each loss
+    /// target (or, for a classifier, its label).
     public var trainingInputs: [TrainingInput] = []
     /// The network, when the model is one (a network without layers otherwise).
     public var neuralNetwork = NeuralNetwork()
+    /// The class labels that make a neural network a classifier; nil for other models.
     public var classLabels: ClassLabels?
+    /// The model body when it is a k-nearest-neighbours classifier.
     public var nearestNeighbors: KNearestNeighborsClassifier?
+    /// The model body when it is a pipeline.
     public var pipeline: Pipeline?
 
+    /// An empty declaration with its metadata; add items with ``add(_:)``.
     public init(version: UInt = 4, shortDescription: String? = nil, author: String? = nil, license: String? = nil,
                 userDefined: [String: String]? = [:], versionString: String? = nil) {
         self.version = version
@@ -46,6 +60,8 @@ public struct Model: ModelConvertible {
         self.versionString = versionString
     }
 
+    /// A declaration with its metadata and the items of the builder: inputs, outputs, training inputs,
+    /// class labels and one model body.
     public init(version: UInt = 4, shortDescription: String? = nil, author: String? = nil, license: String? = nil,
                 userDefined: [String: String]? = [:], versionString: String? = nil, @ModelItemBuilder _ items: () -> [any ModelItem]) {
         self.init(version: version, shortDescription: shortDescription, author: author, license: license, userDefined: userDefined,
@@ -53,8 +69,11 @@ public struct Model: ModelConvertible {
         for item in items() { add(item) }
     }
 
+    /// Appends an input.
     public mutating func addInput(_ input: Input) { inputs.append(input) }
+    /// Appends an output.
     public mutating func addOutput(_ output: Output) { outputs.append(output) }
+    /// Appends a training input.
     public mutating func addTrainingInput(_ trainingInput: TrainingInput) { trainingInputs.append(trainingInput) }
 
     /// Adds any item; a second model body replaces the first only through `makeSpecification()`'s error.
@@ -95,6 +114,11 @@ public struct Model: ModelConvertible {
     }
 
     /// The model as the format stores it, validated.
+    ///
+    /// - Returns: The `CoreML_Specification_Model` message, ready to write or to load with
+    ///   `MLModel(specification:)`.
+    /// - Throws: A ``ModelToolsError`` naming the part of the declaration at fault, or the validation
+    ///   error of a rule the assembled model breaks.
     public func makeSpecification() throws -> CoreML_Specification_Model {
         if let unknown = unknownItems.first {
             throw ModelToolsError("Model", "\(unknown) is not a model item")

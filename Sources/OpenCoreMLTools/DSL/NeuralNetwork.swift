@@ -15,16 +15,39 @@ import CoreMLSpec
 /// `epochRange` (instead of `epochSet`), `seed` (the shuffling seed) and `preprocessing` (image
 /// scale and bias) are OpenCoreML additions.
 public struct NeuralNetwork: ModelItem {
+    /// The losses that make the network updatable; nil or empty for a network that is only run.
+    /// Writes `updateParams.lossLayers`.
     public var losses: [any Loss]?
+    /// The optimizer, ``SGD`` or ``Adam``; required when there are losses. Writes `updateParams.optimizer`.
     public var optimizer: (any Optimizer)?
+    /// The default number of epochs; required when there are losses. Writes `updateParams.epochs`.
     public var epochDefault: UInt?
+    /// The epoch counts an app may choose; give this or ``epochRange``, not both.
     public var epochSet: [UInt]?
+    /// The range of epoch counts an app may choose (an OpenCoreML addition). With neither this nor
+    /// ``epochSet``, 1 to the larger of `epochDefault` and 1000.
     public var epochRange: ClosedRange<UInt>?
+    /// Whether training reshuffles the examples every epoch; nil for true. Writes `updateParams.shuffle`.
     public var shuffle: Bool?
+    /// The shuffling seed (an OpenCoreML addition); nil leaves it unset. Writes `updateParams.seed`.
     public var seed: UInt?
+    /// Scale and bias for image inputs (an OpenCoreML addition). Writes the network's `preprocessing`.
     public var preprocessing: [ImagePreprocessing]
+    /// The layers, in the order they run.
     public var layers: [any Layer]
 
+    /// A network whose layers come from the builder.
+    ///
+    /// - Parameters:
+    ///   - losses: The losses of an updatable network; nil for one that is only run.
+    ///   - optimizer: The optimizer, required with losses.
+    ///   - epochDefault: The default number of epochs, required with losses.
+    ///   - epochSet: The epoch counts an app may choose.
+    ///   - epochRange: The range of epoch counts an app may choose, instead of `epochSet`.
+    ///   - shuffle: Whether training reshuffles the examples every epoch; nil for true.
+    ///   - seed: The shuffling seed.
+    ///   - preprocessing: Scale and bias for image inputs.
+    ///   - layers: The layers, in the order they run.
     public init(losses: [any Loss]? = nil, optimizer: (any Optimizer)? = nil, epochDefault: UInt? = nil, epochSet: [UInt]? = nil,
                 epochRange: ClosedRange<UInt>? = nil, shuffle: Bool? = nil, seed: UInt? = nil,
                 preprocessing: [ImagePreprocessing] = [], @LayerBuilder _ layers: () -> [any Layer]) {
@@ -46,6 +69,7 @@ public struct NeuralNetwork: ModelItem {
                   shuffle: shuffle, seed: seed, preprocessing: preprocessing) {}
     }
 
+    /// Appends a layer.
     public mutating func addLayer(_ layer: any Layer) {
         layers.append(layer)
     }
@@ -92,13 +116,20 @@ public struct NeuralNetwork: ModelItem {
 /// Scale and bias applied to an image input before the first layer:
 /// `scale · pixel + bias` per channel (Core ML's `NeuralNetworkImageScaler`).
 public struct ImagePreprocessing: Equatable, Sendable {
+    /// The image input it applies to.
     public var featureName: String
+    /// The factor every pixel value (0…255) is multiplied by, such as 1/255. Writes `channelScale`.
     public var scale: Float
+    /// Added to the red channel after scaling.
     public var redBias: Float
+    /// Added to the green channel after scaling.
     public var greenBias: Float
+    /// Added to the blue channel after scaling.
     public var blueBias: Float
+    /// Added to a grayscale image's only channel after scaling.
     public var grayBias: Float
 
+    /// Preprocessing for the image input `featureName`; by default the pixel values pass unchanged.
     public init(featureName: String, scale: Float = 1, redBias: Float = 0, greenBias: Float = 0, blueBias: Float = 0, grayBias: Float = 0) {
         self.featureName = featureName
         self.scale = scale

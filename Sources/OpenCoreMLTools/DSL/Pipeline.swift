@@ -2,10 +2,12 @@ import CoreMLSpec
 
 /// A model that goes into a pipeline: a `Model` declaration or a specification loaded from a file.
 public protocol ModelConvertible {
+    /// The model as the format stores it, validated.
     func makeSpecification() throws -> CoreML_Specification_Model
 }
 
 extension CoreML_Specification_Model: ModelConvertible {
+    /// The model itself, so that a loaded specification goes into a ``Pipeline`` as it is.
     public func makeSpecification() throws -> CoreML_Specification_Model { self }
 }
 
@@ -26,10 +28,19 @@ extension CoreML_Specification_Model: ModelConvertible {
 /// regressor. Feature names and types must connect; a mismatch is an error naming the model and
 /// the feature.
 public struct Pipeline: ModelItem {
+    /// Which pipeline model type to write (``PipelineKind/automatic`` by default).
     public var kind: PipelineKind
+    /// A name for each model, or none.
     public var names: [String]
+    /// The models, in the order they run.
     public var models: [any ModelConvertible]
 
+    /// A pipeline of the builder's models.
+    ///
+    /// - Parameters:
+    ///   - kind: Which pipeline model type to write.
+    ///   - names: A name for each model, or none.
+    ///   - models: ``Model`` declarations or loaded specifications, in the order they run.
     public init(kind: PipelineKind = .automatic, names: [String] = [], @ItemBuilder<any ModelConvertible> _ models: () -> [any ModelConvertible]) {
         self.kind = kind
         self.names = names
@@ -41,5 +52,6 @@ public struct Pipeline: ModelItem {
 public enum PipelineKind: String, Sendable, CaseIterable {
     /// A classifier when the last model is one, a regressor when it is one, otherwise a plain pipeline.
     case automatic
+    /// Always a plain `Pipeline`, a `PipelineClassifier` or a `PipelineRegressor`.
     case pipeline, classifier, regressor
 }

@@ -3,12 +3,15 @@ import CoreMLSpec
 /// One class label: Core ML labels are all strings or all 64-bit integers.
 /// Literals work: `["cat", "dog"]` or `[0, 1, 2]`.
 public enum ClassLabel: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, CustomStringConvertible {
+    /// A string label.
     case string(String)
+    /// A 64-bit integer label.
     case int64(Int64)
 
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int64) { self = .int64(value) }
 
+    /// The label as text.
     public var description: String {
         switch self {
         case .string(let value): return value

@@ -4,6 +4,11 @@ extension CoreML_Specification_Model {
     /// Widens a neural-network classifier to more classes: the inner-product layer before the
     /// softmax that gives the probabilities gets one more output row per new label (zero weights
     /// and bias, so the old classes' logits are unchanged), and the labels are appended.
+    ///
+    /// - Parameter labels: The new labels, of the same type as the model's and not among them.
+    /// - Throws: A ``ModelToolsError`` when the model is not a neural-network classifier, a label is
+    ///   repeated or of the other type, or the probabilities do not come from a softmax fed by an
+    ///   inner-product layer that nothing else reads.
     public mutating func addClasses(_ labels: [ClassLabel]) throws {
         guard case .neuralNetworkClassifier(let classifier)? = type else {
             throw ModelToolsError("model", "a \(modelTypeName) model has no class labels to add to; use addOutputClasses(_:) on a plain neural network")
@@ -30,6 +35,12 @@ extension CoreML_Specification_Model {
 
     /// Widens a plain network's softmax output by `count` classes: the inner-product layer before
     /// that softmax gets `count` more rows (zeros) and the output's shape grows to match.
+    ///
+    /// - Parameters:
+    ///   - count: How many classes to add; at least 1.
+    ///   - output: The softmax output to widen; nil for the first output that comes from a softmax.
+    /// - Throws: A ``ModelToolsError`` when the model is not a plain neural network or the output does
+    ///   not come from a softmax fed by an inner-product layer that nothing else reads.
     public mutating func addOutputClasses(_ count: Int, output: String? = nil) throws {
         guard case .neuralNetwork? = type else {
             throw ModelToolsError("model", "addOutputClasses works on plain neural networks; a \(modelTypeName) model needs addClasses(_:)")

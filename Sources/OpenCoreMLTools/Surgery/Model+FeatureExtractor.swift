@@ -9,6 +9,17 @@ extension CoreML_Specification_Model {
     /// (default: the blob's name) of the blob's shape (`[C]` for a C×1×1 blob). Updatable marks,
     /// update parameters and training inputs are removed; metadata is kept, with the short
     /// description saying which blob the features are.
+    ///
+    /// ```swift
+    /// let extractor = try lenet.featureExtractor(outputBlob: "relu3_out", outputName: "features")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - blob: The blob whose values become the features: a layer output, not a model input.
+    ///   - outputName: The name of the extractor's output; nil for the blob's name.
+    /// - Returns: The validated feature extractor.
+    /// - Throws: A ``ModelToolsError`` when the model is not a neural network, no layer writes `blob`, or
+    ///   `outputName` is taken by another blob.
     public func featureExtractor(outputBlob blob: String, outputName: String? = nil) throws -> CoreML_Specification_Model {
         let layers = try networkLayers()
         let location = "blob '\(blob)'"

@@ -6,6 +6,14 @@ extension CoreML_Specification_Model {
     /// cross-entropy, or the first output for MSE) and `target` (by default `<input>_true`). The
     /// training inputs become the model inputs plus the target — for a classifier trained with
     /// cross-entropy, its label feature instead.
+    ///
+    /// - Parameters:
+    ///   - function: Cross-entropy (which needs a softmax output) or mean squared error.
+    ///   - input: The blob the loss reads; nil for the default described above.
+    ///   - target: The training input that holds the truth; nil for `<input>_true`.
+    ///   - name: The loss layer's name, which no layer may have.
+    /// - Throws: A ``ModelToolsError`` when the model is not a neural network, no layer writes `input`,
+    ///   cross-entropy would read something other than a softmax, or `name` is a layer's.
     public mutating func setLoss(_ function: LossFunction, input: String? = nil, target: String? = nil, name: String = "lossLayer") throws {
         let layers = try networkLayers()
         let input = try input ?? defaultLossInput(function, layers: layers)

@@ -6,6 +6,11 @@ extension CoreML_Specification_Model {
     ///
     /// The model still needs a loss (`setLoss`), an optimizer (`setOptimizer`) and epochs
     /// (`setEpochs`) before it validates.
+    ///
+    /// - Parameter names: The layers to train; each must have weights and be of a type Core ML can
+    ///   train (convolution, inner product and the others OpenCoreML's engine trains).
+    /// - Throws: A ``ModelToolsError`` naming the layer that does not exist, cannot be trained, has no
+    ///   weights or has quantized weights.
     public mutating func makeUpdatable(layers names: [String]) throws {
         guard !names.isEmpty else { throw ModelToolsError("make updatable", "name at least one layer") }
         try editNetwork { network in

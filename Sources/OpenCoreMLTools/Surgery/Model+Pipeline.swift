@@ -13,6 +13,16 @@ extension CoreML_Specification_Model {
     ///
     /// Only the last model may be updatable; then the pipeline is too, and its training inputs are
     /// its inputs plus the last model's training inputs that no earlier model produces (its label).
+    ///
+    /// - Parameters:
+    ///   - models: The models in the order they run; at least one.
+    ///   - names: A name for each model, or none.
+    ///   - kind: Which pipeline model type to write.
+    ///   - inputs: The pipeline's input names; nil for the default described above.
+    ///   - outputs: The pipeline's output names; nil for the last model's outputs.
+    /// - Returns: The validated pipeline.
+    /// - Throws: A ``ModelToolsError`` naming the model and feature that do not connect, an input no
+    ///   model reads, an output no model produces, or an updatable model that is not the last.
     public static func pipeline(_ models: [CoreML_Specification_Model], names: [String] = [], kind: PipelineKind = .automatic,
                                 inputs: [String]? = nil, outputs: [String]? = nil) throws -> CoreML_Specification_Model {
         guard !models.isEmpty else { throw ModelToolsError("pipeline", "give at least one model") }

@@ -16,6 +16,7 @@ import OpenCoreML
 public struct LabeledDataset: Sendable {
     /// Which files of an MNIST-format folder to read.
     public enum Split: String, CaseIterable, Sendable {
+        /// `train` reads the `train-*` files, `test` the `t10k-*` files.
         case train, test
     }
 

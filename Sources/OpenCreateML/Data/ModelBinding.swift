@@ -153,8 +153,11 @@ public struct LabeledBatchProvider: MLBatchProvider, ContiguousTrainingData, @un
     /// A name per class index: the model's class labels, the given names, or the index as text.
     public var classNames: [String] { binding.classNames }
 
+    /// The number of examples.
     public var count: Int { dataset.count }
 
+    /// Example `index`: its values under ``inputName`` and, when there is one, its label under
+    /// ``labelName``.
     public func features(at index: Int) -> MLFeatureProvider {
         // Shapes and labels were checked when the binding was made, so this cannot fail.
         try! binding.features(dataset, index)

@@ -10,14 +10,22 @@ import _OpenCoreMLImageIO
 public struct ImageFeatureExtractor: @unchecked Sendable {
     /// The extractor as stored in exported pipelines.
     public let specification: CoreML_Specification_Model
+    /// The name of the extractor's image input.
     public let inputName: String
+    /// The name of the extractor's multi-array output: the features.
     public let outputName: String
+    /// The number of values the extractor gives per picture.
     public let featureCount: Int
     /// A hash of the model file's bytes: extracted features are cached under it.
     public let fingerprint: String
     let model: MLModel
     let constraint: MLImageConstraint
 
+    /// Loads the feature extractor in the model file at `url`.
+    ///
+    /// - Parameter url: An `.mlmodel` file: a neural network with one image input and one multi-array
+    ///   output, or a neural-network classifier with one multi-array output, which is cut to it.
+    /// - Throws: A ``CreateMLError`` naming the file when it cannot be read or is not such a model.
     public init(contentsOf url: URL) throws {
         let location = "feature extractor \(url.path)"
         let data: Data

@@ -46,6 +46,8 @@ extension MLImageClassifier {
 
 /// A picture file and its class label.
 public struct LabeledImage: Sendable, Equatable {
+    /// The picture file.
     public var url: URL
+    /// The picture's class label.
     public var label: String
 }

@@ -15,13 +15,17 @@ extension MLImageClassifier {
         /// Which pictures measure the model during training; with any, the iteration with the best
         /// validation accuracy is kept (Create ML keeps the last).
         public enum ValidationData: Sendable {
+            /// Pictures set aside from the training data by `strategy`.
             case split(strategy: MLSplitStrategy)
+            /// Other pictures, whose labels must all be training classes.
             case dataSource(DataSource)
+            /// No validation: the last iteration is kept.
             case none
         }
 
         /// The penalty on a logistic regression's weights, added to the mean cross-entropy.
         public enum Penalty: Sendable, Equatable {
+            /// No penalty.
             case none
             /// (λ/2)·‖W‖²
             case l2(Double)
@@ -42,7 +46,10 @@ extension MLImageClassifier {
         /// output (a classifier with such an output, as the converted EfficientNet-Lite0, is cut
         /// to it).
         public var featureExtractor: URL
+        /// Which pictures measure the model during training (by default 10 % of each class, when there are
+        /// at least 50 pictures).
         public var validation: ValidationData
+        /// The most logistic-regression iterations (25 by default).
         public var maxIterations: Int
         /// Random changes applied to extra copies of each training picture (none by default).
         public var augmentation: ImageAugmentationOptions
@@ -50,6 +57,8 @@ extension MLImageClassifier {
         public var augmentedCopies: Int
         /// Seeds the augmentations (each picture's copies depend only on it, the file and the copy).
         public var augmentationSeed: Int
+        /// The classifier trained on the features (by default a logistic regression with a small L2
+        /// penalty).
         public var algorithm: ModelAlgorithmType
         /// Whether the logistic regression scales each feature to zero mean and unit variance while
         /// fitting (the penalty then applies to the scaled weights; the exported weights are in the
@@ -59,6 +68,7 @@ extension MLImageClassifier {
         /// system's temporary folder.
         public var cacheDirectory: URL?
 
+        /// Training options; every one but the feature extractor has a default.
         public init(featureExtractor: URL, validation: ValidationData = .split(strategy: .automatic), maxIterations: Int = 25,
                     augmentation: ImageAugmentationOptions = [], augmentedCopies: Int = 1, augmentationSeed: Int = 0,
                     algorithm: ModelAlgorithmType = .logisticRegression(), standardizesFeatures: Bool = false, cacheDirectory: URL? = nil) {

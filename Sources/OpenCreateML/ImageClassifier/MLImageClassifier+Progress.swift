@@ -7,6 +7,7 @@ extension MLImageClassifier {
         public var iteration: Int
         /// Mean cross-entropy plus penalty.
         public var loss: Double
+        /// The fraction of training pictures classified correctly.
         public var trainingAccuracy: Double
         /// nil without validation data.
         public var validationAccuracy: Double?
@@ -17,6 +18,7 @@ extension MLImageClassifier {
         /// One picture's features are ready: `completed` of `total` in this phase; `fromCache` when
         /// they were read from the cache rather than extracted.
         case featuresExtracted(file: URL, completed: Int, total: Int, fromCache: Bool)
+        /// One logistic-regression iteration is done.
         case iterationFinished(Iteration)
     }
 }

@@ -24,10 +24,13 @@ public struct MLImageClassifier {
         case nearestNeighbors(k: Int, samples: [[Float]], labels: [String])
     }
 
+    /// The options the classifier was trained with.
     public let parameters: ModelParameters
+    /// The feature extractor that turns pictures into the classifier's inputs.
     public let extractor: ImageFeatureExtractor
     /// The classes, sorted.
     public let classLabels: [String]
+    /// How well the classifier labels its own training pictures.
     public let trainingMetrics: MLClassifierMetrics
     /// Empty without validation data.
     public let validationMetrics: MLClassifierMetrics
@@ -40,6 +43,16 @@ public struct MLImageClassifier {
     /// The k-NN classifier as a Core ML model, for predictions.
     private let nearestNeighborsModel: MLModel?
 
+    /// Extracts the features of the training pictures and trains the classifier on them.
+    ///
+    /// Features are cached on disk under the extractor's fingerprint, so a second run on the same
+    /// pictures skips the extraction.
+    ///
+    /// - Parameters:
+    ///   - trainingData: The labelled pictures; at least two classes.
+    ///   - parameters: The feature extractor, validation data and training options.
+    ///   - progress: Called as features are extracted and after every iteration.
+    /// - Throws: A ``CreateMLError`` naming the folder, file or parameter at fault.
     public init(trainingData: DataSource, parameters: ModelParameters, progress: (@Sendable (Progress) -> Void)? = nil) throws {
         self.parameters = parameters
         self.progress = progress

@@ -36,6 +36,8 @@ public struct MLLogisticRegressionClassifier: @unchecked Sendable {
         /// weights are in the data's units either way).
         public var featureRescaling: Bool
 
+        /// Training options. Defaults: at most 10 iterations, an L2 penalty of 0.01, a convergence
+        /// threshold of 0.01, feature rescaling on.
         public init(maxIterations: Int = 10, l1Penalty: Double = 0, l2Penalty: Double = 0.01, stepSize: Double = 1.0,
                     convergenceThreshold: Double = 0.01, featureRescaling: Bool = true) {
             self.maxIterations = maxIterations
@@ -65,11 +67,15 @@ public struct MLLogisticRegressionClassifier: @unchecked Sendable {
 
     /// One L-BFGS iteration, for progress reports.
     public struct Iteration: Sendable {
+        /// 1 for the first iteration.
         public var iteration: Int
+        /// The penalized mean cross-entropy after the iteration.
         public var loss: Double
+        /// The largest gradient component after the iteration.
         public var gradientNorm: Double
     }
 
+    /// The options the classifier was trained with.
     public let modelParameters: ModelParameters
     /// The class names, by class index.
     public let classLabels: [String]

@@ -20,16 +20,23 @@ public struct MLClassifierMetrics: Sendable {
         public var index: Int
         /// The picture, for image data.
         public var file: URL?
+        /// The example's true class.
         public var trueLabel: String
+        /// The class the model gave it.
         public var predictedLabel: String
     }
 
     /// Precision, recall and F1 of one class, and how many examples truly belong to it.
     public struct ClassMetrics: Sendable, Equatable, Encodable {
+        /// The class.
         public var label: String
+        /// Of the examples labelled this class, the fraction that truly belong to it (0 when none was).
         public var precision: Double
+        /// Of the examples that belong to this class, the fraction labelled so (0 when there are none).
         public var recall: Double
+        /// The harmonic mean of precision and recall (0 when both are 0).
         public var f1: Double
+        /// How many examples truly belong to the class.
         public var support: Int
 
         private enum CodingKeys: String, CodingKey {
@@ -39,8 +46,11 @@ public struct MLClassifierMetrics: Sendable {
 
     /// Precision, recall and F1 averaged over the classes.
     public struct Average: Sendable, Equatable, Encodable {
+        /// The mean precision.
         public var precision: Double
+        /// The mean recall.
         public var recall: Double
+        /// The mean F1 score.
         public var f1: Double
     }
 
@@ -48,6 +58,7 @@ public struct MLClassifierMetrics: Sendable {
     public let classLabels: [String]
     /// `confusionMatrix[t][p]`: how many examples of class t were labelled p.
     public let confusionMatrix: [[Int]]
+    /// The examples the classifier labelled wrongly, in order (an OpenCoreML addition).
     public internal(set) var misclassifiedExamples: [Misclassification]
     /// How many examples were evaluated.
     public let exampleCount: Int

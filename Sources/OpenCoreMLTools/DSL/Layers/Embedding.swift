@@ -3,15 +3,25 @@ import CoreMLSpec
 /// A lookup table from indices `0..<inputDim` to vectors of `outputChannels` values. `weight` is
 /// `[outputChannels, inputDim]`; without it, Glorot-uniform values seeded by the layer's name.
 public struct Embedding: Layer {
+    /// The layer's name, unique in the network.
     public let name: String
+    /// The blob of indices the layer reads.
     public let input: [String]
+    /// The blob of vectors the layer writes.
     public let output: [String]
+    /// The table, `outputChannels × inputDim` values; nil for Glorot-uniform values seeded by the
+    /// layer's name.
     public let weight: [Float]?
+    /// A bias added to every vector, `outputChannels` values; nil for none.
     public let bias: [Float]?
+    /// The number of indices: the size of the vocabulary.
     public let inputDim: UInt
+    /// The length of each vector.
     public let outputChannels: UInt
+    /// Whether training may change the table (false by default).
     public let updatable: Bool
 
+    /// An embedding layer.
     public init(name: String, input: [String], output: [String], weight: [Float]? = nil, bias: [Float]? = nil,
                 inputDim: UInt, outputChannels: UInt, updatable: Bool = false) {
         self.name = name
@@ -24,6 +34,10 @@ public struct Embedding: Layer {
         self.updatable = updatable
     }
 
+    /// The layer as the format stores it, with its `embedding` parameters set.
+    ///
+    /// - Throws: A ``ModelToolsError`` when a size is not positive or the table or bias has the wrong
+    ///   count.
     public func layerSpecification() throws -> CoreML_Specification_NeuralNetworkLayer {
         guard inputDim > 0, outputChannels > 0 else {
             throw ModelToolsError(location, "inputDim and outputChannels must be positive (got \(inputDim), \(outputChannels))")

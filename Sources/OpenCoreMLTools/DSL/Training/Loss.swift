@@ -8,16 +8,21 @@ public protocol Loss {
 
 /// Mean squared error between the blob `input` and the training input `target`.
 public struct MSE: Loss, Equatable, Sendable {
+    /// The loss layer's name.
     public let name: String
+    /// The blob the loss reads: the network's prediction.
     public let input: String
+    /// The training input that holds the true values, of the input's shape.
     public let target: String
 
+    /// A mean-squared-error loss between `input` and `target`.
     public init(name: String, input: String, target: String) {
         self.name = name
         self.input = input
         self.target = target
     }
 
+    /// The loss layer, with its `meanSquaredErrorLossLayer` set.
     public var lossSpecification: CoreML_Specification_LossLayer {
         var loss = CoreML_Specification_LossLayer()
         loss.name = name
@@ -30,16 +35,21 @@ public struct MSE: Loss, Equatable, Sendable {
 /// Categorical cross-entropy between the probabilities `input` (a softmax output) and the class
 /// index in the training input `target`.
 public struct CategoricalCrossEntropy: Loss, Equatable, Sendable {
+    /// The loss layer's name.
     public let name: String
+    /// The blob the loss reads: the softmax output's class probabilities.
     public let input: String
+    /// The training input that holds the true class: an int32 class index (or a classifier's label).
     public let target: String
 
+    /// A categorical cross-entropy loss between the probabilities `input` and the class in `target`.
     public init(name: String, input: String, target: String) {
         self.name = name
         self.input = input
         self.target = target
     }
 
+    /// The loss layer, with its `categoricalCrossEntropyLossLayer` set.
     public var lossSpecification: CoreML_Specification_LossLayer {
         var loss = CoreML_Specification_LossLayer()
         loss.name = name
