@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "OpenCoreMLTools", targets: ["OpenCoreMLTools"]),
         .library(name: "OpenCreateML", targets: ["OpenCreateML"]),
         .executable(name: "opencoreml", targets: ["opencoreml"]),
+        /// Xcode-style typed classes for the `.mlmodel` files of a target.
+        .plugin(name: "OpenCoreMLCodeGen", targets: ["OpenCoreMLCodeGen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
@@ -82,6 +84,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "opencoreml", dependencies: ["OpenCoreMLCLI"]),
+        /// Runs `opencoreml generate` for every `.mlmodel` in a target at build time.
+        .plugin(name: "OpenCoreMLCodeGen", capability: .buildTool(), dependencies: ["opencoreml"]),
 
         // MARK: Tests
 
@@ -96,6 +100,12 @@ let package = Package(
         .testTarget(name: "OpenCoreMLToolsTests", dependencies: ["OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCreateMLTests", dependencies: ["OpenCreateML", "OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLImageIOTests", dependencies: ["_OpenCoreMLImageIO", "_OpenCoreMLTestSupport"]),
-        .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "opencoreml", "_OpenCoreMLTestSupport"]),
+        .testTarget(
+            name: "OpenCoreMLCodeGenTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"],
+            exclude: ["Models/make_regressor.py"],
+            resources: [.copy("Models/ClassifierSGD.mlmodel"), .copy("Models/PipelineKNN.mlmodel"), .copy("Models/Regressor.mlmodel")],
+            plugins: ["OpenCoreMLCodeGen"]
+        ),
+        .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "_OpenCoreMLTestSupport"]),
     ]
 )

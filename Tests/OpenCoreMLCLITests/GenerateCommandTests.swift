@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import _OpenCoreMLTestSupport
+
+/// `opencoreml generate`: Xcode's typed classes for a model, written to a folder.
+struct GenerateCommandTests {
+    @Test func writesTheClassesAndLeavesAnUpToDateFileAlone() throws {
+        try withTemporaryDirectory { folder in
+            let model = Fixtures.url("classifier_sgd.mlmodel").path
+            let first = try CommandRunner.run(["generate", model, "--output", folder.path])
+            #expect(first.status == 0, "\(first.stderr)")
+            let file = folder.appendingPathComponent("classifier_sgd.swift")
+            let source = try String(contentsOf: file, encoding: .utf8)
+            for declaration in ["class classifier_sgd {", "class classifier_sgdInput: MLFeatureProvider", "class classifier_sgdOutput: MLFeatureProvider",
+                                "class classifier_sgdTrainingInput: MLFeatureProvider", "func prediction(features: MLMultiArray) throws -> classifier_sgdOutput",
+                                "var classProbability: [String : Double]", "var classLabel: String", "import OpenCoreML"] {
+                #expect(source.contains(declaration), "missing: \(declaration)")
+            }
+            let again = try CommandRunner.run(["generate", model, "--output", folder.path])
+            #expect(again.status == 0 && again.stdout.contains("up to date"))
+
+            let named = try CommandRunner.run(["generate", model, "--output", folder.path, "--class-name", "Iris"])
+            #expect(named.status == 0)
+            #expect(try String(contentsOf: folder.appendingPathComponent("Iris.swift"), encoding: .utf8).contains("class IrisOutput"))
+            // A k-NN model without training inputs for its description gets no training class only when not updatable.
+            let knn = try CommandRunner.run(["generate", Fixtures.url("knn_linear_string.mlmodel").path, "--output", folder.path, "--class-name", "Neighbours"])
+            #expect(knn.status == 0, "\(knn.stderr)")
+        }
+    }
+
+    @Test func badNamesAndPathsFailWithOneLine() throws {
+        try withTemporaryDirectory { folder in
+            let model = Fixtures.url("classifier_sgd.mlmodel").path
+            for (arguments, text) in [
+                (["generate", model, "--output", folder.path, "--class-name", "9lives"], "not a Swift type name"),
+                (["generate", model, "--output", folder.path, "--class-name", "class"], "not a Swift type name"),
+                (["generate", model, "--output", folder.appendingPathComponent("missing").path], "does not exist"),
+                (["generate", folder.appendingPathComponent("none.mlmodel").path, "--output", folder.path], "no such file"),
+            ] {
+                let result = try CommandRunner.run(arguments)
+                #expect(result.status == 1, "\(arguments)")
+                #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(text), "\(result.stderr)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+    }
+}
