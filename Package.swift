@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CoreMLSpec", targets: ["CoreMLSpec"]),
         .library(name: "OpenCoreMLTools", targets: ["OpenCoreMLTools"]),
         .library(name: "OpenCreateML", targets: ["OpenCreateML"]),
+        .library(name: "OpenVision", targets: ["OpenVision"]),
         .executable(name: "opencoreml", targets: ["opencoreml"]),
         /// Xcode-style typed classes for the `.mlmodel` files of a target.
         .plugin(name: "OpenCoreMLCodeGen", targets: ["OpenCoreMLCodeGen"]),
@@ -33,6 +34,9 @@ let package = Package(
         .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec"]),
         /// Create ML's trainers: an image classifier on a Core ML feature extractor's features.
         .target(name: "OpenCreateML", dependencies: ["OpenCoreML", "OpenCoreMLTools", "CoreMLSpec", "_OpenCoreMLImageIO", "_OpenCoreMLLinear", "CZlib"]),
+        /// Vision's requests for Core ML image models (`VNCoreMLRequest`, `VNImageRequestHandler`, ...),
+        /// with stand-ins for `CIImage` and `CGImagePropertyOrientation` where Linux lacks them.
+        .target(name: "OpenVision", dependencies: ["OpenCoreML", "_OpenCoreMLImageIO"]),
 
         // MARK: Implementation
 
@@ -99,6 +103,7 @@ let package = Package(
         .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLToolsTests", dependencies: ["OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCreateMLTests", dependencies: ["OpenCreateML", "OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenVisionTests", dependencies: ["OpenVision", "OpenCoreMLTools", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLImageIOTests", dependencies: ["_OpenCoreMLImageIO", "_OpenCoreMLTestSupport"]),
         .testTarget(
             name: "OpenCoreMLCodeGenTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"],
