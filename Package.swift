@@ -107,8 +107,9 @@ let package = Package(
         .testTarget(name: "OpenCoreMLImageIOTests", dependencies: ["_OpenCoreMLImageIO", "_OpenCoreMLTestSupport"]),
         .testTarget(
             name: "OpenCoreMLCodeGenTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"],
-            exclude: ["Models/make_regressor.py"],
-            resources: [.copy("Models/ClassifierSGD.mlmodel"), .copy("Models/PipelineKNN.mlmodel"), .copy("Models/Regressor.mlmodel")],
+            exclude: ["Models/make_regressor.py", "Models/make_healthysnacks.py"],
+            resources: [.copy("Models/ClassifierSGD.mlmodel"), .copy("Models/PipelineKNN.mlmodel"), .copy("Models/Regressor.mlmodel"),
+                        .copy("Models/HealthySnacks.mlmodel")],
             plugins: ["OpenCoreMLCodeGen"]
         ),
         .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "_OpenCoreMLTestSupport"]),
