@@ -61,23 +61,7 @@ struct ImageInputTests {
         layer.isUpdatable = true
         layer.convolution = conv
         network.layers = [layer]
-        var loss = CoreML_Specification_LossLayer()
-        loss.name = "loss"
-        loss.meanSquaredErrorLossLayer.input = "out"
-        loss.meanSquaredErrorLossLayer.target = "out_true"
-        network.updateParams.lossLayers = [loss]
-        var sgd = CoreML_Specification_SGDOptimizer()
-        sgd.learningRate.defaultValue = 0.05
-        sgd.learningRate.range.maxValue = 1
-        sgd.miniBatchSize.defaultValue = 3
-        sgd.miniBatchSize.range.minValue = 1
-        sgd.miniBatchSize.range.maxValue = 64
-        sgd.momentum.defaultValue = 0
-        sgd.momentum.range.maxValue = 1
-        network.updateParams.optimizer.sgdOptimizer = sgd
-        network.updateParams.epochs.defaultValue = 3
-        network.updateParams.epochs.range.minValue = 1
-        network.updateParams.epochs.range.maxValue = 10
+        network.setMeanSquaredErrorTraining(output: "out", learningRate: 0.05, batchSize: 3, maxBatchSize: 64, epochs: 3, maxEpochs: 10)
         network.updateParams.shuffle.defaultValue = false
         model.neuralNetwork = network
         var output = CoreML_Specification_FeatureDescription()

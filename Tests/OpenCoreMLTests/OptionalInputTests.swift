@@ -46,22 +46,7 @@ struct OptionalInputTests {
         add.add = CoreML_Specification_AddLayerParams()
         var network = CoreML_Specification_NeuralNetwork()
         network.layers = [first, add]
-        var loss = CoreML_Specification_LossLayer()
-        loss.name = "loss"
-        loss.meanSquaredErrorLossLayer.input = "out"
-        loss.meanSquaredErrorLossLayer.target = "out_true"
-        network.updateParams.lossLayers = [loss]
-        var sgd = CoreML_Specification_SGDOptimizer()
-        sgd.learningRate.defaultValue = 0.1
-        sgd.learningRate.range.maxValue = 1
-        sgd.miniBatchSize.defaultValue = 4
-        sgd.miniBatchSize.range.minValue = 1
-        sgd.miniBatchSize.range.maxValue = 16
-        sgd.momentum.range.maxValue = 1
-        network.updateParams.optimizer.sgdOptimizer = sgd
-        network.updateParams.epochs.defaultValue = 20
-        network.updateParams.epochs.range.minValue = 1
-        network.updateParams.epochs.range.maxValue = 100
+        network.setMeanSquaredErrorTraining(output: "out", learningRate: 0.1, batchSize: 4, maxBatchSize: 16, epochs: 20, maxEpochs: 100)
         model.neuralNetwork = network
         return model
     }
