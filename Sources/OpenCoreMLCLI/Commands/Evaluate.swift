@@ -20,7 +20,8 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Print one JSON object instead of tables.")
     var json = false
 
-    @Option(name: .customLong("confusion-matrix"), help: "Also write the confusion matrix as an SVG heat map.")
+    @Option(name: .customLong("confusion-matrix"), help: ArgumentHelp("Also write the confusion matrix as an SVG or PNG heat map (by the extension).", valueName: "file"),
+            transform: ChartFormat.checkedPath)
     var confusionMatrix: String?
 
     func run() throws {
@@ -29,7 +30,7 @@ struct Evaluate: ParsableCommand {
         let loaded = try loadModel(model)
         let examples = try dataset.load(defaultSplit: .test)
         let metrics = try CLIError.wrapping { try MLClassifierMetrics(model: loaded, on: examples, classNames: dataset.classNameList) }
-        if let confusionMatrix { try writeText(ConfusionMatrixSVG.render(metrics), to: confusionMatrix) }
+        if let confusionMatrix { try writeChart(to: confusionMatrix) { ConfusionMatrixChart.make(metrics, text: $0) } }
         if json {
             try printJSON(EvaluationJSON(metrics))
             return

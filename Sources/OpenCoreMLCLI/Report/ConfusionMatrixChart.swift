@@ -1,47 +1,57 @@
 import OpenCreateML
 
-/// A confusion matrix as an SVG heat map: true classes down the left, predicted classes across the top,
+/// A confusion matrix as a heat map: true classes down the left, predicted classes across the top,
 /// each cell showing its count and shaded by its share of the true class's samples (so rare classes
-/// read as clearly as common ones). Hovering a cell shows the details.
-enum ConfusionMatrixSVG {
-    static func render(_ metrics: MLClassifierMetrics, title: String = "Confusion matrix") -> String {
-        render(matrix: metrics.confusionMatrix, classNames: metrics.classLabels, title: title)
+/// read as clearly as common ones). Hovering a cell shows the details (SVG).
+///
+/// A class label the backend's font cannot draw (emoji in a PNG) is shown as `#index`, and a note under
+/// the chart names its characters.
+enum ConfusionMatrixChart {
+    static func make(_ metrics: MLClassifierMetrics, title: String = "Confusion matrix", text: any ChartTextMetrics) -> Chart {
+        make(matrix: metrics.confusionMatrix, classNames: metrics.classLabels, title: title, text: text)
     }
 
     /// `matrix[t][p]`: samples of true class `t` predicted as `p`; one row and column per class name.
-    static func render(matrix: [[Int]], classNames: [String], title: String = "Confusion matrix") -> String {
+    static func make(matrix: [[Int]], classNames: [String], title: String = "Confusion matrix", text: any ChartTextMetrics) -> Chart {
         let n = classNames.count
         precondition(matrix.count == n && matrix.allSatisfy { $0.count == n }, "an n × n matrix for n class names")
         let cell = min(56, max(18, 560 / Double(max(n, 1))))
         let labelFont = min(14, max(9, cell * 0.3))
-        let widestName = classNames.map { SVG.estimatedWidth($0, fontSize: labelFont) }.max() ?? 0
+        let numbered = classNames.indices.filter { !text.canDraw(classNames[$0]) }
+        let labels = classNames.enumerated().map { index, name in
+            numbered.contains(index) ? "#\(index)" : fitted(name, width: 220, size: labelFont, text: text)
+        }
+        let widestName = labels.map { text.width(of: $0, size: labelFont) }.max() ?? 0
         let rotateColumns = widestName > cell - 4
         let rowLabelWidth = min(220, widestName) + 12
         let columnLabelHeight = rotateColumns ? min(220, widestName) * 0.71 + 14 : labelFont + 10
 
         let left = 28 + rowLabelWidth  // room for the rotated "true class" title
         let top = 34 + 22 + columnLabelHeight  // chart title, "predicted class" title
-        let note = "shade: share of the true class's samples"
         let right = rotateColumns ? min(220, widestName) * 0.71 + 8 : 16  // rotated labels lean right
-        let width = max(left + cell * Double(n) + right, left + SVG.estimatedWidth(note, fontSize: 11) + 16, SVG.estimatedWidth(title, fontSize: 16) + 32)
-        let height = top + cell * Double(n) + 40
+        let gridWidth = cell * Double(n)
+        let shadeNote = "shade: share of the true class's samples"
+        var width = max(left + gridWidth + right, text.width(of: title, size: 16, bold: true) + 32)
+        let legend = legendLines(numbered.map { "#\($0) \(described(classNames[$0], text: text))" },
+                                 width: max(width - left - 16, 320), text: text)
+        let notes = [shadeNote] + legend
+        width = max(width, left + (notes.map { text.width(of: $0, size: 11) }.max() ?? 0) + 16)
+        let height = top + gridWidth + 40 + 16 * Double(notes.count - 1)
 
-        var body: [String] = []
-        body.append(SVG.text(title, x: width / 2, y: 24, ##"text-anchor="middle" font-size="16" font-weight="600""##))
-        body.append(SVG.text("predicted class", x: left + cell * Double(n) / 2, y: 50, ##"text-anchor="middle" font-size="12" fill="#444444""##))
-        let middleY = top + cell * Double(n) / 2
-        body.append(SVG.text("true class", x: 16, y: middleY, ##"text-anchor="middle" font-size="12" fill="#444444" transform="rotate(-90 16 \##(SVG.number(middleY)))""##))
+        var chart = Chart(width: width, height: height, title: title)
+        chart.text(title, x: width / 2, y: 24, size: 16, anchor: .middle, bold: true)
+        chart.text("predicted class", x: left + gridWidth / 2, y: 50, size: 12, anchor: .middle, color: .axis)
+        let middleY = top + gridWidth / 2
+        chart.text("true class", x: 16, y: middleY, size: 12, anchor: .middle, color: .axis, rotation: -90)
 
-        for (index, name) in classNames.enumerated() {
+        for (index, label) in labels.enumerated() {
             let x = left + cell * (Double(index) + 0.5)
             if rotateColumns {
-                let y = top - 6
-                body.append(SVG.text(name, x: x, y: y, ##"font-size="\##(SVG.number(labelFont))" transform="rotate(-45 \##(SVG.number(x)) \##(SVG.number(y)))""##))
+                chart.text(label, x: x, y: top - 6, size: labelFont, rotation: -45)
             } else {
-                body.append(SVG.text(name, x: x, y: top - 6, ##"text-anchor="middle" font-size="\##(SVG.number(labelFont))""##))
+                chart.text(label, x: x, y: top - 6, size: labelFont, anchor: .middle)
             }
-            let y = top + cell * (Double(index) + 0.5)
-            body.append(SVG.text(name, x: left - 8, y: y, ##"text-anchor="end" dominant-baseline="central" font-size="\##(SVG.number(labelFont))""##))
+            chart.text(label, x: left - 8, y: top + cell * (Double(index) + 0.5), size: labelFont, anchor: .end, baseline: .central)
         }
 
         for (truth, row) in matrix.enumerated() {
@@ -52,25 +62,69 @@ enum ConfusionMatrixSVG {
                 let countFont = min(14, cell * 0.34, (cell - 4) / max(1, Double(String(count).count) * 0.62))
                 let percent = (share * 1000).rounded() / 10
                 let tip = "true \(classNames[truth]), predicted \(classNames[predicted]): \(count) (\(formatted(percent))% of \(classNames[truth]))"
-                body.append("<g>")
-                body.append("<title>\(SVG.escape(tip))</title>")
-                body.append(##"<rect x="\##(SVG.number(x))" y="\##(SVG.number(y))" width="\##(SVG.number(cell))" height="\##(SVG.number(cell))" fill="\##(shade(share))" stroke="#ffffff" stroke-width="1"/>"##)
-                body.append(SVG.text(String(count), x: x + cell / 2, y: y + cell / 2, ##"text-anchor="middle" dominant-baseline="central" font-size="\##(SVG.number(countFont))" fill="\##(share > 0.5 ? "#ffffff" : "#1a1a1a")""##))
-                body.append("</g>")
+                chart.append(.group(tooltip: tip, [
+                    .rectangle(x: x, y: y, width: cell, height: cell, fill: shade(share), stroke: .white, strokeWidth: 1),
+                    .text(ChartText(content: String(count), x: x + cell / 2, y: y + cell / 2, size: countFont, anchor: .middle, baseline: .central,
+                                    color: share > 0.5 ? .white : .ink)),
+                ]))
             }
         }
-        body.append(SVG.text(note, x: left, y: height - 14, ##"font-size="11" fill="#666666""##))
-        return SVG.document(width: width, height: height, title: title, body: body)
+        for (index, note) in notes.enumerated() {
+            chart.text(note, x: left, y: top + gridWidth + 26 + 16 * Double(index), size: 11, color: .note)
+        }
+        return chart
     }
 
     /// White to dark blue as `share` goes from 0 to 1.
-    private static func shade(_ share: Double) -> String {
-        let from = (247.0, 251.0, 255.0), to = (8.0, 48.0, 107.0)
-        let t = min(max(share, 0), 1)
-        let channels = [from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t, from.2 + (to.2 - from.2) * t]
-        return "#" + channels.map { channel in
-            let hex = String(Int(channel.rounded()), radix: 16)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined()
+    static func shade(_ share: Double) -> ChartColor {
+        ChartColor(0xF7FBFF).mixed(with: ChartColor(0x08306B), share)
+    }
+
+    /// `name`, cut short with "…" when wider than `width`.
+    private static func fitted(_ name: String, width: Double, size: Double, text: any ChartTextMetrics) -> String {
+        guard text.width(of: name, size: size) > width else { return name }
+        var characters = Array(name)
+        while characters.count > 1 && text.width(of: String(characters) + "…", size: size) > width { characters.removeLast() }
+        return String(characters) + "…"
+    }
+
+    /// A label whose characters the font lacks, in words: "✊" → "raised fist", "ok 👍" → "ok [thumbs up sign]",
+    /// "👨‍👩‍👧" → "man-woman-girl", "🇫🇷" → "flag FR".
+    private static func described(_ label: String, text: any ChartTextMetrics) -> String {
+        func name(_ character: Character) -> String {
+            let regionalIndicators = character.unicodeScalars.filter { (0x1F1E6...0x1F1FF).contains($0.value) }
+            if regionalIndicators.count == 2 {
+                return "flag " + String(String.UnicodeScalarView(regionalIndicators.compactMap { Unicode.Scalar($0.value - 0x1F1E6 + 0x41) }))
+            }
+            // Joiners, variation selectors and skin tones add no words.
+            let scalars = character.unicodeScalars.filter { scalar in
+                scalar != "\u{200D}" && !(0xFE00...0xFE0F).contains(scalar.value) && !scalar.properties.isEmojiModifier
+            }
+            return (scalars.isEmpty ? Array(character.unicodeScalars.prefix(1)) : Array(scalars)).map { scalar in
+                scalar.properties.name?.lowercased() ?? "U+" + String(scalar.value, radix: 16, uppercase: true)
+            }.joined(separator: "-")
+        }
+        guard label.contains(where: { !$0.isWhitespace && text.canDraw(String($0)) }) else {
+            return label.filter { !$0.isWhitespace }.map(name).joined(separator: " + ")
+        }
+        return label.map { text.canDraw(String($0)) ? String($0) : "[\(name($0))]" }.joined()
+    }
+
+    /// "labels the PNG font lacks: #0 …, #1 …" broken into lines no wider than `width` at 11 pixels.
+    private static func legendLines(_ entries: [String], width: Double, text: any ChartTextMetrics) -> [String] {
+        guard !entries.isEmpty else { return [] }
+        var lines: [String] = []
+        var line = "labels the PNG font lacks:"
+        for (index, entry) in entries.enumerated() {
+            let piece = entry + (index < entries.count - 1 ? "," : "")
+            if text.width(of: line + " " + piece, size: 11) > width && !line.isEmpty {
+                lines.append(line)
+                line = piece
+            } else {
+                line += line.isEmpty ? piece : " " + piece
+            }
+        }
+        lines.append(line)
+        return lines
     }
 }
