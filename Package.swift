@@ -53,16 +53,16 @@ let package = Package(
         /// kernels' GEMM and the engine's buffers and parallel loops: the solver behind Create ML-style
         /// linear classifiers, apart from the graph engine.
         .target(name: "_OpenCoreMLLinear", dependencies: ["_OpenCoreMLEngine", "_OpenCoreMLKernels"]),
-        /// Images: JPEG and PNG decoding (libjpeg-turbo and libpng on Linux, ImageIO on Apple
-        /// platforms), EXIF orientation, crop, resampling and Vision's crop-and-scale geometry.
+        /// Images: JPEG and PNG decoding and PNG encoding (libjpeg-turbo and libpng on Linux, ImageIO
+        /// on Apple platforms), EXIF orientation, crop, resampling and Vision's crop-and-scale geometry.
         .target(
             name: "_OpenCoreMLImageIO",
             dependencies: [
                 .target(name: "_OpenCoreMLCodecs", condition: .when(platforms: [.linux])),
             ]
         ),
-        /// libjpeg's and libpng's decoders behind one C call each, so that their error `longjmp`s
-        /// never cross Swift frames.
+        /// libjpeg's and libpng's decoders and libpng's encoder behind one C call each, so that their
+        /// error `longjmp`s never cross Swift frames.
         .target(
             name: "_OpenCoreMLCodecs",
             dependencies: [
@@ -112,6 +112,6 @@ let package = Package(
                         .copy("Models/HealthySnacks.mlmodel")],
             plugins: ["OpenCoreMLCodeGen"]
         ),
-        .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "_OpenCoreMLImageIO", "_OpenCoreMLTestSupport"]),
     ]
 )

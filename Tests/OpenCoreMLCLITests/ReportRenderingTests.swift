@@ -87,7 +87,7 @@ struct ReportRenderingTests {
     @Test func confusionMatrixSVGIsValidXML() throws {
         let names = ["✊", "✋", "✌️", "<rock & \"roll\">"]
         let report = try MLClassifierMetrics(classLabels: names, trueLabels: [0, 0, 1, 2, 3, 3], predictedLabels: [0, 1, 1, 2, 3, 0])
-        let svg = ConfusionMatrixSVG.render(report, title: "Hands & <friends>")
+        let svg = ConfusionMatrixChart.make(report, title: "Hands & <friends>", text: SVG.Metrics()).svg()
         let summary = SVGSummary(svg)
         #expect(summary.parseError == nil)
         #expect(summary.elementCounts["svg"] == 1)
@@ -108,7 +108,7 @@ struct ReportRenderingTests {
     @Test func lossCurveSVGIsValidXML() throws {
         let loss = [2.3, 1.1, 0.7, .nan, 0.5]
         let accuracy = [0.3, 0.6, 0.7, 0.75, 0.8]
-        let svg = LossCurveSVG.render(loss: loss, accuracy: accuracy, title: "LeNet <Fashion-MNIST>")
+        let svg = LossCurveChart.make(loss: loss, accuracy: accuracy, title: "LeNet <Fashion-MNIST>", metrics: SVG.Metrics()).svg()
         let summary = SVGSummary(svg)
         #expect(summary.parseError == nil)
         #expect(summary.elementCounts["circle"] == 4 + 5)  // no point for the NaN loss
@@ -131,7 +131,7 @@ struct ReportRenderingTests {
         #expect(ticks.first! <= 0.5 && ticks.last! >= 2.3)
         #expect(ticks == [0.5, 1.0, 1.5, 2.0, 2.5])
 
-        for edge in [LossCurveSVG.render(loss: []), LossCurveSVG.render(loss: [0.7]), LossCurveSVG.render(loss: [1, 1, 1])] {
+        for edge in [[], [0.7], [1, 1, 1]].map({ LossCurveChart.make(loss: $0, metrics: SVG.Metrics()).svg() }) {
             #expect(SVGSummary(edge).parseError == nil)
         }
     }

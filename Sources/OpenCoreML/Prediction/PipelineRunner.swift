@@ -16,7 +16,7 @@ final class PipelineRunner: ModelRunner, @unchecked Sendable {
 
     func predictions(_ examples: [MLFeatureProvider]) throws -> [MLFeatureProvider] {
         let features = try Self.run(stages[...], on: examples)
-        return try features.map { example in
+        return features.map { example in
             var values: [String: MLFeatureValue] = [:]
             for name in outputNames { values[name] = example.featureValue(for: name) }
             return MLDictionaryFeatureProvider(featureValues: values)

@@ -83,8 +83,8 @@ struct Demo: ParsableCommand {
         try CLIError.wrapping { try trained.write(to: trainedFile) }
         let curve = folder.appendingPathComponent("loss.svg").path
         let matrix = folder.appendingPathComponent("confusion.svg").path
-        try writeText(LossCurveSVG.render(result.epochs), to: curve)
-        try writeText(ConfusionMatrixSVG.render(after, title: "LeNet on \(test.name)"), to: matrix)
+        try writeChart(to: curve) { LossCurveChart.make(result.epochs, metrics: $0) }
+        try writeChart(to: matrix) { ConfusionMatrixChart.make(after, title: "LeNet on \(test.name)", text: $0) }
         print("")
         print(after.renderText())
         print("")

@@ -23,7 +23,8 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Print one JSON object instead of tables.")
     var json = false
 
-    @Option(name: .customLong("confusion-matrix"), help: "Also write the confusion matrix as an SVG heat map.")
+    @Option(name: .customLong("confusion-matrix"), help: ArgumentHelp("Also write the confusion matrix as an SVG or PNG heat map (by the extension).", valueName: "file"),
+            transform: ChartFormat.checkedPath)
     var confusionMatrix: String?
 
     func run() throws {
@@ -31,7 +32,9 @@ struct Evaluate: ParsableCommand {
         memory.apply()
         let loaded = try loadModel(model)
         let (metrics, name) = try evaluate(loaded)
-        if let confusionMatrix { try writeText(ConfusionMatrixSVG.render(metrics, title: "\(URL(fileURLWithPath: model).lastPathComponent) on \(name)"), to: confusionMatrix) }
+        if let confusionMatrix {
+            try writeChart(to: confusionMatrix) { ConfusionMatrixChart.make(metrics, title: "\(URL(fileURLWithPath: model).lastPathComponent) on \(name)", text: $0) }
+        }
         if json {
             try printJSON(EvaluationJSON(metrics))
             return

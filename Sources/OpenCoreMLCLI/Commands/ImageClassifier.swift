@@ -133,12 +133,12 @@ struct ImageClassifier: ParsableCommand {
         @Argument(help: "One sub-folder of JPEG/PNG pictures per class.")
         var directory: String
 
-        @Option(help: "Also write the confusion matrix as an SVG heat map (FILE.svg).")
+        @Option(help: "Also write the confusion matrix as an SVG or PNG heat map (FILE.svg or FILE.png, by the extension).")
         var plot: String?
 
         func validate() throws {
-            if let plot, !plot.lowercased().hasSuffix(".svg") {
-                throw ValidationError("--plot \(plot): the confusion matrix is written as SVG; name the file .svg")
+            if let plot, ChartFormat(path: plot) == nil {
+                throw ValidationError("--plot \(plot): the confusion matrix is written as SVG or PNG; name the file .svg or .png")
             }
         }
 
@@ -156,7 +156,7 @@ struct ImageClassifier: ParsableCommand {
                 throw CLIError.model("\(model): \(CLIError.wrap(error))")
             }
             bar.finish()
-            if let plot { try writeText(ConfusionMatrixSVG.render(report, title: "\(URL(fileURLWithPath: model).lastPathComponent) on \(directory)"), to: plot) }
+            if let plot { try writeChart(to: plot) { ConfusionMatrixChart.make(report, title: "\(URL(fileURLWithPath: model).lastPathComponent) on \(directory)", text: $0) } }
             print("\(directory): \(grouped(report.exampleCount)) pictures")
             print(report.renderText())
             if !report.misclassifiedExamples.isEmpty {

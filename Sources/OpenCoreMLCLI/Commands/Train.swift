@@ -39,7 +39,8 @@ struct Train: ParsableCommand {
 
     @OptionGroup var memory: MemoryLimitOption
 
-    @Option(name: .customLong("loss-curve"), help: "Write the loss (and accuracy) per epoch as an SVG chart.")
+    @Option(name: .customLong("loss-curve"), help: ArgumentHelp("Write the loss (and accuracy) per epoch as an SVG or PNG chart (by the extension).", valueName: "file"),
+            transform: ChartFormat.checkedPath)
     var lossCurve: String?
 
     func validate() throws {
@@ -73,7 +74,7 @@ struct Train: ParsableCommand {
         let result = try TrainingSession(model: loaded, examples: bound, logPath: log).run()
         // The chart first: the model, written last, replaces OUT only when everything else worked.
         if let lossCurve {
-            try writeText(LossCurveSVG.render(result.epochs), to: lossCurve)
+            try writeChart(to: lossCurve) { LossCurveChart.make(result.epochs, metrics: $0) }
         }
         try CLIError.wrapping { try result.model.write(to: URL(fileURLWithPath: output)) }
         print(EpochTable.render(result.epochs))

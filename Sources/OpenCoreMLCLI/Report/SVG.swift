@@ -1,7 +1,58 @@
 import Foundation
 
-/// Small helpers for SVG charts written as plain strings.
+extension Chart {
+    /// The chart as a UTF-8 SVG document; tooltips show on hover.
+    func svg() -> String {
+        var body: [String] = []
+        for element in elements { SVG.append(element, to: &body) }
+        return SVG.document(width: width, height: height, title: title, body: body)
+    }
+}
+
+/// The SVG backend of `Chart`, and small helpers for SVG written as plain strings.
 enum SVG {
+    /// Text measured by estimate: the viewer's font is unknown, every character is drawable.
+    struct Metrics: ChartTextMetrics {
+        func width(of text: String, size: Double, bold: Bool) -> Double { SVG.estimatedWidth(text, fontSize: size) }
+        func canDraw(_ text: String) -> Bool { true }
+    }
+
+    fileprivate static func append(_ element: Chart.Element, to body: inout [String]) {
+        switch element {
+        case let .line(from, to, color, width):
+            body.append(##"<line x1="\##(number(from.x))" y1="\##(number(from.y))" x2="\##(number(to.x))" y2="\##(number(to.y))" stroke="\##(color.hex)" stroke-width="\##(number(width))"/>"##)
+        case let .polyline(points, color, width):
+            let list = points.map { "\(number($0.x)),\(number($0.y))" }.joined(separator: " ")
+            body.append(##"<polyline points="\##(list)" fill="none" stroke="\##(color.hex)" stroke-width="\##(number(width))" stroke-linejoin="round"/>"##)
+        case let .rectangle(x, y, width, height, fill, stroke, strokeWidth):
+            let outline = stroke.map { ##" stroke="\##($0.hex)" stroke-width="\##(number(strokeWidth))""## } ?? ""
+            body.append(##"<rect x="\##(number(x))" y="\##(number(y))" width="\##(number(width))" height="\##(number(height))" fill="\##(fill?.hex ?? "none")"\##(outline)/>"##)
+        case let .circle(center, radius, fill, tooltip):
+            let circle = ##"<circle cx="\##(number(center.x))" cy="\##(number(center.y))" r="\##(number(radius))" fill="\##(fill.hex)""##
+            body.append(tooltip.map { circle + "><title>\(escape($0))</title></circle>" } ?? circle + "/>")
+        case let .text(text):
+            var attributes: [String] = []
+            switch text.anchor {
+            case .start: break
+            case .middle: attributes.append(##"text-anchor="middle""##)
+            case .end: attributes.append(##"text-anchor="end""##)
+            }
+            if text.baseline == .central { attributes.append(##"dominant-baseline="central""##) }
+            attributes.append(##"font-size="\##(number(text.size))""##)
+            if text.bold { attributes.append(##"font-weight="600""##) }
+            attributes.append(##"fill="\##(text.color.hex)""##)
+            if text.rotation != 0 {
+                attributes.append(##"transform="rotate(\##(number(text.rotation)) \##(number(text.x)) \##(number(text.y)))""##)
+            }
+            body.append(self.text(text.content, x: text.x, y: text.y, attributes.joined(separator: " ")))
+        case let .group(tooltip, elements):
+            body.append("<g>")
+            body.append("<title>\(escape(tooltip))</title>")
+            for element in elements { append(element, to: &body) }
+            body.append("</g>")
+        }
+    }
+
     /// A complete UTF-8 SVG document of `width × height` pixels around `body`, titled for screen readers.
     static func document(width: Double, height: Double, title: String, body: [String]) -> String {
         var lines = [

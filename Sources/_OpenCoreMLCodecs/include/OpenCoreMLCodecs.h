@@ -32,9 +32,27 @@ int ocm_png_decode(const unsigned char *data, size_t size, ocm_decoded_image *im
 /// Releases the pixels of a decoded image (safe on a failed or already released one).
 void ocm_image_free(ocm_decoded_image *image);
 
-// Both libraries report fatal errors by longjmp; each decoder calls setjmp itself, so the jump
-// lands inside the same C function and never crosses a Swift frame. Pictures over 2^28 pixels
-// are refused before any allocation. On platforms other than Linux the decoders always fail.
+/// An encoded PNG file: `size` bytes at `data`, allocated by the encoder and released by
+/// `ocm_encoded_png_free`.
+typedef struct {
+    unsigned char *data;
+    size_t size;
+    /// Why encoding failed (the library's message), empty on success.
+    char message[200];
+} ocm_encoded_png;
+
+/// Encodes `width * height` RGBA pixels (straight alpha, rows top to bottom, no padding) as an
+/// 8-bit PNG in memory with libpng, tagged sRGB: RGB when every pixel is opaque, else RGBA.
+/// Returns 0 on success, -1 on failure with `output->message` set and nothing allocated.
+int ocm_png_encode_rgba(const unsigned char *pixels, int width, int height, ocm_encoded_png *output);
+
+/// Releases an encoded PNG's bytes (safe on a failed or already released one).
+void ocm_encoded_png_free(ocm_encoded_png *output);
+
+// Both libraries report fatal errors by longjmp; each decoder and the encoder call setjmp
+// themselves, so the jump lands inside the same C function and never crosses a Swift frame.
+// Pictures over 2^28 pixels are refused before any allocation. On platforms other than Linux the
+// decoders and the encoder always fail.
 
 #ifdef __cplusplus
 }
