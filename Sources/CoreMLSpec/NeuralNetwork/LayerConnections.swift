@@ -41,7 +41,8 @@ extension CoreML_Specification_NeuralNetworkLayer {
         var issues: [String] = []
         for (verb, noun, range, count) in [("takes", "input", counts.inputs, inputCount), ("produces", "output", counts.outputs, outputCount)]
         where !range.contains(count) {
-            issues.append("a \(layerTypeName) layer \(verb) \(describe(range, noun)); this one names \(count)")
+            let article = layerTypeName.first.map { "aeio".contains($0) } == true ? "an" : "a"
+            issues.append("\(article) \(layerTypeName) layer \(verb) \(describe(range, noun)); this one names \(count)")
         }
         return issues
     }
