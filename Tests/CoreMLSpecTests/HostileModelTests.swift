@@ -107,7 +107,7 @@ struct HostileModelTests {
     @Test func everyBlobsElementCountFitsAnInt() throws {
         // Sides of at most Int32.max each, whose product does not fit.
         let max32 = Int64(Int32.max)
-        let cube = HostileModels.network([("x", [max32, max32, max32])], [HostileModels.layer("sm", ["x"], ["y"]) { $0.softmax = .init() }])
+        let cube = HostileModels.network([("x", [max32, max32, max32])], [TestSpecs.layer("sm", ["x"], ["y"]) { $0.softmax = .init() }])
         #expect(cube.validationIssues().first?.description.contains("holds more elements than a 64-bit count can hold") == true)
         #expect(errorMessage { _ = try cube.neuralNetworkBlobShapes() }.contains("input 'x'"))
 
@@ -117,7 +117,7 @@ struct HostileModelTests {
         var edge = CoreML_Specification_BorderAmounts.EdgeSizes()
         (edge.startEdgeSize, edge.endEdgeSize) = (UInt64(Int32.max), UInt64(Int32.max))
         pad.paddingAmounts.borderAmounts = [edge, edge]
-        let padded = HostileModels.network([("x", [2, 4, 4])], [HostileModels.layer("pad", ["x"], ["y"]) { $0.padding = pad }])
+        let padded = HostileModels.network([("x", [2, 4, 4])], [TestSpecs.layer("pad", ["x"], ["y"]) { $0.padding = pad }])
         #expect(padded.validationIssues().isEmpty)
         let message = errorMessage { _ = try padded.neuralNetworkBlobShapes() }
         #expect(message.contains("layer 'pad' (padding): output 'y' of shape 2 × 4294967298 × 4294967298 holds more elements"), "\(message)")
@@ -137,14 +137,14 @@ struct HostileModelTests {
 
     @Test func layerTypesNameTheirInputsAndOutputs() {
         let x = [("x", [Int64(2), 4, 4])]
-        let cases: [(HostileModels.Layer, String)] = [
-            (HostileModels.layer("c", ["x"], ["y"]) { $0.concat = .init() }, "a concat layer takes at least 2 inputs; this one names 1"),
-            (HostileModels.layer("k", ["x"], ["y"]) { $0.loadConstant.shape = [2, 4, 4]; $0.loadConstant.data = HostileModels.weights(32) },
+        let cases: [(CoreML_Specification_NeuralNetworkLayer, String)] = [
+            (TestSpecs.layer("c", ["x"], ["y"]) { $0.concat = .init() }, "a concat layer takes at least 2 inputs; this one names 1"),
+            (TestSpecs.layer("k", ["x"], ["y"]) { $0.loadConstant.shape = [2, 4, 4]; $0.loadConstant.data = TestSpecs.weights(count: 32) },
              "a loadConstant layer takes no inputs; this one names 1"),
-            (HostileModels.layer("s", ["x"], ["y", "z"]) { $0.softmax = .init() }, "a softmax layer produces 1 output; this one names 2"),
-            (HostileModels.layer("a", [], ["y"]) { $0.add = .init() }, "an add layer takes at least 1 input; this one names 0"),
-            (HostileModels.layer("m", ["x", "x", "x"], ["y"]) { $0.batchedMatmul = .init() }, "a batchedMatmul layer takes 1 to 2 inputs; this one names 3"),
-            (HostileModels.layer("l", ["x"], []) { $0.uniDirectionalLstm = .init() }, "a uniDirectionalLSTM layer produces 1 to 3 outputs; this one names 0"),
+            (TestSpecs.layer("s", ["x"], ["y", "z"]) { $0.softmax = .init() }, "a softmax layer produces 1 output; this one names 2"),
+            (TestSpecs.layer("a", [], ["y"]) { $0.add = .init() }, "an add layer takes at least 1 input; this one names 0"),
+            (TestSpecs.layer("m", ["x", "x", "x"], ["y"]) { $0.batchedMatmul = .init() }, "a batchedMatmul layer takes 1 to 2 inputs; this one names 3"),
+            (TestSpecs.layer("l", ["x"], []) { $0.uniDirectionalLstm = .init() }, "a uniDirectionalLSTM layer produces 1 to 3 outputs; this one names 0"),
         ]
         for (layer, message) in cases {
             let issues = HostileModels.network(x, [layer]).validationIssues().map(\.description)
@@ -187,7 +187,7 @@ struct HostileModelTests {
         var model = HostileModels.updatable()
         model.description_p.trainingInput[1].type.doubleType = .init()
         #expect(model.validationIssues().isEmpty)
-        model.description_p.trainingInput[1] = HostileModels.array("target", [1])
+        model.description_p.trainingInput[1] = TestSpecs.array("target", [1])
         #expect(model.validationIssues().isEmpty)
         model.description_p.trainingInput[1].type.dictionaryType.int64KeyType = .init()
         #expect(model.validationIssues().first?.description.contains("is not a class index") == true)

@@ -26,36 +26,12 @@ public enum HostileModels {
 
     // MARK: Builders
 
-    public static func array(_ name: String, _ shape: [Int64]) -> CoreML_Specification_FeatureDescription {
-        var feature = CoreML_Specification_FeatureDescription()
-        feature.name = name
-        feature.type.multiArrayType.shape = shape
-        feature.type.multiArrayType.dataType = .float32
-        return feature
-    }
-
-    public static func weights(_ count: Int, updatable: Bool = false) -> CoreML_Specification_WeightParams {
-        var weights = CoreML_Specification_WeightParams()
-        weights.floatValue = [Float](repeating: 0.25, count: count)
-        weights.isUpdatable = updatable
-        return weights
-    }
-
-    public static func layer(_ name: String, _ inputs: [String], _ outputs: [String], _ configure: (inout Layer) -> Void) -> Layer {
-        var layer = Layer()
-        layer.name = name
-        layer.input = inputs
-        layer.output = outputs
-        configure(&layer)
-        return layer
-    }
-
     /// A plain neural network from `inputs` to output `y` of shape `outputShape`.
     public static func network(_ inputs: [(String, [Int64])], _ layers: [Layer], outputShape: [Int64] = [2]) -> CoreML_Specification_Model {
         var model = CoreML_Specification_Model()
         model.specificationVersion = 4
-        model.description_p.input = inputs.map { array($0.0, $0.1) }
-        model.description_p.output = [array("y", outputShape)]
+        model.description_p.input = inputs.map { TestSpecs.array($0.0, $0.1) }
+        model.description_p.output = [TestSpecs.array("y", outputShape)]
         model.neuralNetwork.layers = layers
         return model
     }
@@ -68,9 +44,9 @@ public enum HostileModels {
         var params = CoreML_Specification_InnerProductLayerParams()
         params.inputChannels = 3
         params.outputChannels = 2
-        params.weights = weights(6)
+        params.weights = TestSpecs.weights(count: 6)
         configure(&params)
-        return network([("x", [3])], [layer("dense", ["x"], ["y"]) { $0.innerProduct = params }])
+        return network([("x", [3])], [TestSpecs.layer("dense", ["x"], ["y"]) { $0.innerProduct = params }])
     }
 
     /// `x` [2, 4, 4] → 2×2 convolution 'conv' (2 → 2 channels, valid padding) → `y`.
@@ -80,9 +56,9 @@ public enum HostileModels {
         params.kernelChannels = 2
         params.kernelSize = [2, 2]
         params.valid = .init()
-        params.weights = weights(16)
+        params.weights = TestSpecs.weights(count: 16)
         configure(&params)
-        return onePlane(layer("conv", ["x"], ["y"]) { $0.convolution = params })
+        return onePlane(TestSpecs.layer("conv", ["x"], ["y"]) { $0.convolution = params })
     }
 
     /// An updatable network: `x` [3] → innerProduct 'dense' (3 → 2) → softmax 'sm' → `probs`,
@@ -92,13 +68,13 @@ public enum HostileModels {
         params.inputChannels = 3
         params.outputChannels = 2
         params.hasBias_p = true
-        params.weights = weights(6, updatable: true)
-        params.bias = weights(2, updatable: true)
+        params.weights = TestSpecs.weights(count: 6, updatable: true)
+        params.bias = TestSpecs.weights(count: 2, updatable: true)
         var model = network([("x", [3])], [
-            layer("dense", ["x"], ["logits"]) { $0.innerProduct = params; $0.isUpdatable = true },
-            layer("sm", ["logits"], ["probs"]) { $0.softmax = .init() },
+            TestSpecs.layer("dense", ["x"], ["logits"]) { $0.innerProduct = params; $0.isUpdatable = true },
+            TestSpecs.layer("sm", ["logits"], ["probs"]) { $0.softmax = .init() },
         ])
-        model.description_p.output = [array("probs", [2])]
+        model.description_p.output = [TestSpecs.array("probs", [2])]
         var loss = CoreML_Specification_LossLayer()
         loss.name = "loss"
         loss.categoricalCrossEntropyLossLayer.input = "probs"
@@ -109,11 +85,15 @@ public enum HostileModels {
         update.optimizer.sgdOptimizer.miniBatchSize.defaultValue = 1
         update.epochs.defaultValue = 1
         model.neuralNetwork.updateParams = update
-        var target = CoreML_Specification_FeatureDescription()
-        target.name = "target"
-        target.type.int64Type = .init()
-        model.description_p.trainingInput = [array("x", [3]), target]
+        model.description_p.trainingInput = [TestSpecs.array("x", [3]), TestSpecs.feature("target") { $0.int64Type = .init() }]
         model.isUpdatable = true
+        return model
+    }
+
+    /// `updatable()` changed by `change`.
+    public static func updatable(_ change: (inout CoreML_Specification_Model) -> Void) -> CoreML_Specification_Model {
+        var model = updatable()
+        change(&model)
         return model
     }
 
@@ -122,22 +102,19 @@ public enum HostileModels {
         var params = CoreML_Specification_InnerProductLayerParams()
         params.inputChannels = 3
         params.outputChannels = 2
-        params.weights = weights(6)
+        params.weights = TestSpecs.weights(count: 6)
         var model = CoreML_Specification_Model()
         model.specificationVersion = 4
-        model.description_p.input = [array("x", [3])]
-        var label = CoreML_Specification_FeatureDescription()
-        label.name = "label"
-        label.type.stringType = .init()
-        var probabilities = CoreML_Specification_FeatureDescription()
-        probabilities.name = "labelProbabilities"
-        probabilities.type.dictionaryType.stringKeyType = .init()
-        model.description_p.output = [label, probabilities]
+        model.description_p.input = [TestSpecs.array("x", [3])]
+        model.description_p.output = [
+            TestSpecs.feature("label") { $0.stringType = .init() },
+            TestSpecs.feature("labelProbabilities") { $0.dictionaryType.stringKeyType = .init() },
+        ]
         model.description_p.predictedFeatureName = "label"
         model.description_p.predictedProbabilitiesName = "labelProbabilities"
         model.neuralNetworkClassifier.layers = [
-            layer("dense", ["x"], ["logits"]) { $0.innerProduct = params },
-            layer("sm", ["logits"], ["probs"]) { $0.softmax = .init() },
+            TestSpecs.layer("dense", ["x"], ["logits"]) { $0.innerProduct = params },
+            TestSpecs.layer("sm", ["logits"], ["probs"]) { $0.softmax = .init() },
         ]
         model.neuralNetworkClassifier.stringClassLabels.vector = labels
         return model
@@ -148,13 +125,13 @@ public enum HostileModels {
     public static func pipeline(stageTwoInput: [Int64]) -> CoreML_Specification_Model {
         var first = dense()
         first.neuralNetwork.layers[0].output = ["h"]
-        first.description_p.output = [array("h", [2])]
-        var second = network([("h", stageTwoInput)], [layer("sm", ["h"], ["z"]) { $0.softmax = .init() }], outputShape: stageTwoInput)
+        first.description_p.output = [TestSpecs.array("h", [2])]
+        var second = network([("h", stageTwoInput)], [TestSpecs.layer("sm", ["h"], ["z"]) { $0.softmax = .init() }], outputShape: stageTwoInput)
         second.description_p.output[0].name = "z"
         var model = CoreML_Specification_Model()
         model.specificationVersion = 4
-        model.description_p.input = [array("x", [3])]
-        model.description_p.output = [array("z", stageTwoInput)]
+        model.description_p.input = [TestSpecs.array("x", [3])]
+        model.description_p.output = [TestSpecs.array("z", stageTwoInput)]
         model.pipeline.models = [first, second]
         return model
     }
@@ -163,11 +140,8 @@ public enum HostileModels {
     public static func nearestNeighbors(inputShape shape: [Int64]) -> CoreML_Specification_Model {
         var model = CoreML_Specification_Model()
         model.specificationVersion = 4
-        model.description_p.input = [array("x", shape)]
-        var label = CoreML_Specification_FeatureDescription()
-        label.name = "label"
-        label.type.int64Type = .init()
-        model.description_p.output = [label]
+        model.description_p.input = [TestSpecs.array("x", shape)]
+        model.description_p.output = [TestSpecs.feature("label") { $0.int64Type = .init() }]
         model.description_p.predictedFeatureName = "label"
         var knn = CoreML_Specification_KNearestNeighborsClassifier()
         knn.nearestNeighborsIndex.numberOfDimensions = 4
@@ -214,10 +188,10 @@ public enum HostileModels {
         }, message: "layer 'dense': weights is quantized with 18446744073709551608 bits", failsValidation: true, inputCount: 3),
         Case(name: "innerProduct2p40x2p40", model: dense { $0.inputChannels = 1 << 40; $0.outputChannels = 1 << 40 },
              message: "layer 'dense': weights would need 1099511627776 × 1099511627776 values, more than any file can hold", failsValidation: true, inputCount: 3),
-        Case(name: "embeddingInputDimUInt64Max", model: network([("x", [1])], [layer("embed", ["x"], ["y"]) {
+        Case(name: "embeddingInputDimUInt64Max", model: network([("x", [1])], [TestSpecs.layer("embed", ["x"], ["y"]) {
             $0.embedding.inputDim = .max
             $0.embedding.outputChannels = 2
-            $0.embedding.weights = weights(8)
+            $0.embedding.weights = TestSpecs.weights(count: 8)
         }]), message: "layer 'embed': weights would need 18446744073709551615 × 2 values", failsValidation: true, inputCount: 1),
         Case(name: "convolutionGroupsUInt64Max", model: convolution { $0.nGroups = .max },
              message: "layer 'conv': outputChannels 2 is not divisible by the 18446744073709551615 groups", failsValidation: true, inputCount: 32),
@@ -225,31 +199,31 @@ public enum HostileModels {
              message: "layer 'conv': weights would need 2 × 2 × 18446744073709551615 × 2 values", failsValidation: true, inputCount: 32),
         Case(name: "convolutionOutputChannels2p62", model: convolution { $0.outputChannels = 1 << 62 },
              message: "layer 'conv': weights would need 4611686018427387904 × 2 × 2 × 2 values", failsValidation: true, inputCount: 32),
-        Case(name: "batchedMatmul2p40x2p40", model: onePlane(layer("mm", ["x"], ["y"]) {
+        Case(name: "batchedMatmul2p40x2p40", model: onePlane(TestSpecs.layer("mm", ["x"], ["y"]) {
             $0.batchedMatmul.weightMatrixFirstDimension = 1 << 40
             $0.batchedMatmul.weightMatrixSecondDimension = 1 << 40
-            $0.batchedMatmul.weights = weights(4)
+            $0.batchedMatmul.weights = TestSpecs.weights(count: 4)
         }), message: "layer 'mm': weights would need 1099511627776 × 1099511627776 values", failsValidation: true, inputCount: 32),
-        Case(name: "lstmInputSizeUInt64Max", model: onePlane(layer("lstm", ["x"], ["y"]) {
+        Case(name: "lstmInputSizeUInt64Max", model: onePlane(TestSpecs.layer("lstm", ["x"], ["y"]) {
             $0.uniDirectionalLstm.inputVectorSize = .max
             $0.uniDirectionalLstm.outputVectorSize = 2
         }), message: "layer 'lstm': inputGateWeightMatrix would need 2 × 18446744073709551615 values", failsValidation: true, inputCount: 32),
-        Case(name: "scaleShapeInt32MaxCubed", model: onePlane(layer("scale", ["x"], ["y"]) {
+        Case(name: "scaleShapeInt32MaxCubed", model: onePlane(TestSpecs.layer("scale", ["x"], ["y"]) {
             $0.scale.shapeScale = [int32Max, int32Max, int32Max]
-            $0.scale.scale = weights(2)
+            $0.scale.scale = TestSpecs.weights(count: 2)
         }), message: "layer 'scale': scale would need 2147483647 × 2147483647 × 2147483647 values", failsValidation: true, inputCount: 32),
-        Case(name: "loadConstantShape2p21Cubed", model: onePlane(layer("const", [], ["y"]) {
+        Case(name: "loadConstantShape2p21Cubed", model: onePlane(TestSpecs.layer("const", [], ["y"]) {
             $0.loadConstant.shape = [1 << 21, 1 << 21, 1 << 21]
-            $0.loadConstant.data = weights(8)
+            $0.loadConstant.data = TestSpecs.weights(count: 8)
         }), message: "layer 'const': data would need 2097152 × 2097152 × 2097152 values", failsValidation: true, inputCount: 32),
-        Case(name: "inputShape2p40x2p40", model: network([("x", [1 << 40, 1 << 40])], [layer("sm", ["x"], ["y"]) { $0.softmax = .init() }]),
+        Case(name: "inputShape2p40x2p40", model: network([("x", [1 << 40, 1 << 40])], [TestSpecs.layer("sm", ["x"], ["y"]) { $0.softmax = .init() }]),
              message: "input 'x': the shape 1099511627776 × 1099511627776 holds more elements than a 64-bit count can hold", failsValidation: true, inputCount: 1),
-        Case(name: "outputShapeInt64Max", model: network([("x", [3])], [layer("sm", ["x"], ["y"]) { $0.softmax = .init() }], outputShape: [.max, .max]),
+        Case(name: "outputShapeInt64Max", model: network([("x", [3])], [TestSpecs.layer("sm", ["x"], ["y"]) { $0.softmax = .init() }], outputShape: [.max, .max]),
              message: "output 'y': the shape 9223372036854775807 × 9223372036854775807 holds more elements", failsValidation: true, inputCount: 3),
-        Case(name: "inputShapeNegative", model: network([("x", [-5, 2])], [layer("sm", ["x"], ["y"]) { $0.softmax = .init() }]),
+        Case(name: "inputShapeNegative", model: network([("x", [-5, 2])], [TestSpecs.layer("sm", ["x"], ["y"]) { $0.softmax = .init() }]),
              message: "input 'x': dimension 0 of the shape [-5, 2] is not positive", failsValidation: true, inputCount: 1),
         Case(name: "imageInt64Max", model: {
-            var model = network([("x", [3])], [layer("sm", ["x"], ["y"]) { $0.softmax = .init() }])
+            var model = network([("x", [3])], [TestSpecs.layer("sm", ["x"], ["y"]) { $0.softmax = .init() }])
             model.description_p.input[0].type.imageType.width = .max
             model.description_p.input[0].type.imageType.height = .max
             model.description_p.input[0].type.imageType.colorSpace = .rgb
@@ -257,11 +231,11 @@ public enum HostileModels {
         }(), message: "input 'x': the image size 9223372036854775807 × 9223372036854775807 holds more elements", failsValidation: true, inputCount: 0),
         Case(name: "nearestNeighborsInput2p40x2p40", model: nearestNeighbors(inputShape: [1 << 40, 1 << 40]),
              message: "input 'x': the shape 1099511627776 × 1099511627776 holds more elements", failsValidation: true, inputCount: 1),
-        Case(name: "layerWithoutInputs", model: onePlane(layer("orphan", [], ["y"]) { $0.softmax = .init() }),
+        Case(name: "layerWithoutInputs", model: onePlane(TestSpecs.layer("orphan", [], ["y"]) { $0.softmax = .init() }),
              message: "layer 'orphan': a softmax layer takes 1 input; this one names 0", failsValidation: true, inputCount: 32),
-        Case(name: "flattenWithTwoInputs", model: network([("x", [2, 4, 4]), ("x2", [2, 4, 4])], [layer("flat", ["x", "x2"], ["y"]) { $0.flatten = .init() }]),
+        Case(name: "flattenWithTwoInputs", model: network([("x", [2, 4, 4]), ("x2", [2, 4, 4])], [TestSpecs.layer("flat", ["x", "x2"], ["y"]) { $0.flatten = .init() }]),
              message: "layer 'flat': a flatten layer takes 1 input; this one names 2", failsValidation: true, inputCount: 32),
-        Case(name: "poolingStrideZero", model: onePlane(layer("pool", ["x"], ["y"]) {
+        Case(name: "poolingStrideZero", model: onePlane(TestSpecs.layer("pool", ["x"], ["y"]) {
             $0.pooling.kernelSize = [2, 2]
             $0.pooling.stride = [0, 0]
             $0.pooling.valid = .init()
@@ -277,25 +251,15 @@ public enum HostileModels {
         Case(name: "pipelineStageInputOfAnotherShape", model: pipeline(stageTwoInput: [3]),
              message: "pipeline model 2 (neuralNetwork): input 'h' expects multi-array float32 [3], but the output of pipeline model 1 gives multi-array float32 [2]",
              failsValidation: true, inputCount: 3),
-        Case(name: "trainingInputOfAnotherShape", model: {
-            var model = updatable()
-            model.description_p.trainingInput[0] = array("x", [4])
-            return model
-        }(), message: "training input 'x': the model input of this name is multi-array float32 [3], but the training input is multi-array float32 [4]",
+        Case(name: "trainingInputOfAnotherShape", model: updatable { $0.description_p.trainingInput[0] = TestSpecs.array("x", [4]) }, message: "training input 'x': the model input of this name is multi-array float32 [3], but the training input is multi-array float32 [4]",
              failsValidation: true, inputCount: 3),
-        Case(name: "crossEntropyTargetOfThreeValues", model: {
-            var model = updatable()
-            model.description_p.trainingInput[1] = array("target", [3])
-            return model
-        }(), message: "loss layer 'loss': the loss target 'target' (multi-array float32 [3]) holds 3 values; cross-entropy takes one class index per example",
+        Case(name: "crossEntropyTargetOfThreeValues", model: updatable { $0.description_p.trainingInput[1] = TestSpecs.array("target", [3]) }, message: "loss layer 'loss': the loss target 'target' (multi-array float32 [3]) holds 3 values; cross-entropy takes one class index per example",
              failsValidation: true, inputCount: 3),
-        Case(name: "meanSquaredErrorTargetOfAnotherSize", model: {
-            var model = updatable()
-            model.neuralNetwork.updateParams.lossLayers[0].meanSquaredErrorLossLayer.input = "probs"
-            model.neuralNetwork.updateParams.lossLayers[0].meanSquaredErrorLossLayer.target = "target"
-            model.description_p.trainingInput[1] = array("target", [5])
-            return model
-        }(), message: "loss layer 'loss': the loss target 'target' (multi-array float32 [5]) holds 5 values per example, but the loss input 'probs' holds 2",
+        Case(name: "meanSquaredErrorTargetOfAnotherSize", model: updatable {
+            $0.neuralNetwork.updateParams.lossLayers[0].meanSquaredErrorLossLayer.input = "probs"
+            $0.neuralNetwork.updateParams.lossLayers[0].meanSquaredErrorLossLayer.target = "target"
+            $0.description_p.trainingInput[1] = TestSpecs.array("target", [5])
+        }, message: "loss layer 'loss': the loss target 'target' (multi-array float32 [5]) holds 5 values per example, but the loss input 'probs' holds 2",
              failsValidation: true, inputCount: 3),
     ]
 
@@ -306,17 +270,17 @@ public enum HostileModels {
              message: "layer 'conv' (convolution): dilationFactor 18446744073709551615 is too large (at most 2147483647)", failsValidation: false, inputCount: 32),
         Case(name: "convolutionPadding2p62", model: convolution { $0.valid.paddingAmounts = edges(1 << 62) },
              message: "layer 'conv' (convolution): padding 4611686018427387904 is too large", failsValidation: false, inputCount: 32),
-        Case(name: "paddingAmountsNegative", model: onePlane(layer("pad", ["x"], ["y"]) {
+        Case(name: "paddingAmountsNegative", model: onePlane(TestSpecs.layer("pad", ["x"], ["y"]) {
             $0.padding.constant = .init()
             $0.padding.paddingAmounts = edges(minus8)
         }), message: "layer 'pad' (padding): padding 18446744073709551608 is too large", failsValidation: false, inputCount: 32),
-        Case(name: "permuteAxisNegative", model: onePlane(layer("perm", ["x"], ["y"]) { $0.permute.axis = [0, 1, 2, UInt64(bitPattern: -1)] }),
+        Case(name: "permuteAxisNegative", model: onePlane(TestSpecs.layer("perm", ["x"], ["y"]) { $0.permute.axis = [0, 1, 2, UInt64(bitPattern: -1)] }),
              message: "layer 'perm' (permute): axis [0, 1, 2, 18446744073709551615] must be a permutation", failsValidation: false, inputCount: 32),
-        Case(name: "reshapeTargetInt64Min", model: onePlane(layer("reshape", ["x"], ["y"]) { $0.reshape.targetShape = [.min, 1, 1] }),
+        Case(name: "reshapeTargetInt64Min", model: onePlane(TestSpecs.layer("reshape", ["x"], ["y"]) { $0.reshape.targetShape = [.min, 1, 1] }),
              message: "layer 'reshape' (reshape): targetShape -9223372036854775808 is negative", failsValidation: false, inputCount: 32),
         Case(name: "upsampleTwiceByInt32Max", model: network([("x", [2, 4, 4])], [
-            layer("up1", ["x"], ["a"]) { $0.upsample.scalingFactor = [int32Max, int32Max] },
-            layer("up2", ["a"], ["y"]) { $0.upsample.scalingFactor = [int32Max, int32Max] },
+            TestSpecs.layer("up1", ["x"], ["a"]) { $0.upsample.scalingFactor = [int32Max, int32Max] },
+            TestSpecs.layer("up2", ["a"], ["y"]) { $0.upsample.scalingFactor = [int32Max, int32Max] },
         ]), message: "layer 'up1' (upsample): an input plane of 8589934588×8589934588 is too large", failsValidation: false, inputCount: 32),
     ]
 }

@@ -4,15 +4,7 @@ extension CoreML_Specification_FeatureType {
     public var summary: String {
         switch type {
         case .multiArrayType(let array)?:
-            let data: String
-            switch array.dataType {
-            case .float32: data = "float32"
-            case .double: data = "double"
-            case .int32: data = "int32"
-            case .float16: data = "float16"
-            default: data = "unknown type"
-            }
-            return "multi-array \(data) \(array.shape)"
+            return "multi-array \(array.dataType.displayName.lowercased()) \(array.shape)"
         case .imageType(let image)?: return "image \(image.width)×\(image.height) \(image.colorSpace)"
         case .stringType?: return "String"
         case .int64Type?: return "Int64"
@@ -62,6 +54,21 @@ extension CoreML_Specification_ArrayFeatureType {
         case .enumeratedShapes(let shapes)?: return shapes.shapes.first?.shape.count ?? 0
         case .shapeRange(let ranges)?: return ranges.sizeRanges.count
         case nil: return shape.count
+        }
+    }
+}
+
+extension CoreML_Specification_ArrayFeatureType.ArrayDataType {
+    /// The data type's name as Xcode shows it: `Float32`, `Double`, `Float16`, `Int32`, `Int8`;
+    /// `invalid` for a missing or unknown one.
+    public var displayName: String {
+        switch self {
+        case .float32: return "Float32"
+        case .double: return "Double"
+        case .float16: return "Float16"
+        case .int32: return "Int32"
+        case .int8: return "Int8"
+        default: return "invalid"
         }
     }
 }
