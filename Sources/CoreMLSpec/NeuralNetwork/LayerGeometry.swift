@@ -13,6 +13,8 @@ struct ClassicShape: Equatable, CustomStringConvertible {
     }
 
     /// The classic view of `dims`: the last three are C, H, W, the ones before them multiply into `outer`.
+    /// `dims` is a blob's shape, whose element count `neuralNetworkBlobShapes()` has checked fits an
+    /// `Int`, so the product of some of its dimensions does too.
     init(_ dims: [Int]) {
         let r = dims.count
         self.init(outer: dims.dropLast(3).reduce(1, *), channels: r >= 3 ? dims[r - 3] : 1,
