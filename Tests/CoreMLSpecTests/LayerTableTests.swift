@@ -6,45 +6,20 @@ import _OpenCoreMLTestSupport
 /// The layer table: which weight blobs a layer has (Core ML's flags decide), how many values each
 /// needs, what the validator makes of them, and the shapes layers give their outputs.
 struct LayerTableTests {
-    private static func array(_ name: String, _ shape: [Int64]) -> CoreML_Specification_FeatureDescription {
-        var feature = CoreML_Specification_FeatureDescription()
-        feature.name = name
-        feature.type.multiArrayType.shape = shape
-        feature.type.multiArrayType.dataType = .float32
-        return feature
-    }
-
-    private static func weights(_ values: [Float]) -> CoreML_Specification_WeightParams {
-        var weights = CoreML_Specification_WeightParams()
-        weights.floatValue = values
-        return weights
-    }
-
     /// `x` [3] → innerProduct 'dense' (3 → 2) → `y` [2].
     private static func denseModel(hasBias: Bool, bias: [Float]) -> CoreML_Specification_Model {
         var model = CoreML_Specification_Model()
         model.specificationVersion = 4
-        model.description_p.input = [array("x", [3])]
-        model.description_p.output = [array("y", [2])]
+        model.description_p.input = [TestSpecs.array("x", [3])]
+        model.description_p.output = [TestSpecs.array("y", [2])]
         var params = CoreML_Specification_InnerProductLayerParams()
         params.inputChannels = 3
         params.outputChannels = 2
         params.hasBias_p = hasBias
-        params.weights = weights([1, 2, 3, 4, 5, 6])
-        params.bias = weights(bias)
-        model.neuralNetwork.layers = [layer("dense", ["x"], ["y"]) { $0.innerProduct = params }]
+        params.weights = TestSpecs.weights([1, 2, 3, 4, 5, 6])
+        params.bias = TestSpecs.weights(bias)
+        model.neuralNetwork.layers = [TestSpecs.layer("dense", ["x"], ["y"]) { $0.innerProduct = params }]
         return model
-    }
-
-    private static func layer(
-        _ name: String, _ inputs: [String], _ outputs: [String], _ configure: (inout CoreML_Specification_NeuralNetworkLayer) -> Void
-    ) -> CoreML_Specification_NeuralNetworkLayer {
-        var layer = CoreML_Specification_NeuralNetworkLayer()
-        layer.name = name
-        layer.input = inputs
-        layer.output = outputs
-        configure(&layer)
-        return layer
     }
 
     private static func blobs(_ layer: CoreML_Specification_NeuralNetworkLayer) -> [String] { layer.weightBlobs.map(\.name) }
@@ -104,17 +79,17 @@ struct LayerTableTests {
         var w = CoreML_Specification_LSTMWeightParams()
         for path: WritableKeyPath<CoreML_Specification_LSTMWeightParams, CoreML_Specification_WeightParams> in [
             \.inputGateWeightMatrix, \.forgetGateWeightMatrix, \.blockInputWeightMatrix, \.outputGateWeightMatrix,
-        ] { w[keyPath: path] = Self.weights([Float](repeating: 0.1, count: 6)) }
+        ] { w[keyPath: path] = TestSpecs.weights([Float](repeating: 0.1, count: 6)) }
         for path: WritableKeyPath<CoreML_Specification_LSTMWeightParams, CoreML_Specification_WeightParams> in [
             \.inputGateRecursionMatrix, \.forgetGateRecursionMatrix, \.blockInputRecursionMatrix, \.outputGateRecursionMatrix,
-        ] { w[keyPath: path] = Self.weights([Float](repeating: 0.1, count: 4)) }
-        w.forgetGateBiasVector = Self.weights([1, 1])
-        w.blockInputBiasVector = Self.weights([0, 0])
-        w.outputGateBiasVector = Self.weights([0, 0])
+        ] { w[keyPath: path] = TestSpecs.weights([Float](repeating: 0.1, count: 4)) }
+        w.forgetGateBiasVector = TestSpecs.weights([1, 1])
+        w.blockInputBiasVector = TestSpecs.weights([0, 0])
+        w.outputGateBiasVector = TestSpecs.weights([0, 0])
         lstm.weightParams = w
         var model = Self.denseModel(hasBias: true, bias: [0, 0])
-        model.description_p.input = [Self.array("x", [3])]
-        model.neuralNetwork.layers = [Self.layer("lstm", ["x"], ["y"]) { $0.uniDirectionalLstm = lstm }]
+        model.description_p.input = [TestSpecs.array("x", [3])]
+        model.neuralNetwork.layers = [TestSpecs.layer("lstm", ["x"], ["y"]) { $0.uniDirectionalLstm = lstm }]
         #expect(model.validationIssues().map(\.description)
             == ["invalid model: layer 'lstm': hasBiasVectors is set, but inputGateBiasVector holds no values; the layer's sizes need 2"])
         #expect(model.neuralNetwork.layers[0].parameterCount == 4 * 6 + 4 * 4 + 3 * 2)
@@ -122,8 +97,8 @@ struct LayerTableTests {
 
     @Test func twoInputBatchedMatmulWithTheBiasFlagFails() {
         var model = Self.denseModel(hasBias: true, bias: [0, 0])
-        model.description_p.input = [Self.array("a", [2, 3]), Self.array("b", [3, 2])]
-        model.neuralNetwork.layers = [Self.layer("mm", ["a", "b"], ["y"]) { $0.batchedMatmul.hasBias_p = true }]
+        model.description_p.input = [TestSpecs.array("a", [2, 3]), TestSpecs.array("b", [3, 2])]
+        model.neuralNetwork.layers = [TestSpecs.layer("mm", ["a", "b"], ["y"]) { $0.batchedMatmul.hasBias_p = true }]
         #expect(Self.blobs(model.neuralNetwork.layers[0]).isEmpty)
         let issues = model.validationIssues().map(\.description)
         #expect(issues == ["invalid model: layer 'mm': hasBias is set, but a batchedMatmul with two inputs has no bias (only one input comes with weights)"])
@@ -145,7 +120,7 @@ struct LayerTableTests {
         params.nGroups = 2
         params.kernelSize = [3, 2]
         params.hasBias_p = true
-        var layer = Self.layer("conv", ["x"], ["y"]) { $0.convolution = params }
+        var layer = TestSpecs.layer("conv", ["x"], ["y"]) { $0.convolution = params }
         // [outputChannels, kernelChannels, kH, kW]
         #expect(Self.count(layer, "weights") == .exactly(6 * 4 * 3 * 2))
         #expect(Self.count(layer, "bias") == .exactly(6))
@@ -164,41 +139,41 @@ struct LayerTableTests {
     }
 
     @Test func otherLayerTypesListTheirBlobsByTheirFlags() {
-        var embedding = Self.layer("e", ["x"], ["y"]) { $0.embedding.inputDim = 7; $0.embedding.outputChannels = 3 }
+        var embedding = TestSpecs.layer("e", ["x"], ["y"]) { $0.embedding.inputDim = 7; $0.embedding.outputChannels = 3 }
         #expect(Self.blobs(embedding) == ["weights"] && Self.count(embedding, "weights") == .exactly(21))
         embedding.embedding.hasBias_p = true
         #expect(Self.blobs(embedding) == ["weights", "bias"] && Self.count(embedding, "bias") == .exactly(3))
 
-        let matmul = Self.layer("m", ["x"], ["y"]) {
+        let matmul = TestSpecs.layer("m", ["x"], ["y"]) {
             $0.batchedMatmul.weightMatrixFirstDimension = 4
             $0.batchedMatmul.weightMatrixSecondDimension = 5
             $0.batchedMatmul.hasBias_p = true
         }
         #expect(Self.count(matmul, "weights") == .exactly(20) && Self.count(matmul, "bias") == .exactly(5))
 
-        var batchnorm = Self.layer("bn", ["x"], ["y"]) { $0.batchnorm.channels = 8 }
+        var batchnorm = TestSpecs.layer("bn", ["x"], ["y"]) { $0.batchnorm.channels = 8 }
         #expect(Self.blobs(batchnorm) == ["gamma", "beta", "mean", "variance"])
         #expect(batchnorm.weightBlobs.map(\.isTrainable) == [true, true, false, false])
         batchnorm.batchnorm.computeMeanVar = true
         #expect(Self.blobs(batchnorm) == ["gamma", "beta"] && Self.count(batchnorm, "beta") == .exactly(8))
 
-        var scale = Self.layer("s", ["x"], ["y"]) { $0.scale.shapeScale = [3, 1, 1] }
+        var scale = TestSpecs.layer("s", ["x"], ["y"]) { $0.scale.shapeScale = [3, 1, 1] }
         #expect(Self.blobs(scale) == ["scale"] && Self.count(scale, "scale") == .exactly(3))
         scale.scale.hasBias_p = true
         #expect(Self.count(scale, "bias") == .fromInput)
         scale.scale.shapeBias = [1, 4, 5]
         #expect(Self.count(scale, "bias") == .exactly(20))
 
-        let constant = Self.layer("c", [], ["y"]) { $0.loadConstant.shape = [2, 3, 4] }
+        let constant = TestSpecs.layer("c", [], ["y"]) { $0.loadConstant.shape = [2, 3, 4] }
         #expect(Self.count(constant, "data") == .exactly(24) && constant.weightBlobs.first?.isTrainable == false)
 
-        let prelu = Self.layer("p", ["x"], ["y"]) { $0.activation.preLu.alpha = Self.weights([0.25]) }
+        let prelu = TestSpecs.layer("p", ["x"], ["y"]) { $0.activation.preLu.alpha = TestSpecs.weights([0.25]) }
         #expect(Self.blobs(prelu) == ["alpha"] && Self.count(prelu, "alpha") == .fromInput)
-        let softplus = Self.layer("sp", ["x"], ["y"]) { $0.activation.parametricSoftplus = .init() }
+        let softplus = TestSpecs.layer("sp", ["x"], ["y"]) { $0.activation.parametricSoftplus = .init() }
         #expect(Self.blobs(softplus) == ["alpha", "beta"])
-        #expect(Self.blobs(Self.layer("r", ["x"], ["y"]) { $0.activation.reLu = .init() }).isEmpty)
+        #expect(Self.blobs(TestSpecs.layer("r", ["x"], ["y"]) { $0.activation.reLu = .init() }).isEmpty)
 
-        var lstm = Self.layer("l", ["x"], ["y"]) {
+        var lstm = TestSpecs.layer("l", ["x"], ["y"]) {
             $0.uniDirectionalLstm.inputVectorSize = 3
             $0.uniDirectionalLstm.outputVectorSize = 5
         }
@@ -293,21 +268,21 @@ struct LayerTableTests {
         same.kernelSize = [3, 3]
         same.stride = [2, 2]
         same.same = .init()
-        let conv = Self.layer("c", ["x"], ["y"]) { $0.convolution = same }
+        let conv = TestSpecs.layer("c", ["x"], ["y"]) { $0.convolution = same }
         #expect(try conv.outputShapes(for: [[3, 7, 8]]) == [[4, 4, 4]])  // ⌈7/2⌉, ⌈8/2⌉
         #expect(try conv.outputShapes(for: [[5, 3, 7, 8]]) == [[5, 4, 4, 4]])  // a sequence of 5
         let geometry = try #require(try same.geometry(height: 7, width: 8))
         #expect(geometry.padTop == 1 && geometry.padLeft == 0)  // 2 rows of padding, 1 column
 
-        let concat = Self.layer("cat", ["a", "b"], ["y"]) { $0.concat = .init() }
+        let concat = TestSpecs.layer("cat", ["a", "b"], ["y"]) { $0.concat = .init() }
         #expect(try concat.outputShapes(for: [[2, 4, 4], [3, 4, 4]]) == [[5, 4, 4]])
-        let add = Self.layer("add", ["a", "b"], ["y"]) { $0.add = .init() }
+        let add = TestSpecs.layer("add", ["a", "b"], ["y"]) { $0.add = .init() }
         #expect(try add.outputShapes(for: [[1, 4, 4], [3, 1, 1]]) == [[3, 4, 4]])
-        let flatten2D = Self.layer("f", ["x"], ["y"]) { $0.flattenTo2D.axis = -1 }
+        let flatten2D = TestSpecs.layer("f", ["x"], ["y"]) { $0.flattenTo2D.axis = -1 }
         #expect(try flatten2D.outputShapes(for: [[2, 3, 4]]) == [[6, 4]])
-        let reshape = Self.layer("r", ["x"], ["y"]) { $0.reshapeStatic.targetShape = [-1, 6] }
+        let reshape = TestSpecs.layer("r", ["x"], ["y"]) { $0.reshapeStatic.targetShape = [-1, 6] }
         #expect(try reshape.outputShapes(for: [[2, 3, 4]]) == [[4, 6]])
-        let lstm = Self.layer("l", ["x"], ["y", "h", "c"]) {
+        let lstm = TestSpecs.layer("l", ["x"], ["y", "h", "c"]) {
             $0.uniDirectionalLstm.inputVectorSize = 3
             $0.uniDirectionalLstm.outputVectorSize = 5
             $0.uniDirectionalLstm.params.sequenceOutput = true
@@ -317,7 +292,7 @@ struct LayerTableTests {
 
     @Test func shapeErrorsNameTheLayerAndInput() throws {
         var model = Self.denseModel(hasBias: true, bias: [0, 0])
-        model.description_p.input = [Self.array("x", [4])]
+        model.description_p.input = [TestSpecs.array("x", [4])]
         let layer = model.neuralNetwork.layers[0]
         #expect(throws: LayerSpecificationError("input 'x' has 4 values per position (shape 4×1×1), the layer expects 3")) {
             try layer.outputShapes(for: [[4, 1, 1]])

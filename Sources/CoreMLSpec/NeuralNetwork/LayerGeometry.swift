@@ -13,6 +13,8 @@ struct ClassicShape: Equatable, CustomStringConvertible {
     }
 
     /// The classic view of `dims`: the last three are C, H, W, the ones before them multiply into `outer`.
+    /// `dims` is a blob's shape, whose element count `neuralNetworkBlobShapes()` has checked fits an
+    /// `Int`, so the product of some of its dimensions does too.
     init(_ dims: [Int]) {
         let r = dims.count
         self.init(outer: dims.dropLast(3).reduce(1, *), channels: r >= 3 ? dims[r - 3] : 1,
@@ -45,12 +47,32 @@ public struct WindowGeometry: Equatable, Sendable {
 
 /// The largest size a layer may declare for one axis (kernels, strides, channels, …); larger
 /// ones are rejected rather than overflowing the arithmetic.
-let largestDeclaredSize = UInt64(Int32.max)
+let largestDeclaredSize = Int(Int32.max)
 
-/// A declared size as an `Int`, or an error naming `what` when it is too large.
-func declared(_ value: UInt64, _ what: String) throws -> Int {
-    guard value <= largestDeclaredSize else { throw LayerSpecificationError("\(what) \(value) is too large") }
-    return Int(value)
+/// A declared size as an `Int`, or an error naming `what` when it is negative or larger than
+/// `largestDeclaredSize`.
+func declared(_ value: some BinaryInteger, _ what: String) throws(LayerSpecificationError) -> Int {
+    guard let size = checkedSize(value, limit: largestDeclaredSize) else {
+        throw LayerSpecificationError(SizeCheckFailure.size(value, limit: largestDeclaredSize, what: what))
+    }
+    return size
+}
+
+/// Declared sizes as `Int`s, or an error naming `what` and the first size that is negative or
+/// larger than `largestDeclaredSize`.
+func declaredSizes<T: BinaryInteger>(_ values: [T], _ what: String) throws(LayerSpecificationError) -> [Int] {
+    var sizes: [Int] = []
+    sizes.reserveCapacity(values.count)
+    for value in values { sizes.append(try declared(value, what)) }
+    return sizes
+}
+
+/// Throws unless an input plane of `height`×`width` has sides of at most `largestDeclaredSize`,
+/// which keeps the window arithmetic (sides plus padding, strides times outputs) inside an `Int`.
+func checkPlane(height: Int, width: Int) throws(LayerSpecificationError) {
+    guard checkedSize(height, limit: largestDeclaredSize) != nil, checkedSize(width, limit: largestDeclaredSize) != nil else {
+        throw LayerSpecificationError("an input plane of \(height)×\(width) is too large (at most \(largestDeclaredSize) per side)")
+    }
 }
 
 /// Two declared sizes `[height, width]` when two are given, else `fallback`.
@@ -72,6 +94,7 @@ extension CoreML_Specification_ConvolutionLayerParams {
     /// Where the kernel falls on an input plane of `height`×`width`: valid padding (with explicit
     /// amounts), same padding, or none; nil when the plane is smaller than the kernel.
     public func geometry(height h: Int, width w: Int) throws -> WindowGeometry? {
+        try checkPlane(height: h, width: w)
         let (kernel, stride, dilation) = try windowSizes()
         guard stride.0 > 0, stride.1 > 0 else { throw LayerSpecificationError("stride \(self.stride) must be two positive sizes") }
         let extentH = dilation.0 * (kernel.0 - 1) + 1, extentW = dilation.1 * (kernel.1 - 1) + 1
@@ -108,13 +131,14 @@ extension CoreML_Specification_PoolingLayerParams {
     /// pooling; otherwise valid (explicit amounts), same, or Caffe-style include-last-pixel padding
     /// (Core ML's default, without padding). Nil when the plane is smaller than the window.
     public func geometry(height h: Int, width w: Int) throws -> WindowGeometry? {
+        try checkPlane(height: h, width: w)
         if globalPooling {
             return WindowGeometry(kernelHeight: h, kernelWidth: w, strideHeight: 1, strideWidth: 1,
                                   outputHeight: 1, outputWidth: 1, padTop: 0, padLeft: 0)
         }
         let kernel = try declaredPair(kernelSize, "kernelSize", fallback: (3, 3))
-        let declaredStride = try declaredPair(stride, "stride", fallback: (1, 1))
-        let stride = (max(1, declaredStride.0), max(1, declaredStride.1))
+        let stride = try declaredPair(stride, "stride", fallback: (1, 1))
+        guard stride.0 > 0, stride.1 > 0 else { throw LayerSpecificationError("stride \(self.stride) must be two positive sizes") }
         func ceilDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? (a + b - 1) / b : -((-a) / b) }
         var outH: Int, outW: Int
         var top = 0, left = 0
@@ -184,8 +208,9 @@ extension CoreML_Specification_PermuteLayerParams {
     /// The permutation of `[Seq, C, H, W]`: output axis k is input axis `axes[k]`. An empty `axis`
     /// keeps the order; as an extension, a permutation of `[0, 1, 2]` reorders `[C, H, W]`.
     public func classicAxes() throws -> [Int] {
-        guard axis.allSatisfy({ $0 <= 3 }) else { throw LayerSpecificationError("axis \(axis) must be a permutation of [0, 1, 2, 3] (Seq, C, H, W)") }
-        let given = axis.map { Int($0) }
+        let checked = axis.compactMap { checkedSize($0, limit: 3) }
+        guard checked.count == axis.count else { throw LayerSpecificationError("axis \(axis) must be a permutation of [0, 1, 2, 3] (Seq, C, H, W)") }
+        let given = checked
         let axes = given.count == 3 ? [0] + given.map { $0 + 1 } : given.isEmpty ? [0, 1, 2, 3] : given
         guard axes.count == 4, axes.sorted() == [0, 1, 2, 3] else {
             throw LayerSpecificationError("axis \(given) must be a permutation of [0, 1, 2, 3] (Seq, C, H, W)")
@@ -211,31 +236,33 @@ extension CoreML_Specification_NeuralNetworkLayer {
     /// does not fit.
     public static func classicParameterShape(declared shape: [UInt64], count: Int, input: [Int]) -> Result<[Int], LayerSpecificationError> {
         let x = ClassicShape(outer: input[0], channels: input[1], height: input[2], width: input[3])
-        guard shape.allSatisfy({ $0 <= largestDeclaredSize }) else { return .failure(LayerSpecificationError("shape \(shape) is too large")) }
-        let s = shape.map { Int($0) }
+        let s: [Int]
+        do { s = try declaredSizes(shape, "shape") } catch { return .failure(error) }
         let plane = x.height * x.width
-        let declared: ClassicShape?
+        let parameter: ClassicShape?
         switch s.count {
         case 0:
-            declared = count == 1 ? ClassicShape(channels: 1, height: 1, width: 1)
+            parameter = count == 1 ? ClassicShape(channels: 1, height: 1, width: 1)
                 : count == x.channels ? ClassicShape(channels: x.channels, height: 1, width: 1)
                 : count == x.channels * plane ? ClassicShape(channels: x.channels, height: x.height, width: x.width)
                 : nil
-        case 1: declared = ClassicShape(channels: s[0], height: 1, width: 1)
-        case 3: declared = ClassicShape(channels: s[0], height: s[1], width: s[2])
+        case 1: parameter = ClassicShape(channels: s[0], height: 1, width: 1)
+        case 3: parameter = ClassicShape(channels: s[0], height: s[1], width: s[2])
         default: return .failure(LayerSpecificationError("shape \(s) must be [1], [C], [1, H, W] or [C, H, W]"))
         }
-        guard let declared else {
+        guard let parameter else {
             return .failure(LayerSpecificationError("\(count) values fit neither 1, C (\(x.channels)) nor C×H×W (\(x.channels * plane))"))
         }
-        let declaredCount = declared.channels * declared.height * declared.width
+        guard let declaredCount = checkedProduct([parameter.channels, parameter.height, parameter.width]) else {
+            return .failure(LayerSpecificationError(SizeCheckFailure.product(s, what: "shape")))
+        }
         guard declaredCount == count else {
             return .failure(LayerSpecificationError("shape \(s) needs \(declaredCount) values but \(count) are given"))
         }
-        let spatialOK = (declared.height == 1 && declared.width == 1) || (declared.height == x.height && declared.width == x.width)
-        guard spatialOK, declared.channels == 1 || declared.channels == x.channels else {
-            return .failure(LayerSpecificationError("shape \(declared.channels)×\(declared.height)×\(declared.width) does not fit an input of C×H×W \(x.channels)×\(x.height)×\(x.width)"))
+        let spatialOK = (parameter.height == 1 && parameter.width == 1) || (parameter.height == x.height && parameter.width == x.width)
+        guard spatialOK, parameter.channels == 1 || parameter.channels == x.channels else {
+            return .failure(LayerSpecificationError("shape \(parameter.channels)×\(parameter.height)×\(parameter.width) does not fit an input of C×H×W \(x.channels)×\(x.height)×\(x.width)"))
         }
-        return .success(declared.array)
+        return .success(parameter.array)
     }
 }

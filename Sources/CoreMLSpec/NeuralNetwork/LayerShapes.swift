@@ -12,6 +12,9 @@ extension CoreML_Specification_NeuralNetworkLayer {
     ///
     /// Throws `LayerSpecificationError` saying why, when the inputs do not fit the layer.
     public func outputShapes(for inputShapes: [[Int]]) throws -> [[Int]] {
+        if let issue = connectionCountIssues(inputs: inputShapes.count, outputs: output.count).first {
+            throw LayerSpecificationError(issue)
+        }
         let rule = ShapeRule(layer: self, inputs: inputShapes)
         switch layer {
         case .convolution(let p)?: return [try rule.convolution(p)]
@@ -60,25 +63,9 @@ private struct ShapeRule {
     func classic(_ index: Int) throws -> ClassicShape { ClassicShape(try shape(index)) }
 
     /// The product of `values`, or an error when it overflows.
-    func product(_ values: [Int]) throws -> Int {
-        try values.reduce(1) { result, value in
-            let (product, overflow) = result.multipliedReportingOverflow(by: value)
-            if overflow { throw LayerSpecificationError("a shape of \(describe(values)) holds too many values") }
-            return product
-        }
-    }
-
-    func counts(inputs allowedInputs: ClosedRange<Int>, outputs allowedOutputs: ClosedRange<Int>) throws {
-        func describe(_ range: ClosedRange<Int>) -> String {
-            range.lowerBound == range.upperBound ? "\(range.lowerBound)"
-                : range.upperBound == .max ? "at least \(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
-        }
-        guard allowedInputs.contains(inputs.count) else {
-            throw LayerSpecificationError("has \(inputs.count) inputs; \(describe(allowedInputs)) expected")
-        }
-        guard allowedOutputs.contains(layer.output.count) else {
-            throw LayerSpecificationError("has \(layer.output.count) outputs; \(describe(allowedOutputs)) expected")
-        }
+    func product(_ values: [Int]) throws(LayerSpecificationError) -> Int {
+        guard let product = checkedProduct(values) else { throw LayerSpecificationError(SizeCheckFailure.product(values, what: "the shape")) }
+        return product
     }
 
     func axis(_ axis: Int64, rank: Int, allowingEnd: Bool = false, of index: Int) throws -> Int {
@@ -138,7 +125,6 @@ private struct ShapeRule {
     }
 
     func embedding(_ p: CoreML_Specification_EmbeddingLayerParams) throws -> [Int] {
-        try counts(inputs: 1...1, outputs: 1...1)
         let dims = try shape(0), x = ClassicShape(dims)
         guard x.channels == 1, x.height == 1, x.width == 1 else {
             throw LayerSpecificationError("input '\(name(0))' has shape \(describe(dims)); an embedding expects one index per position (C = H = W = 1)")
@@ -169,6 +155,7 @@ private struct ShapeRule {
                 throw LayerSpecificationError("reflection padding (top \(top), bottom \(bottom), left \(left), right \(right)) must be smaller than the input's \(x.height)×\(x.width) plane of '\(name(0))'")
             }
         }
+        try checkPlane(height: x.height, width: x.width)
         x.height += top + bottom
         x.width += left + right
         return x.replacing(in: dims)
@@ -178,10 +165,13 @@ private struct ShapeRule {
         let dims = try shape(0)
         var x = ClassicShape(dims)
         let factor = try p.scalingFactors()
-        let outH = Int((Double(x.height) * factor.height).rounded(.down)), outW = Int((Double(x.width) * factor.width).rounded(.down))
+        // Doubles past an Int's range have no exact Int: those sizes fail the plane check.
+        let outH = Int(exactly: (Double(x.height) * factor.height).rounded(.down)) ?? .max
+        let outW = Int(exactly: (Double(x.width) * factor.width).rounded(.down)) ?? .max
         guard outH > 0, outW > 0 else {
             throw LayerSpecificationError("upsampling the \(x.height)×\(x.width) input '\(name(0))' by \(factor.height)×\(factor.width) leaves no output")
         }
+        try checkPlane(height: outH, width: outW)
         x.height = outH
         x.width = outW
         return x.replacing(in: dims)
@@ -227,10 +217,10 @@ private struct ShapeRule {
 
     func loadConstant(_ p: CoreML_Specification_LoadConstantLayerParams) throws -> [Int] {
         guard inputs.isEmpty else { throw LayerSpecificationError("loadConstant takes no inputs, \(inputs.count) given") }
-        guard p.shape.count == 3, p.shape.allSatisfy({ $0 > 0 && $0 <= largestDeclaredSize }) else {
+        guard p.shape.count == 3, !p.shape.contains(0) else {
             throw LayerSpecificationError("shape \(p.shape) must be three positive sizes [C, H, W]")
         }
-        return p.shape.map { Int($0) }
+        return try declaredSizes(p.shape, "shape")
     }
 
     func reshape(_ p: CoreML_Specification_ReshapeLayerParams) throws -> [Int] {
@@ -238,10 +228,10 @@ private struct ShapeRule {
         guard p.targetShape.count == 3 || p.targetShape.count == 4 else {
             throw LayerSpecificationError("targetShape \(p.targetShape) must have 3 ([C, H, W]) or 4 ([Seq, C, H, W]) sizes")
         }
-        guard p.targetShape.allSatisfy({ $0 > 0 && $0 <= Int64(largestDeclaredSize) }) else {
+        guard !p.targetShape.contains(0) else {
             throw LayerSpecificationError("targetShape \(p.targetShape) must hold positive sizes")
         }
-        let t = p.targetShape.map { Int($0) }
+        let t = try declaredSizes(p.targetShape, "targetShape")
         let target = t.count == 3
             ? ClassicShape(outer: source.outer, channels: t[0], height: t[1], width: t[2])
             : ClassicShape(outer: t[0], channels: t[1], height: t[2], width: t[3])
@@ -283,7 +273,6 @@ private struct ShapeRule {
     }
 
     func lstm(_ p: CoreML_Specification_UniDirectionalLSTMLayerParams) throws -> [[Int]] {
-        try counts(inputs: 1...3, outputs: 1...3)
         let dims = try shape(0), x = ClassicShape(dims)
         let inputSize = try declared(p.inputVectorSize, "inputVectorSize"), hiddenSize = try declared(p.outputVectorSize, "outputVectorSize")
         let values = try product([x.channels, x.height, x.width])
@@ -312,14 +301,12 @@ private struct ShapeRule {
     }
 
     func softmaxND(_ p: CoreML_Specification_SoftmaxNDLayerParams) throws -> [Int] {
-        try counts(inputs: 1...1, outputs: 1...1)
         let dims = try shape(0)
         _ = try axis(p.axis, rank: dims.count, of: 0)
         return dims
     }
 
     func concatND(_ p: CoreML_Specification_ConcatNDLayerParams) throws -> [Int] {
-        try counts(inputs: 2...Int.max, outputs: 1...1)
         let first = inputs[0]
         let resolved = try axis(p.axis, rank: first.count, of: 0)
         for index in inputs.indices.dropFirst() {
@@ -340,7 +327,6 @@ private struct ShapeRule {
     }
 
     func batchedMatmul(_ p: CoreML_Specification_BatchedMatMulLayerParams) throws -> [Int] {
-        try counts(inputs: 1...2, outputs: 1...1)
         if inputs.count == 1 {
             let dims = inputs[0]
             let rows = try declared(p.weightMatrixFirstDimension, "weightMatrixFirstDimension")
@@ -379,22 +365,20 @@ private struct ShapeRule {
     }
 
     func flattenTo2D(_ p: CoreML_Specification_FlattenTo2DLayerParams) throws -> [Int] {
-        try counts(inputs: 1...1, outputs: 1...1)
         let dims = try shape(0)
         let resolved = try axis(p.axis, rank: dims.count, allowingEnd: true, of: 0)
         return [try product(Array(dims[..<resolved])), try product(Array(dims[resolved...]))]
     }
 
     func reshapeStatic(_ p: CoreML_Specification_ReshapeStaticLayerParams) throws -> [Int] {
-        try counts(inputs: 1...1, outputs: 1...1)
         let target = p.targetShape
         guard !target.isEmpty else { throw LayerSpecificationError("targetShape is empty") }
         let inferred = target.indices.filter { target[$0] == -1 }
-        guard inferred.count <= 1, target.allSatisfy({ ($0 > 0 && $0 <= Int64(largestDeclaredSize)) || $0 == -1 }) else {
+        guard inferred.count <= 1, target.allSatisfy({ $0 > 0 || $0 == -1 }) else {
             throw LayerSpecificationError("targetShape \(target) must hold positive sizes and at most one −1")
         }
         let dims = try shape(0)
-        var result = target.map { Int($0) }
+        var result = try target.map { size throws(LayerSpecificationError) in size == -1 ? -1 : try declared(size, "targetShape") }
         let count = try product(dims)
         if let slot = inferred.first {
             let known = try product(result.enumerated().map { $0.offset == slot ? 1 : $0.element })

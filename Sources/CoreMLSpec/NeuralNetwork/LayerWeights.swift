@@ -44,14 +44,7 @@ public struct LayerWeight: Sendable {
 extension LayerWeight.ExpectedCount {
     /// The product of `sizes` (1 for none), or `.overflow` when it does not fit in an `Int`.
     static func product(_ sizes: [UInt64]) -> Self {
-        var result = 1
-        for size in sizes {
-            guard let factor = Int(exactly: size) else { return .overflow(sizes: sizes) }
-            let (product, overflow) = result.multipliedReportingOverflow(by: factor)
-            if overflow { return .overflow(sizes: sizes) }
-            result = product
-        }
-        return .exactly(result)
+        checkedProduct(sizes).map(Self.exactly) ?? .overflow(sizes: sizes)
     }
 
     /// The product of a declared shape, or `.fromInput` when no shape is declared.

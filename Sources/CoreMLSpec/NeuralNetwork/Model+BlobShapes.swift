@@ -16,10 +16,10 @@ extension CoreML_Specification_FeatureType {
             if sizes.isEmpty, case .shapeRange(let ranges)? = array.shapeFlexibility {
                 sizes = ranges.sizeRanges.map { max(Int64(clamping: $0.lowerBound), 1) }
             }
-            guard !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 && $0 <= Int64(Int32.max) }) else {
+            guard !sizes.isEmpty, !sizes.contains(where: { $0 <= 0 }) else {
                 throw LayerSpecificationError("multi-array shape \(sizes) has no fixed positive size")
             }
-            let dims = sizes.map { Int($0) }
+            let dims = try declaredSizes(sizes, "multi-array shape")
             if exactMapping { return dims }
             switch dims.count {
             case 1: return [dims[0], 1, 1]
@@ -33,10 +33,10 @@ extension CoreML_Specification_FeatureType {
             }
         case .imageType(let image)?:
             let channels = image.colorSpace == .grayscale || image.colorSpace == .grayscaleFloat16 ? 1 : 3
-            guard image.width > 0, image.height > 0, image.width <= Int64(Int32.max), image.height <= Int64(Int32.max) else {
+            guard image.width > 0, image.height > 0 else {
                 throw LayerSpecificationError("image size \(image.width)×\(image.height) is not fixed")
             }
-            return [channels, Int(image.height), Int(image.width)]
+            return [channels, try declared(image.height, "image height"), try declared(image.width, "image width")]
         case .int64Type?, .doubleType?:
             return [1, 1, 1]
         default:
@@ -84,20 +84,28 @@ extension CoreML_Specification_Model {
         let exact = network.arrayInputShapeMapping == .exactArrayMapping
         var shapes: [String: [Int]] = [:]
         for feature in description_p.input {
+            let location = "input '\(feature.name)'"
             do {
                 shapes[feature.name] = try feature.type.networkShape(exactMapping: exact)
             } catch let error as LayerSpecificationError {
-                throw ModelValidationError(location: "input '\(feature.name)'", message: error.message)
+                throw ModelValidationError(location: location, message: error.message)
             }
+            _ = try checkedProduct(shapes[feature.name] ?? [], what: "the shape", where: location)
         }
         let layers = network.layers
         for index in try CoreML_Specification_NeuralNetworkLayer.dependencyOrder(layers, available: Set(shapes.keys)) {
             let layer = layers[index]
+            let location = "layer '\(layer.name)' (\(layer.layerTypeName))"
             do {
                 let outputs = try layer.outputShapes(for: layer.input.map { shapes[$0] ?? [] })
-                for (blob, shape) in zip(layer.output, outputs) { shapes[blob] = shape }
+                for (blob, shape) in zip(layer.output, outputs) {
+                    // Every blob's element count fits an Int, so the engine's products of its
+                    // dimensions (or of some of them) cannot overflow.
+                    _ = try checkedProduct(shape, what: "output '\(blob)' of shape", where: location)
+                    shapes[blob] = shape
+                }
             } catch let error as LayerSpecificationError {
-                throw ModelValidationError(location: "layer '\(layer.name)' (\(layer.layerTypeName))", message: error.message)
+                throw ModelValidationError(location: location, message: error.message)
             }
         }
         return shapes

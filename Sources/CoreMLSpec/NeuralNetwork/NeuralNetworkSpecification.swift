@@ -42,3 +42,22 @@ extension CoreML_Specification_NeuralNetworkClassifier {
         }
     }
 }
+
+extension CoreML_Specification_Model {
+    /// The blob a neural-network classifier reads its class probabilities from: the one
+    /// `labelProbabilityLayerName` names (a blob, or a layer whose first output it is), else the
+    /// first output of the layer that runs last. Nil for other models, and when no layer can run
+    /// last (an input nothing produces, a cycle).
+    public var classifierProbabilityBlob: String? {
+        guard case .neuralNetworkClassifier(let classifier)? = type else { return nil }
+        let layers = classifier.layers
+        let named = classifier.labelProbabilityLayerName
+        if !named.isEmpty {
+            if layers.contains(where: { $0.output.contains(named) }) { return named }
+            if let layer = layers.first(where: { $0.name == named }) { return layer.output.first }
+        }
+        let inputs = Set(description_p.input.map(\.name))
+        guard let order = try? CoreML_Specification_NeuralNetworkLayer.dependencyOrder(layers, available: inputs) else { return nil }
+        return order.last.flatMap { layers[$0].output.first }
+    }
+}

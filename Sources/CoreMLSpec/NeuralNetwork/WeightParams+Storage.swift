@@ -23,8 +23,8 @@ extension CoreML_Specification_WeightParams {
         case .float16: return float16Value.count / 2
         case .int8: return int8RawValue.count
         case .raw:
-            let bits = hasQuantization ? Int(quantization.numberOfBits) : 32
-            return bits > 0 ? rawValue.count * 8 / bits : 0
+            guard let bits = codeBits, bits > 0 else { return 0 }
+            return rawValue.count * 8 / bits
         case .empty: return 0
         }
     }
@@ -42,8 +42,14 @@ extension CoreML_Specification_WeightParams {
     /// padding bits).
     public func holds(_ expected: Int) -> Bool {
         guard storage == .raw, hasQuantization else { return count == expected }
-        let bits = Int(quantization.numberOfBits)
-        let (totalBits, overflow) = expected.multipliedReportingOverflow(by: bits)
-        return !overflow && bits > 0 && rawValue.count >= totalBits / 8 + (totalBits % 8 == 0 ? 0 : 1)
+        guard let bits = codeBits, bits > 0, let totalBits = checkedProduct([expected, bits]) else { return false }
+        return rawValue.count >= totalBits / 8 + (totalBits % 8 == 0 ? 0 : 1)
+    }
+
+    /// The bits one raw value takes: 32 for unquantized float32 bytes, else the quantization's
+    /// `numberOfBits`; nil when that does not fit the supported 1 to 8 bits' arithmetic (past
+    /// `Int32.max`, or `UInt64`'s top half, which a corrupt file may hold).
+    public var codeBits: Int? {
+        hasQuantization ? checkedSize(quantization.numberOfBits, limit: Int(Int32.max)) : 32
     }
 }

@@ -39,9 +39,8 @@ extension CoreML_Specification_WeightParams {
                     Float(bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16 | UInt32(bytes[$0 + 3]) << 24)
                 }
             }
-            let bits = Int(quantization.numberOfBits)
-            guard (1...8).contains(bits) else {
-                throw LayerSpecificationError("quantized with \(bits) bits; 1 to 8 are supported")
+            guard let bits = codeBits, (1...8).contains(bits) else {
+                throw LayerSpecificationError("quantized with \(quantization.numberOfBits) bits; 1 to 8 are supported")
             }
             let available = bytes.count * 8 / bits
             if let count, count > available {

@@ -54,7 +54,7 @@ extension CoreML_Specification_KNearestNeighborsClassifier {
             break
         }
         if let input = model.description_p.input.first, case .multiArrayType(let array)? = input.type.type,
-           dimensions > 0, !array.shape.isEmpty, array.shape.reduce(1, *) != Int64(dimensions)
+           dimensions > 0, !array.shape.isEmpty, checkedProduct(array.shape) != dimensions
         {
             context.fail("has shape \(array.shape), but the index has \(dimensions) dimensions", at: "input '\(input.name)'")
         }

@@ -21,6 +21,13 @@ extension CoreML_Specification_ModelDescription {
                 }
             }
         }
+        // A training input that shares its name with a model input is that input: the same type.
+        for feature in trainingInput {
+            if let modelInput = input.first(where: { $0.name == feature.name }), !feature.type.isCompatible(with: modelInput.type) {
+                context.fail("the model input of this name is \(modelInput.type.summary), but the training input is \(feature.type.summary)",
+                             at: "training input '\(feature.name)'")
+            }
+        }
     }
 }
 
@@ -57,6 +64,13 @@ extension CoreML_Specification_ArrayFeatureType {
         }
         if let bad = shape.firstIndex(where: { $0 <= 0 }) {
             context.fail("dimension \(bad) of the shape \(shape) is not positive")
+        } else if checkedProduct(shape) == nil {
+            context.fail(SizeCheckFailure.product(shape, what: "the shape"))
+        }
+        if case .enumeratedShapes(let shapes)? = shapeFlexibility,
+           let bad = shapes.shapes.first(where: { $0.shape.contains { $0 <= 0 } || checkedProduct($0.shape) == nil })
+        {
+            context.fail("the enumerated shape \(bad.shape) has a size that is not positive, or more elements than a 64-bit count can hold")
         }
         switch shapeFlexibility {
         case .enumeratedShapes(let shapes)?:
@@ -102,6 +116,8 @@ extension CoreML_Specification_ImageFeatureType {
         }
         if sizeFlexibility == nil && (width <= 0 || height <= 0) {
             context.fail("the image size \(width)×\(height) must be positive")
+        } else if checkedProduct([width, height, 4]) == nil {
+            context.fail(SizeCheckFailure.product([width, height], what: "the image size"))
         }
     }
 }

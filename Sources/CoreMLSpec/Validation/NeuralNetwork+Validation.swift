@@ -22,8 +22,11 @@ extension CoreML_Specification_Model {
             if layer.layer == nil && layer.layerTypeName == "none" {
                 context.fail("the layer has no type", at: part)
             }
-            if layer.output.isEmpty {
+            if layer.connectionCounts == nil && layer.output.isEmpty {
                 context.fail("the layer has no outputs", at: part)
+            }
+            for issue in layer.connectionCountIssues {
+                context.fail(issue, at: part)
             }
             for blob in layer.output {
                 if let other = producer[blob] {
@@ -68,10 +71,19 @@ extension CoreML_Specification_Model {
                 context.fail("preprocessing names '\(preprocessing.featureName)', which is not a model input")
             }
         }
+        // Shapes by the layer table, for the rules below; nil when the layer table cannot work them
+        // out (compiling the network reports why).
+        let shapes = try? neuralNetworkBlobShapes()
+        if let classLabels, classLabels.count > 0, let shapes, let blob = classifierProbabilityBlob,
+           let shape = shapes[blob], let count = checkedProduct(shape), count != classLabels.count
+        {
+            context.fail("there are \(classLabels.count) class labels, but the probabilities '\(blob)' hold \(count) values (shape \(shape)); there must be one per class")
+        }
         if isUpdatable {
-            validateUpdatable(network, producer: producer, classLabels: classLabels, in: &context)
+            validateUpdatable(network, producer: producer, classLabels: classLabels, shapes: shapes, in: &context)
         }
     }
+
 
     /// Names of layers that can never run because they wait on each other, or nil if there is no cycle.
     static func layersOnCycles(_ layers: [CoreML_Specification_NeuralNetworkLayer]) -> [String]? {

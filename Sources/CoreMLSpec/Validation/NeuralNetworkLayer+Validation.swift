@@ -52,6 +52,9 @@ extension CoreML_Specification_NeuralNetworkLayer {
             if !p.globalPooling && !p.kernelSize.isEmpty && (p.kernelSize.count != 2 || p.kernelSize.contains(0)) {
                 context.fail("kernelSize \(p.kernelSize) must be two positive sizes")
             }
+            if !p.globalPooling && !p.stride.isEmpty && (p.stride.count != 2 || p.stride.contains(0)) {
+                context.fail("stride \(p.stride) must be two positive sizes")
+            }
         default:
             break
         }
@@ -63,6 +66,19 @@ extension CoreML_Specification_NeuralNetworkLayer {
         let weights = self[keyPath: blob.path]
         if weights.filledStorageCount > 1 {
             context.fail("\(blob.name) stores values in more than one field (float32, float16, raw, int8); one is read")
+        }
+        switch weights.storage {
+        case .float16 where weights.float16Value.count % 2 != 0:
+            context.fail("\(blob.name) has \(weights.float16Value.count) bytes of float16 values, an odd number (each value takes 2)")
+            return
+        case .raw where weights.hasQuantization && !(1...8).contains(weights.codeBits ?? 0):
+            context.fail("\(blob.name) is quantized with \(weights.quantization.numberOfBits) bits; 1 to 8 are supported")
+            return
+        case .raw where !weights.hasQuantization && weights.rawValue.count % 4 != 0:
+            context.fail("\(blob.name) has \(weights.rawValue.count) raw bytes of float32 values, not a multiple of 4")
+            return
+        default:
+            break
         }
         switch blob.expectedCount {
         case .exactly(let expected):

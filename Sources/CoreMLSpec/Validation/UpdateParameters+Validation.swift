@@ -5,7 +5,7 @@ extension CoreML_Specification_Model {
     /// Difference from Core ML: more than one loss layer is allowed (their losses are summed).
     func validateUpdatable(
         _ network: some NeuralNetworkSpecification, producer: [String: String], classLabels: ClassLabelSet?,
-        in context: inout ValidationContext
+        shapes: [String: [Int]]?, in context: inout ValidationContext
     ) {
         let layers = network.layers
         let updatable = layers.filter(\.isUpdatable)
@@ -41,7 +41,9 @@ extension CoreML_Specification_Model {
         }
         let parameters = network.updateParams
         context.within("update parameters") { context in
-            validateLosses(parameters.lossLayers, layers: typeOfLayer, producer: producer, classLabels: classLabels, in: &context)
+            validateLosses(
+                parameters.lossLayers, layers: typeOfLayer, producer: producer, classLabels: classLabels, shapes: shapes,
+                exactMapping: network.arrayInputShapeMapping == .exactArrayMapping, in: &context)
             parameters.optimizer.validate(present: parameters.hasOptimizer, in: &context)
             if parameters.hasEpochs {
                 parameters.epochs.validate("epochs", positive: true, in: &context)
@@ -56,7 +58,8 @@ extension CoreML_Specification_Model {
 
     private func validateLosses(
         _ losses: [CoreML_Specification_LossLayer], layers: [String: CoreML_Specification_NeuralNetworkLayer],
-        producer: [String: String], classLabels: ClassLabelSet?, in context: inout ValidationContext
+        producer: [String: String], classLabels: ClassLabelSet?, shapes: [String: [Int]]?, exactMapping: Bool,
+        in context: inout ValidationContext
     ) {
         if losses.isEmpty {
             context.fail("an updatable neural network needs a loss layer")
@@ -110,6 +113,47 @@ extension CoreML_Specification_Model {
             } else if trainingInputs[target] == nil {
                 context.fail("the training inputs do not include the loss target '\(target)'", at: part)
             }
+            if let feature = trainingInputs[target] {
+                validateLossTarget(
+                    feature, of: part, input: input, isCrossEntropy: isCrossEntropy, classLabels: classLabels,
+                    inputShape: shapes?[input], exactMapping: exactMapping, in: &context)
+            }
+        }
+    }
+
+    /// The loss target's training input must fit the loss: a class index for cross-entropy (an
+    /// Int64, a Double, a one-element multi-array, or a label of a classifier's labels' type); as many
+    /// values as the loss input for mean squared error.
+    private func validateLossTarget(
+        _ feature: CoreML_Specification_FeatureDescription, of part: String, input: String, isCrossEntropy: Bool,
+        classLabels: ClassLabelSet?, inputShape: [Int]?, exactMapping: Bool, in context: inout ValidationContext
+    ) {
+        let target = "the loss target '\(feature.name)' (\(feature.type.summary))"
+        if isCrossEntropy {
+            switch feature.type.type {
+            case .int64Type?, .doubleType?:
+                break
+            case .stringType? where classLabels != nil:
+                break
+            case .multiArrayType(let array)?:
+                if let count = checkedProduct(array.shape), count != 1 {
+                    context.fail("\(target) holds \(count) values; cross-entropy takes one class index per example", at: part)
+                }
+            default:
+                context.fail("\(target) is not a class index; cross-entropy takes an Int64, a Double or a one-element multi-array", at: part)
+            }
+            return
+        }
+        switch feature.type.type {
+        case .multiArrayType?, .doubleType?, .int64Type?:
+            guard let inputShape, let inputCount = checkedProduct(inputShape),
+                  let targetShape = try? feature.type.networkShape(exactMapping: exactMapping), let targetCount = checkedProduct(targetShape)
+            else { return }
+            if targetCount != inputCount {
+                context.fail("\(target) holds \(targetCount) values per example, but the loss input '\(input)' holds \(inputCount) (shape \(inputShape))", at: part)
+            }
+        default:
+            context.fail("\(target) cannot be compared with the loss input '\(input)'; mean squared error takes a multi-array or a number", at: part)
         }
     }
 }

@@ -89,8 +89,10 @@ extension PixelBuffer {
             throw MLModelError(.featureType, "image \(name): the cropRect option must be a CGRect, not \(type(of: region))")
         }
         let w = Double(image.width), h = Double(image.height)
-        let left = max(0, Int((Double(rect.minX) * w).rounded(.down))), right = min(image.width, Int((Double(rect.maxX) * w).rounded(.up)))
-        let top = max(0, Int(((1 - Double(rect.maxY)) * h).rounded(.down))), bottom = min(image.height, Int(((1 - Double(rect.minY)) * h).rounded(.up)))
+        // Normalized coordinates outside 0…1 (or NaN) are clamped, so every product below is a pixel index.
+        func unit(_ value: CGFloat) -> Double { value.isNaN ? 0 : min(max(Double(value), 0), 1) }
+        let left = Int((unit(rect.minX) * w).rounded(.down)), right = Int((unit(rect.maxX) * w).rounded(.up))
+        let top = Int(((1 - unit(rect.maxY)) * h).rounded(.down)), bottom = Int(((1 - unit(rect.minY)) * h).rounded(.up))
         guard right > left, bottom > top else {
             throw MLModelError(.featureType, "image \(name): cropRect \(rect) (normalized coordinates) holds no pixel of the \(image.width)×\(image.height) image")
         }

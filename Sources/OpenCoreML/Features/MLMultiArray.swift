@@ -36,8 +36,9 @@ public final class MLMultiArray: @unchecked Sendable, CustomStringConvertible {
         guard !dimensions.isEmpty, dimensions.allSatisfy({ $0 > 0 }) else {
             throw MLModelError(.generic, "MLMultiArray: invalid shape \(dimensions); every dimension must be positive")
         }
-        let count = dimensions.reduce(1, *)
-        let bytes = count * dataType.byteCount
+        guard let bytes = checkedProduct(dimensions + [dataType.byteCount]) else {
+            throw MLModelError(.generic, "MLMultiArray: " + SizeCheckFailure.product(dimensions, what: "shape"))
+        }
         let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 1), alignment: 64)
         pointer.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
         try self.init(
@@ -55,11 +56,14 @@ public final class MLMultiArray: @unchecked Sendable, CustomStringConvertible {
         guard shape.count == strides.count, !shape.isEmpty, shape.allSatisfy({ $0.intValue > 0 }) else {
             throw MLModelError(.generic, "MLMultiArray: shape \(shape.map(\.intValue)) and strides \(strides.map(\.intValue)) do not fit together")
         }
+        guard let count = checkedProduct(shape.map(\.intValue)) else {
+            throw MLModelError(.generic, "MLMultiArray: " + SizeCheckFailure.product(shape.map(\.intValue), what: "shape"))
+        }
         self.dataPointer = dataPointer
         self.shape = shape
         self.strides = strides
         self.dataType = dataType
-        self.count = shape.reduce(1) { $0 * $1.intValue }
+        self.count = count
         self.deallocator = deallocator
     }
 

@@ -20,15 +20,17 @@ public final class PixelBuffer: @unchecked Sendable, CustomStringConvertible {
     /// `bytesPerRow * height` bytes, owned by the buffer.
     public let baseAddress: UnsafeMutableRawPointer
 
-    /// A zero-filled buffer; nil for a size below 1×1 or a format not listed above.
+    /// A zero-filled buffer; nil for a size below 1×1, one whose byte count overflows an `Int`, or
+    /// a format not listed above.
     public init?(width: Int, height: Int, pixelFormatType: UInt32) {
-        guard width > 0, height > 0, let bytes = Self.bytesPerPixel(pixelFormatType) else { return nil }
+        guard width > 0, height > 0, let bytes = Self.bytesPerPixel(pixelFormatType),
+              let total = checkedProduct([width, height, bytes]) else { return nil }
         self.width = width
         self.height = height
         self.pixelFormatType = pixelFormatType
         bytesPerRow = width * bytes
-        baseAddress = .allocate(byteCount: bytesPerRow * height, alignment: 16)
-        baseAddress.initializeMemory(as: UInt8.self, repeating: 0, count: bytesPerRow * height)
+        baseAddress = .allocate(byteCount: total, alignment: 16)
+        baseAddress.initializeMemory(as: UInt8.self, repeating: 0, count: total)
     }
 
     deinit { baseAddress.deallocate() }

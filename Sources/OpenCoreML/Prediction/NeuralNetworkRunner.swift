@@ -121,7 +121,7 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
             var shape = blob.shape.dims
             var dataType = MLMultiArrayDataType.float32
             if case .multiArrayType(let array)? = output.type.type {
-                if !array.shape.isEmpty, array.shape.reduce(1, *) == Int64(count) { shape = array.shape.map(Int.init) }
+                if !array.shape.isEmpty, checkedProduct(array.shape) == count { shape = array.shape.map(Int.init) }
                 dataType = MLMultiArrayDataType(rawValue: array.dataType.rawValue) ?? .float32
             }
             switch output.type.type {

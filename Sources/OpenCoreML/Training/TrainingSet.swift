@@ -27,6 +27,9 @@ final class TrainingSet: @unchecked Sendable {
         var columns: [Column] = []
         for name in network.inputNames + network.targetNames {
             let shape = network.inputBlob(named: name)!.shape
+            guard checkedProduct([count, shape.count]) != nil else {
+                throw MLModelError(.update, "\(count) examples of '\(name)' (shape \(shape.dims)) hold more values than a 64-bit count can hold")
+            }
             columns.append(Column(name: name, width: shape.count, shape: shape.dims, values: []))
         }
         let isIndex = network.targetIsClassIndex

@@ -82,14 +82,7 @@ extension ModelReport.Feature {
         case .multiArrayType(let array)?:
             type = "MultiArray"
             shape = array.shape
-            switch array.dataType {
-            case .float32: dataType = "Float32"
-            case .double: dataType = "Double"
-            case .float16: dataType = "Float16"
-            case .int32: dataType = "Int32"
-            case .int8: dataType = "Int8"
-            default: dataType = "invalid"
-            }
+            dataType = array.dataType.displayName
         case .imageType(let image)?:
             type = "Image"
             width = image.width

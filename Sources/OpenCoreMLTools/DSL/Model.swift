@@ -192,7 +192,7 @@ public struct Model: ModelConvertible {
         let location = "KNearestNeighborsClassifier"
         var dimensions: Int?
         if spec.description_p.input.count == 1, case .multiArrayType(let array)? = spec.description_p.input[0].type.type {
-            dimensions = Int(array.shape.reduce(1, *))
+            dimensions = checkedProduct(array.shape)
         }
         spec.kNearestNeighborsClassifier = try knn.specification(dimensions: dimensions, location: location)
         let labels = try knn.labelSet(location: location)

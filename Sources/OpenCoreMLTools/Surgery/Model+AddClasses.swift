@@ -24,7 +24,7 @@ extension CoreML_Specification_Model {
         if let duplicate = labels.first(where: { label in all.filter { $0 == label }.count > 1 }) {
             throw ModelToolsError(location, "'\(duplicate)' is already a label (or given twice)")
         }
-        try widenDenseLayer(before: probabilityBlob ?? "", by: labels.count)
+        try widenDenseLayer(before: classifierProbabilityBlob ?? "", by: labels.count)
         var widened = neuralNetworkClassifier
         switch added {
         case .int64s(let values): widened.int64ClassLabels.vector += values
@@ -88,12 +88,15 @@ extension CoreML_Specification_Model {
                     throw ModelToolsError(location, "\(blob.name) are stored as \(weights.storage.rawValue); widening needs float32")
                 }
             }
-            let columns = Int(dense.inputChannels)
-            dense.weights.floatValue += [Float](repeating: 0, count: columns * count)
+            let (width, overflow) = (checkedSize(dense.outputChannels) ?? .max).addingReportingOverflow(count)
+            guard !overflow, let added = checkedProduct([dense.inputChannels, UInt64(count)]) else {
+                throw ModelToolsError(location, SizeCheckFailure.product([dense.inputChannels, dense.outputChannels, UInt64(count)], what: "inputChannels × outputChannels"))
+            }
+            dense.weights.floatValue += [Float](repeating: 0, count: added)
             if blobs.contains(where: { $0.name == "bias" }) { dense.bias.floatValue += [Float](repeating: 0, count: count) }
             dense.outputChannels += UInt64(count)
             network.layers[denseIndex].innerProduct = dense
-            return Int(dense.outputChannels)
+            return width
         }
     }
 }

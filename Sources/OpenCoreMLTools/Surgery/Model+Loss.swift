@@ -44,7 +44,7 @@ extension CoreML_Specification_Model {
     }
 
     private func defaultLossInput(_ function: LossFunction, layers: [CoreML_Specification_NeuralNetworkLayer]) throws -> String {
-        if let blob = probabilityBlob { return blob }
+        if let blob = classifierProbabilityBlob { return blob }
         let outputs = description_p.output.map(\.name)
         if function == .crossEntropy {
             let softmaxOutputs = outputs.filter { name in

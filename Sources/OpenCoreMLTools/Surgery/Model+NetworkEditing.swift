@@ -41,12 +41,6 @@ extension CoreML_Specification_Model {
         return network.layers
     }
 
-    /// The blob a classifier's probabilities come from: `labelProbabilityLayerName`, or the last
-    /// layer's output.
-    var probabilityBlob: String? {
-        guard case .neuralNetworkClassifier(let classifier)? = type else { return nil }
-        return classifier.labelProbabilityLayerName.isEmpty ? classifier.layers.last?.output.first : classifier.labelProbabilityLayerName
-    }
 }
 
 extension Array where Element == CoreML_Specification_NeuralNetworkLayer {

@@ -43,7 +43,7 @@ extension CoreML_Specification_Model {
             for input in model.description_p.input {
                 let location = "\(part(index)) › input '\(input.name)'"
                 if let (type, source) = available[input.name] {
-                    guard input.type.connects(to: type) else {
+                    guard input.type.isCompatible(with: type) else {
                         throw ModelToolsError(location, "expects \(input.type.summary), but \(source) gives \(type.summary)")
                     }
                     continue

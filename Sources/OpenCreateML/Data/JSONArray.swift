@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 
 /// A JSON input value: a number (shape `[]`) or nested arrays of numbers, the same length at each depth.
@@ -18,7 +19,8 @@ enum JSONArray {
             node = first
         }
         var values: [Double] = []
-        values.reserveCapacity(shape.reduce(1, *))
+        // The first items' lengths promise this many numbers; the file cannot hold more than one per byte.
+        values.reserveCapacity(min(checkedProduct(shape) ?? 0, data.count))
         try flatten(root, depth: 0, index: "", shape: shape, into: &values, path: path)
         return (values, shape)
     }

@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 
 extension LabeledDataset.Split {
@@ -41,20 +42,18 @@ enum IDXFormat {
         guard labelHeader[0] == count else {
             throw CreateMLError(labelsPath, "count mismatch: \(grouped(labelHeader[0])) labels for \(grouped(count)) images in \(imagesPath)")
         }
-        let (pixels, overflow) = rows.multipliedReportingOverflow(by: columns)
-        let (total, overflowTotal) = count.multipliedReportingOverflow(by: pixels)
-        guard !overflow && !overflowTotal && total <= images.count else {
+        guard let pixels = checkedProduct([rows, columns]), let total = checkedProduct([count, pixels]), total <= images.count else {
             throw CreateMLError(imagesPath, "truncated: \(grouped(images.count - 16)) bytes after the header, too few for \(grouped(count)) images of \(rows)×\(columns) bytes")
         }
-        try checkLength(images, path: imagesPath, dimensions: 3, expected: count * pixels, what: "\(grouped(count)) images of \(rows)×\(columns) bytes")
+        try checkLength(images, path: imagesPath, dimensions: 3, expected: total, what: "\(grouped(count)) images of \(rows)×\(columns) bytes")
         try checkLength(labels, path: labelsPath, dimensions: 1, expected: count, what: "\(grouped(count)) labels")
 
         let values = images.withUnsafeBytes { raw -> [Float] in
             let bytes = raw.bindMemory(to: UInt8.self)
             let start = 16
-            return [Float](unsafeUninitializedCapacity: count * pixels) { buffer, initialized in
-                for index in 0..<(count * pixels) { buffer[index] = Float(bytes[start + index]) * scale }
-                initialized = count * pixels
+            return [Float](unsafeUninitializedCapacity: total) { buffer, initialized in
+                for index in 0..<total { buffer[index] = Float(bytes[start + index]) * scale }
+                initialized = total
             }
         }
         let classes = labels.withUnsafeBytes { raw in raw[8...].map { Int($0) } }

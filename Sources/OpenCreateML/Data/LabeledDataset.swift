@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 import OpenCoreML
 
@@ -41,12 +42,10 @@ public struct LabeledDataset: Sendable {
     /// Examples from memory; throws unless `values` holds `labels.count` rows of
     /// `sampleShape`'s element count, every value finite and every label at least 0.
     public init(name: String = "examples", values: [Float], labels: [Int], sampleShape: [Int]) throws {
-        let width = sampleShape.reduce(1) { $0.multipliedReportingOverflow(by: max($1, 0)).partialValue }
         guard !sampleShape.isEmpty, sampleShape.allSatisfy({ $0 > 0 }) else {
             throw CreateMLError(name, "example shape \(sampleShape) must have positive sizes")
         }
-        let (total, overflow) = width.multipliedReportingOverflow(by: labels.count)
-        guard !overflow, total == values.count else {
+        guard let width = checkedProduct(sampleShape), checkedProduct([width, labels.count]) == values.count else {
             throw CreateMLError(name, "\(values.count) values are not \(labels.count) examples of shape \(sampleShape)")
         }
         if let bad = values.firstIndex(where: { !$0.isFinite }) {

@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 import OpenCoreML
 
@@ -47,7 +48,7 @@ extension MLFeatureValue {
             self.init(double: numbers[0])
         case .multiArray:
             let declared = description.multiArrayConstraint?.shape.map(\.intValue) ?? shape
-            guard declared.reduce(1, *) == numbers.count else {
+            guard checkedProduct(declared) == numbers.count else {
                 throw CreateMLError(path, "holds \(numbers.count) values (shape \(shape)); input '\(description.name)' takes shape \(declared)")
             }
             let array = try MLMultiArray(shape: declared.map { NSNumber(value: $0) }, dataType: .float32)

@@ -40,9 +40,8 @@ struct ModelBinding: @unchecked Sendable {
             throw CreateMLError("input '\(input.name)'", "it is a \(input.type); datasets feed multi-array inputs")
         }
         inputShape = constraint.shape.map(\.intValue)
-        let expected = inputShape.reduce(1, *)
-        guard expected == dataset.featureCount else {
-            throw CreateMLError(dataset.name, "examples have \(dataset.featureCount) values (shape \(dataset.sampleShape)); input '\(input.name)' takes \(expected) (shape \(inputShape))")
+        guard let expected = checkedProduct(inputShape), expected == dataset.featureCount else {
+            throw CreateMLError(dataset.name, "examples have \(dataset.featureCount) values (shape \(dataset.sampleShape)); input '\(input.name)' takes shape \(inputShape)")
         }
         let specification = model.specification
         if model.sampleCount != nil, let predicted = description.predictedFeatureName {
@@ -68,7 +67,11 @@ struct ModelBinding: @unchecked Sendable {
             // A plain network: the first output, whose length is the number of classes.
             let output = specification.description_p.output.first
             probabilities = output?.name
-            classCount = output.map { Int($0.type.multiArrayType.shape.reduce(1, *)) } ?? 0
+            let shape = output?.type.multiArrayType.shape ?? []
+            guard let count = checkedProduct(shape) else {
+                throw CreateMLError("output '\(probabilities ?? "")'", SizeCheckFailure.product(shape, what: "the shape"))
+            }
+            classCount = output == nil ? 0 : count
         }
         guard classCount <= LabeledDataset.classIndexLimit else {
             throw CreateMLError("model", "its output has \(classCount) values; a data set's class indices go up to \(LabeledDataset.classIndexLimit - 1)")

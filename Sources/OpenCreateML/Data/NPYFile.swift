@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 
 /// NumPy `.npy` arrays (format versions 1.0, 2.0 and 3.0): a `\x93NUMPY` magic, a version, a header
@@ -82,13 +83,8 @@ enum NPYFile {
             throw CreateMLError(path, ".npy element type '\(descr)' is not supported; use \(supported)")
         }
         guard shape.allSatisfy({ $0 >= 0 }) else { throw CreateMLError(path, ".npy shape \(shape) has a negative size") }
-        var count = 1
-        for size in shape {
-            let (product, overflow) = count.multipliedReportingOverflow(by: size)
-            guard !overflow && product <= bytes.count else {
-                throw CreateMLError(path, "truncated .npy data: shape \(shape) needs more bytes than the file has")
-            }
-            count = product
+        guard let count = checkedProduct(shape), count <= bytes.count else {
+            throw CreateMLError(path, "truncated .npy data: shape \(shape) needs more bytes than the file has")
         }
         let dataStart = headerStart + headerLength
         let available = bytes.count - dataStart

@@ -54,8 +54,10 @@ public struct ImageFeatureExtractor: @unchecked Sendable {
         }
         spec.isUpdatable = false
         spec.description_p.trainingInput = []
-        let count = spec.description_p.output[0].type.multiArrayType.shape.reduce(1, *)
-        guard count > 0 else { throw CreateMLError(location, "the output '\(arrays[0].name)' has no shape") }
+        let shape = spec.description_p.output[0].type.multiArrayType.shape
+        guard let count = checkedProduct(shape), count > 0 else {
+            throw CreateMLError(location, "the output '\(arrays[0].name)' has no usable shape (\(shape))")
+        }
         let model: MLModel
         do { model = try MLModel(specification: spec) } catch { throw CreateMLError(location, "\(error)") }
         guard let constraint = model.modelDescription.inputDescriptionsByName[images[0].name]?.imageConstraint else {
@@ -64,7 +66,7 @@ public struct ImageFeatureExtractor: @unchecked Sendable {
         self.specification = spec
         self.inputName = images[0].name
         self.outputName = arrays[0].name
-        self.featureCount = Int(count)
+        self.featureCount = count
         self.fingerprint = Self.hash(data)
         self.model = model
         self.constraint = constraint

@@ -67,4 +67,15 @@ package class LayerNode: @unchecked Sendable {
     func fail(_ message: String) -> EngineError {
         EngineError("layer '\(name)' (\(typeName))", message)
     }
+
+    /// A size `spec` declares in its field `field`, as an `Int` the kernels' 32-bit arguments can
+    /// take; an error naming the layer and the field when it is negative or past `Int32.max`.
+    static func declaredSize(_ value: some BinaryInteger, _ field: String, of spec: CoreML_Specification_NeuralNetworkLayer) throws -> Int {
+        let location = "layer '\(spec.name)' (\(spec.layerTypeName))"
+        do {
+            return try checkedSize(value, limit: Int(Int32.max), what: field, where: location)
+        } catch {
+            throw EngineError(error.location, error.message)
+        }
+    }
 }

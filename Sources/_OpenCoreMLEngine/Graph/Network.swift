@@ -91,6 +91,10 @@ package final class Network: @unchecked Sendable {
             let target = blob(name)
             if let feature = model.description_p.trainingInput.first(where: { $0.name == name }),
                let shape = try? feature.type.networkShape(exactMapping: exact) {
+                // Like every blob's, the target's element count must fit an Int.
+                guard checkedProduct(shape) != nil else {
+                    throw EngineError("training input '\(name)'", SizeCheckFailure.product(shape, what: "the shape"))
+                }
                 target.shape = TensorShape(shape)
                 declaredTargets.insert(name)
             }

@@ -28,7 +28,7 @@ final class BatchNormNode: LayerNode, @unchecked Sendable {
     private let groupMean = FloatBuffer(), groupInverseDeviation = FloatBuffer()
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_BatchnormLayerParams, inputs: [Blob], outputs: [Blob]) throws {
-        channels = Int(clamping: params.channels)
+        channels = try Self.declaredSize(params.channels, "channels", of: spec)
         computesStatistics = params.computeMeanVar
         perInstance = params.instanceNormalization
         epsilon = params.epsilon == 0 ? 1e-5 : params.epsilon

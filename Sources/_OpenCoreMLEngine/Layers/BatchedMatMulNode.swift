@@ -27,8 +27,8 @@ final class BatchedMatMulNode: LayerNode, @unchecked Sendable {
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_BatchedMatMulLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         transposeA = params.transposeA
         transposeB = params.transposeB
-        weightRows = Int(clamping: params.weightMatrixFirstDimension)
-        weightColumns = Int(clamping: params.weightMatrixSecondDimension)
+        weightRows = try Self.declaredSize(params.weightMatrixFirstDimension, "weightMatrixFirstDimension", of: spec)
+        weightColumns = try Self.declaredSize(params.weightMatrixSecondDimension, "weightMatrixSecondDimension", of: spec)
         let location = "layer '\(spec.name)' (batchedMatmul)"
         if params.int8DynamicQuantize {
             throw EngineError(location, "int8DynamicQuantize is not supported by the OpenCoreML engine")

@@ -55,9 +55,9 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         } catch let error as LayerSpecificationError {
             throw EngineError(location, error.message)
         }
-        outputChannels = Int(clamping: params.outputChannels)
-        kernelChannels = Int(clamping: params.kernelChannels)
-        groups = max(1, Int(clamping: params.nGroups))
+        outputChannels = try Self.declaredSize(params.outputChannels, "outputChannels", of: spec)
+        kernelChannels = try Self.declaredSize(params.kernelChannels, "kernelChannels", of: spec)
+        groups = max(1, try Self.declaredSize(params.nGroups, "nGroups", of: spec))
         (kernel, stride, dilation) = (sizes.kernel, sizes.stride, sizes.dilation)
         var geometryParams = params
         geometryParams.weights = .init()

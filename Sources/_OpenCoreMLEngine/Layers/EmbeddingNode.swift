@@ -18,8 +18,8 @@ final class EmbeddingNode: LayerNode, @unchecked Sendable {
     let bias: Parameter?
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_EmbeddingLayerParams, inputs: [Blob], outputs: [Blob]) throws {
-        inputDim = Int(clamping: params.inputDim)
-        outputChannels = Int(clamping: params.outputChannels)
+        inputDim = try Self.declaredSize(params.inputDim, "inputDim", of: spec)
+        outputChannels = try Self.declaredSize(params.outputChannels, "outputChannels", of: spec)
         guard inputDim > 0, outputChannels > 0 else {
             throw EngineError("layer '\(spec.name)' (embedding)", "inputDim (\(inputDim)) and outputChannels (\(outputChannels)) must be positive")
         }

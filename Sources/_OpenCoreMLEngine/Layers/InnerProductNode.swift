@@ -10,8 +10,8 @@ final class InnerProductNode: LayerNode, @unchecked Sendable {
     let bias: Parameter?
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_InnerProductLayerParams, inputs: [Blob], outputs: [Blob]) throws {
-        inputChannels = Int(clamping: params.inputChannels)
-        outputChannels = Int(clamping: params.outputChannels)
+        inputChannels = try Self.declaredSize(params.inputChannels, "inputChannels", of: spec)
+        outputChannels = try Self.declaredSize(params.outputChannels, "outputChannels", of: spec)
         weights = try Parameter.required("weights", of: spec)
         bias = try Parameter.optional("bias", of: spec)
         super.init(spec, inputs: inputs, outputs: outputs)

@@ -139,8 +139,8 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_UniDirectionalLSTMLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         let location = "layer '\(spec.name)' (uniDirectionalLSTM)"
-        inputSize = Int(clamping: params.inputVectorSize)
-        hiddenSize = Int(clamping: params.outputVectorSize)
+        inputSize = try Self.declaredSize(params.inputVectorSize, "inputVectorSize", of: spec)
+        hiddenSize = try Self.declaredSize(params.outputVectorSize, "outputVectorSize", of: spec)
         guard inputSize > 0, hiddenSize > 0 else {
             throw EngineError(location, "inputVectorSize (\(inputSize)) and outputVectorSize (\(hiddenSize)) must be positive")
         }

@@ -23,7 +23,7 @@ final class PaddingNode: LayerNode, @unchecked Sendable {
         }
         let amounts = params.paddingAmounts.borderAmounts
         let sizes = amounts.count == 2
-            ? [amounts[0].startEdgeSize, amounts[0].endEdgeSize, amounts[1].startEdgeSize, amounts[1].endEdgeSize].map { Int(clamping: $0) }
+            ? try [amounts[0].startEdgeSize, amounts[0].endEdgeSize, amounts[1].startEdgeSize, amounts[1].endEdgeSize].map { try Self.declaredSize($0, "paddingAmounts", of: spec) }
             : [0, 0, 0, 0]
         (top, bottom, left, right) = (sizes[0], sizes[1], sizes[2], sizes[3])
         super.init(spec, inputs: inputs, outputs: outputs)

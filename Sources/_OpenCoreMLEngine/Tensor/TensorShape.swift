@@ -9,7 +9,9 @@ package struct TensorShape: Hashable, Sendable, CustomStringConvertible {
 
     package init(_ dims: [Int]) { self.dims = dims }
 
-    /// The number of elements per example.
+    /// The number of elements per example. Blob shapes come from the layer table, which has
+    /// checked (`checkedProduct`) that this count fits an `Int`; so do the products of fewer
+    /// dimensions the layers take.
     package var count: Int { dims.reduce(1, *) }
 
     package var rank: Int { dims.count }

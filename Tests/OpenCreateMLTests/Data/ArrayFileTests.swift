@@ -123,6 +123,27 @@ struct InputFileTests {
         expectMessage(message(Data("\n".utf8), as: "blank.csv"), contains: ["blank.csv", "no numbers"])
     }
 
+    @Test func hostileSizesInHeadersAreErrorsNotTraps() {
+        let floats = littleEndian([Float(1), 2].map(\.bitPattern))
+        for shape in ["(1099511627776, 1099511627776)", "(4611686018427387904,)", "(3037000500, 3037000500, 2)"] {
+            expectMessage(message(npy(descr: "<f4", shape: shape, payload: floats), as: "huge.npy"),
+                          contains: ["huge.npy", "truncated .npy data", "needs more bytes than the file has"])
+        }
+        // A zero makes the product 0 whatever follows: an empty array, whose bytes must then be none.
+        expectMessage(message(npy(descr: "<f4", shape: "(0, 4611686018427387904, 4611686018427387904)", payload: floats), as: "zero.npy"),
+                      contains: ["zero.npy", "8 unexpected bytes"])
+        // JSON whose first items promise 2^64 numbers: 64 levels of two items, the second a number.
+        let deep = String(repeating: "[", count: 64) + "1, 2" + String(repeating: "], 3", count: 63) + "]"
+        expectMessage(message(Data(deep.utf8), as: "deep.json"), contains: ["deep.json", "not rectangular"])
+    }
+
+    @Test func datasetsWhoseExampleSizeOverflowsThrow() {
+        expectMessage(errorMessage { _ = try LabeledDataset(values: [1, 2], labels: [0], sampleShape: [Int.max, 2]) },
+                      contains: ["2 values are not 1 examples of shape"])
+        expectMessage(errorMessage { _ = try LabeledDataset(values: [], labels: [0, 1, 2], sampleShape: [1 << 62]) },
+                      contains: ["0 values are not 3 examples of shape"])
+    }
+
     @Test func unsupportedOrMissingFiles() {
         expectMessage(message(Data("1".utf8), as: "x.txt"), contains: ["x.txt", ".npy, .json or .csv"])
         expectMessage(errorMessage { _ = try ArrayFile.read(path: "/no/such/input.npy") }, contains: ["/no/such/input.npy", "no such file"])
