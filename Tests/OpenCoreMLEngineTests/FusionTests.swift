@@ -50,6 +50,14 @@ struct FusionTests {
     }
 
     /// Loss, output and every parameter gradient after one training step of `batch` examples.
+    /// Equal up to float rounding: the fused and the layer-by-layer pass run the same arithmetic and
+    /// agree to the bit when nothing else changes the kernels' settings, but other suites in the
+    /// same process switch the instruction set and the thread count (and with them the order of
+    /// the GEMM sums) while these run.
+    static func close(_ a: [Float], _ b: [Float]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) <= 1e-5 * max(1, abs($0), abs($1)) }
+    }
+
     static func step(_ model: CoreML_Specification_Model, fusing: Bool, batch: Int) throws -> (Float, [Float], [[Float]]) {
         let network = try Network(model: model, fusingLayers: fusing)
         GradientCheck.fillRandomly(network, model: model, batch: batch, seed: 3)
@@ -68,9 +76,9 @@ struct FusionTests {
             for batch in [1, 13] {
                 let fused = try Self.step(model, fusing: true, batch: batch)
                 let plain = try Self.step(model, fusing: false, batch: batch)
-                #expect(fused.0 == plain.0, "loss, \(pool), batch \(batch), \(threads) threads")
-                #expect(fused.1 == plain.1, "outputs, \(pool), batch \(batch), \(threads) threads")
-                #expect(fused.2 == plain.2, "gradients, \(pool), batch \(batch), \(threads) threads")
+                #expect(Self.close([fused.0], [plain.0]), "loss, \(pool), batch \(batch), \(threads) threads")
+                #expect(Self.close(fused.1, plain.1), "outputs, \(pool), batch \(batch), \(threads) threads")
+                #expect(Self.close(fused.2.flatMap { $0 }, plain.2.flatMap { $0 }), "gradients, \(pool), batch \(batch), \(threads) threads")
             }
         }
     }
@@ -98,7 +106,7 @@ struct FusionTests {
         #expect(!network.blobs["c"]!.isElided)
         let fused = try Self.step(model, fusing: true, batch: 4)
         let plain = try Self.step(model, fusing: false, batch: 4)
-        #expect(fused.0 == plain.0 && fused.2 == plain.2)
+        #expect(Self.close([fused.0], [plain.0]) && Self.close(fused.2.flatMap { $0 }, plain.2.flatMap { $0 }))
     }
 
     @Test func timingsCoverEveryLayerAndCountMultiplyAdds() throws {

@@ -137,7 +137,10 @@ struct SurgeryTests {
         let input = ["image": Support.array(Self.randomImage(seed: 4), shape: [1, 28, 28])]
         let old = try Support.output(of: before, input, "dense2_out")
         let new = try Support.output(of: after, input, "dense2_out")
-        #expect(Array(new.prefix(10)) == old && Array(new.suffix(2)) == [0, 0])
+        // The same logits up to float rounding (other suites switch the kernels' instruction set and
+        // thread count in this process), and zeros for the new classes.
+        #expect(zip(new.prefix(10), old).allSatisfy { abs($0 - $1) <= 1e-5 * max(1, abs($1)) } && old.count == 10)
+        #expect(Array(new.suffix(2)) == [0, 0])
     }
 
     @Test func frozenExtractorMadeUpdatableTrainsOnlyItsLastLayer() throws {
