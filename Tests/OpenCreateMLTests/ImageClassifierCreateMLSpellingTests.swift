@@ -127,3 +127,42 @@ struct ImageClassifierCreateMLSpellingTests {
         }
     }
 }
+
+/// README.md, "Image classifier (OpenCreateML)": the Create ML code, run as written on generated
+/// pictures with the built-in feature extractor (keep the two in step).
+@Suite("README image classifier example")
+struct ImageClassifierReadmeExampleTests {
+    static func readmeExample(trainURL: URL, testURL: URL, photoURL: URL, modelURL: URL) throws -> MLClassifierMetrics {
+        let parameters = MLImageClassifier.ModelParameters(
+            validation: .split(strategy: .fixed(ratio: 0.2, seed: 0)),        // or .dataSource(...), .none
+            maxIterations: 25,
+            augmentation: [.flip],                                              // .crop .rotation .blur .exposure .noise .flip
+            algorithm: .transferLearning(featureExtractor: .scenePrint(revision: 1), classifier: .logisticRegressor))
+        // Create ML 1–2: ModelParameters(featureExtractor: .scenePrint(revision: 1), validation: .none,
+        //                                maxIterations: 25, augmentationOptions: [.flip])
+        let classifier = try MLImageClassifier(trainingData: .labeledDirectories(at: trainURL), parameters: parameters)
+        print(classifier.trainingMetrics.accuracy, classifier.validationMetrics.accuracy)
+
+        let metrics = classifier.evaluation(on: .labeledDirectories(at: testURL))  // does not throw
+        if metrics.isValid {
+            print(metrics.accuracy, metrics.precision(of: "✋"), metrics.confusion)
+        } else {
+            print(metrics.error!)                                                // names the folder or file
+        }
+        try classifier.write(to: modelURL, metadata: MLModelMetadata(author: "Me", shortDescription: "Hand gestures", version: "1.0"))
+        print(try classifier.prediction(from: photoURL))                        // classifier.model is the written pipeline
+        return metrics
+    }
+
+    @Test func runsAsWritten() throws {
+        try withTemporaryDirectory { folder in
+            let train = folder.appendingPathComponent("train"), test = folder.appendingPathComponent("test")
+            try SyntheticPictures.makeFolders(at: train, classes: ["red", "blue"], count: 5, seed: 21)
+            try SyntheticPictures.makeFolders(at: test, classes: ["red", "blue"], count: 1, seed: 22)
+            let model = folder.appendingPathComponent("Colours.mlmodel")
+            let metrics = try Self.readmeExample(trainURL: train, testURL: test, photoURL: test.appendingPathComponent("red/0.png"), modelURL: model)
+            #expect(metrics.isValid && metrics.exampleCount == 2)
+            #expect(try MLModel(contentsOf: model).modelDescription.metadata[.author] as? String == "Me")
+        }
+    }
+}
