@@ -62,7 +62,7 @@ extension MLImageClassifier {
         var results: [MLClassifierMetrics] = []
         for fold in 0..<folds {
             let training = assignment.enumerated().filter { $0.offset != fold }.flatMap(\.element)
-            let classifier = try MLImageClassifier(trainingImages: training, source: "\(data.description) (fold \(fold + 1))",
+            let classifier = try MLImageClassifier(trainingImages: { training }, source: "\(data.description) (fold \(fold + 1))",
                                                    parameters: parameters, progress: progress)
             results.append(try classifier.evaluation(of: assignment[fold]))
         }

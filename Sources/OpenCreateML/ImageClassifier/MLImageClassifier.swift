@@ -59,16 +59,18 @@ public struct MLImageClassifier {
     ///   - progress: Called as features are extracted and after every iteration (an OpenCoreML addition).
     /// - Throws: A ``CreateMLError`` naming the folder, file or parameter at fault.
     public init(trainingData: DataSource, parameters: ModelParameters = ModelParameters(), progress: (@Sendable (Progress) -> Void)? = nil) throws {
-        try self.init(trainingImages: trainingData.labeledImages(), source: trainingData.description, parameters: parameters, progress: progress)
+        try self.init(trainingImages: trainingData.labeledImages, source: trainingData.description, parameters: parameters, progress: progress)
     }
 
     /// Trains on pictures given as URLs by label (Create ML's dictionary form).
     public init(trainingData: [String: [URL]], parameters: ModelParameters = ModelParameters(), progress: (@Sendable (Progress) -> Void)? = nil) throws {
         let images = trainingData.keys.sorted().flatMap { label in trainingData[label]!.map { LabeledImage(url: $0, label: label) } }
-        try self.init(trainingImages: images, source: "trainingData", parameters: parameters, progress: progress)
+        try self.init(trainingImages: { images }, source: "trainingData", parameters: parameters, progress: progress)
     }
 
-    init(trainingImages: [LabeledImage], source: String, parameters: ModelParameters, progress: (@Sendable (Progress) -> Void)?) throws {
+    /// Trains on the pictures `trainingImages` gives (read after the extractor is loaded, so that a
+    /// bad extractor is reported first).
+    init(trainingImages: () throws -> [LabeledImage], source: String, parameters: ModelParameters, progress: (@Sendable (Progress) -> Void)?) throws {
         self.modelParameters = parameters
         self.progress = progress
         guard parameters.maxIterations >= 1 else { throw CreateMLError("maxIterations", "must be at least 1, got \(parameters.maxIterations)") }
@@ -80,7 +82,7 @@ public struct MLImageClassifier {
         self.extractor = extractor
 
         // Pictures and classes.
-        var training = trainingImages
+        var training = try trainingImages()
         let labels = Array(Set(training.map(\.label))).sorted()
         guard labels.count >= 2 else {
             throw CreateMLError(source, "needs at least 2 classes (sub-folders with pictures), found \(labels.count)\(labels.isEmpty ? "" : ": \(labels[0])")")
