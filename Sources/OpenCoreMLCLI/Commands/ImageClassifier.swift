@@ -202,7 +202,7 @@ extension ImageClassifier {
     struct CrossValidate: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "cross-validate",
-            abstract: "Estimate an image classifier's accuracy by stratified k-fold cross-validation on one folder of labelled pictures.",
+            abstract: "Estimate an image classifier's accuracy by stratified k-fold cross-validation on labelled pictures (one sub-folder per class).",
             discussion: "Each class's pictures are shuffled (--seed) and dealt to the folds in turn; each fold is held out once while a classifier with the given options trains on the others. Several folders are pooled, as if one.")
 
         @Argument(help: "Folders with one sub-folder of JPEG/PNG pictures per class (several are pooled).")
