@@ -33,7 +33,16 @@ let package = Package(
         /// Building and editing models in Swift: a result-builder DSL and model surgery.
         .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec"]),
         /// Create ML's trainers: an image classifier on a Core ML feature extractor's features.
-        .target(name: "OpenCreateML", dependencies: ["OpenCoreML", "OpenCoreMLTools", "CoreMLSpec", "_OpenCoreMLImageIO", "_OpenCoreMLLinear", "CZlib"]),
+        /// Ships EfficientNet-Lite0 (ImageNet, float16 weights, Apache-2.0; made by
+        /// Scripts/make-bundled-extractor.sh) as the image classifier's default feature extractor.
+        .target(
+            name: "OpenCreateML",
+            dependencies: ["OpenCoreML", "OpenCoreMLTools", "CoreMLSpec", "_OpenCoreMLImageIO", "_OpenCoreMLLinear", "CZlib"],
+            resources: [
+                .copy("Resources/EfficientNetLite0Features.mlmodel"),
+                .copy("Resources/LICENSE-EfficientNet-Lite0.txt"),
+            ]
+        ),
         /// Vision's requests for Core ML image models (`VNCoreMLRequest`, `VNImageRequestHandler`, ...),
         /// with stand-ins for `CIImage` and `CGImagePropertyOrientation` where Linux lacks them.
         .target(name: "OpenVision", dependencies: ["OpenCoreML", "_OpenCoreMLImageIO"]),

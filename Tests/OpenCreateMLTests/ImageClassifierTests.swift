@@ -26,10 +26,13 @@ struct ImageClassifierTests {
 
         deinit { try? FileManager.default.removeItem(at: root) }
 
-        func parameters(_ algorithm: MLImageClassifier.ModelParameters.ModelAlgorithmType = .logisticRegression(),
+        func parameters(_ classifier: MLImageClassifier.ModelParameters.ClassifierType = .logisticRegressor,
                         validation: MLImageClassifier.ModelParameters.ValidationData = .none, maxIterations: Int = 30) -> MLImageClassifier.ModelParameters {
-            MLImageClassifier.ModelParameters(featureExtractor: extractor, validation: validation, maxIterations: maxIterations,
-                                              algorithm: algorithm, cacheDirectory: cache)
+            var parameters = MLImageClassifier.ModelParameters(
+                validation: validation, maxIterations: maxIterations, augmentation: [],
+                algorithm: .transferLearning(featureExtractor: .custom(MLImageClassifier.CustomFeatureExtractor(modelPath: extractor)), classifier: classifier))
+            parameters.cacheDirectory = cache
+            return parameters
         }
     }
 
@@ -52,7 +55,8 @@ struct ImageClassifierTests {
         #expect(classifier.classLabels == ["blue", "green", "red"])
         #expect(classifier.trainingMetrics.exampleCount == 18 && classifier.validationMetrics.exampleCount == 6)
         #expect(classifier.trainingMetrics.accuracy == 1)
-        let test = try classifier.evaluation(on: .labeledDirectories(at: space.test))
+        let test = classifier.evaluation(on: .labeledDirectories(at: space.test))
+        #expect(test.isValid && test.error == nil)
         #expect(test.exampleCount == 12)
         #expect(test.accuracy >= 0.9, "test accuracy \(test.accuracy), confusion \(test.confusionMatrix)")
         #expect(test.confusionMatrix.flatMap { $0 }.reduce(0, +) == 12)
@@ -73,7 +77,8 @@ struct ImageClassifierTests {
         _ = try MLImageClassifier(trainingData: .labeledDirectories(at: space.train), parameters: space.parameters(), progress: first.handler)
         #expect(first.extracted == 24)
         let second = ExtractionCounter()
-        var parameters = space.parameters(.logisticRegression(penalty: .l1(1e-3)), maxIterations: 5)
+        var parameters = space.parameters(maxIterations: 5)
+        parameters.penalty = .l1(1e-3)
         parameters.validation = .dataSource(.labeledDirectories(at: space.test))
         _ = try MLImageClassifier(trainingData: .labeledDirectories(at: space.train), parameters: parameters, progress: second.handler)
         #expect(second.extracted == 12)  // only the new validation pictures
@@ -87,8 +92,8 @@ struct ImageClassifierTests {
         #expect(third.extracted == 1)
     }
 
-    @Test(arguments: [MLImageClassifier.ModelParameters.ModelAlgorithmType.logisticRegression(), .kNearestNeighbors(k: 3)])
-    func exportedPipelinePredictsAsTheClassifier(algorithm: MLImageClassifier.ModelParameters.ModelAlgorithmType) throws {
+    @Test(arguments: [MLImageClassifier.ModelParameters.ClassifierType.logisticRegressor, .kNearestNeighbors(k: 3)])
+    func exportedPipelinePredictsAsTheClassifier(algorithm: MLImageClassifier.ModelParameters.ClassifierType) throws {
         let space = try Workspace()
         let classifier = try MLImageClassifier(trainingData: .labeledDirectories(at: space.train), parameters: space.parameters(algorithm))
         let url = space.root.appendingPathComponent("classifier.mlmodel")
@@ -180,10 +185,14 @@ struct ImageClassifierTests {
         let knn = space.root.appendingPathComponent("knn.mlmodel")
         try Model { Input(name: "x", shape: [2]); KNearestNeighborsClassifier(samples: [[0, 0], [1, 1]], labels: ["a", "b"]) }.write(to: knn)
         var parameters = space.parameters()
-        parameters.featureExtractor = knn
+        parameters.featureExtractor = .custom(MLImageClassifier.CustomFeatureExtractor(modelPath: knn))
         #expect(failure(space.train, parameters).contains("not a feature extractor"))
-        parameters.featureExtractor = space.root.appendingPathComponent("missing.mlmodel")
+        parameters.featureExtractor = .custom(MLImageClassifier.CustomFeatureExtractor(modelPath: space.root.appendingPathComponent("missing.mlmodel")))
         #expect(failure(space.train, parameters).contains("missing.mlmodel"))
+        parameters.featureExtractor = .custom(MLImageClassifier.CustomFeatureExtractor(modelPath: space.extractor, outputName: "nowhere"))
+        #expect(failure(space.train, parameters).contains("nowhere"))
+        parameters.featureExtractor = .scenePrint(revision: 7)
+        #expect(failure(space.train, parameters).contains("revision 7"))
     }
 }
 

@@ -3,17 +3,81 @@ import Foundation
 import OpenCoreML
 import OpenCreateML
 
-/// `opencoreml image-classifier train|evaluate`: Create ML's image classifier on a Core ML feature
-/// extractor's features.
+/// `opencoreml image-classifier train|evaluate|cross-validate|personalize`: Create ML's image
+/// classifier on a Core ML feature extractor's features.
 struct ImageClassifier: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "image-classifier",
         abstract: "Train an image classifier on folders of labelled pictures (one sub-folder per class) and evaluate it.",
-        subcommands: [Train.self, Evaluate.self, Personalize.self]
+        subcommands: [Train.self, Evaluate.self, CrossValidate.self, Personalize.self]
     )
 
     enum Algorithm: String, ExpressibleByArgument, CaseIterable {
         case logistic, knn
+    }
+
+    /// The training options `train` and `cross-validate` share.
+    struct TrainingOptions: ParsableArguments {
+        @Option(help: "A Core ML feature extractor (one image input). Default: the built-in EfficientNet-Lite0 (ImageNet, float16 weights), shipped with OpenCoreML.")
+        var extractor: String?
+
+        @Option(help: "The blob of --extractor whose values are the features (a layer output); default: its one multi-array output.")
+        var extractorOutput: String?
+
+        @Option(help: "logistic (regression) or knn.")
+        var algorithm: Algorithm = .logistic
+
+        @Option(help: "The L-BFGS iteration limit of the logistic regression.")
+        var maxIterations = 25
+
+        @Option(help: "L2 penalty λ of the logistic regression (mean loss + λ/2·‖W‖²); default \(Self.defaultL2).")
+        var l2: Double?
+
+        @Option(help: "Use an L1 penalty λ instead (OWL-QN).")
+        var l1: Double?
+
+        @Flag(help: "Scale each feature to zero mean and unit variance while fitting the logistic regression.")
+        var standardize = false
+
+        @Option(name: .customLong("neighbors"), help: "k of the k-NN classifier.")
+        var neighbors = 1
+
+        @Option(help: "Augmented copies of each training picture: comma-separated crop, rotation, blur, exposure, flip, noise, or all (flip mirrors every other copy).")
+        var augment: String?
+
+        @Option(help: "How many augmented copies per picture.")
+        var augmentCopies = 1
+
+        @Option(help: "The feature cache folder (default: opencoreml-features in the temporary folder).")
+        var cache: String?
+
+        static var defaultL2: String {
+            if case .l2(let lambda) = MLImageClassifier.ModelParameters.defaultPenalty { return "\(lambda)" }
+            return "\(MLImageClassifier.ModelParameters.defaultPenalty)"
+        }
+
+        func validate() throws {
+            if extractorOutput != nil, extractor == nil {
+                throw ValidationError("--extractor-output names a blob of --extractor; give --extractor too")
+            }
+            if l1 != nil, l2 != nil { throw ValidationError("give --l1 or --l2, not both") }
+        }
+
+        /// The library's parameters (validation: none).
+        func parameters() throws -> MLImageClassifier.ModelParameters {
+            let featureExtractor: MLImageClassifier.FeatureExtractorType = extractor.map {
+                .custom(MLImageClassifier.CustomFeatureExtractor(modelPath: URL(fileURLWithPath: $0), outputName: extractorOutput))
+            } ?? .scenePrint(revision: nil)
+            let classifier: MLImageClassifier.ModelParameters.ClassifierType = algorithm == .knn ? .kNearestNeighbors(k: neighbors) : .logisticRegressor
+            var parameters = MLImageClassifier.ModelParameters(validation: .none, maxIterations: maxIterations,
+                                                                augmentation: try augment.map(Train.augmentation) ?? [],
+                                                                algorithm: .transferLearning(featureExtractor: featureExtractor, classifier: classifier))
+            parameters.augmentedCopies = augmentCopies
+            parameters.cacheDirectory = cache.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            if let l1 { parameters.penalty = .l1(l1) } else if let l2 { parameters.penalty = .l2(l2) }
+            parameters.standardizesFeatures = standardize
+            return parameters
+        }
     }
 
     struct Train: ParsableCommand {
@@ -30,35 +94,7 @@ struct ImageClassifier: ParsableCommand {
         @Option(help: "Hold out this fraction of each class for validation instead (0 < f < 1).")
         var validationFraction: Double?
 
-        @Option(help: "The Core ML feature extractor (one image input, one multi-array output). Default: $OPENCOREML_EFFICIENTNET or .build/models/EfficientNetLite0.mlmodel.")
-        var extractor: String?
-
-        @Option(help: "logistic (regression) or knn.")
-        var algorithm: Algorithm = .logistic
-
-        @Option(help: "The L-BFGS iteration limit of the logistic regression.")
-        var maxIterations = 25
-
-        @Option(help: "L2 penalty λ of the logistic regression (mean loss + λ/2·‖W‖²).")
-        var l2 = 1e-3
-
-        @Option(help: "Use an L1 penalty λ instead (OWL-QN).")
-        var l1: Double?
-
-        @Flag(help: "Scale each feature to zero mean and unit variance while fitting the logistic regression.")
-        var standardize = false
-
-        @Option(name: .customLong("neighbors"), help: "k of the k-NN classifier.")
-        var neighbors = 1
-
-        @Option(help: "Augmented copies of each training picture: comma-separated crop, rotation, blur, exposure, flip, noise, or all.")
-        var augment: String?
-
-        @Option(help: "How many augmented copies per picture.")
-        var augmentCopies = 1
-
-        @Option(help: "The feature cache folder (default: opencoreml-features in the temporary folder).")
-        var cache: String?
+        @OptionGroup var options: TrainingOptions
 
         @Option(name: .shortAndLong, help: "The .mlmodel to write.")
         var output: String
@@ -66,22 +102,12 @@ struct ImageClassifier: ParsableCommand {
         func run() throws {
             try checkOutputs(output)
             guard output.hasSuffix(".mlmodel") else { throw CLIError.unsupportedExtension(path: output) }
-            let extractorPath = extractor ?? ProcessInfo.processInfo.environment["OPENCOREML_EFFICIENTNET"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? ".build/models/EfficientNetLite0.mlmodel"
-            var parameters = MLImageClassifier.ModelParameters(featureExtractor: URL(fileURLWithPath: extractorPath), validation: .none,
-                                                                maxIterations: maxIterations, augmentedCopies: augmentCopies,
-                                                                cacheDirectory: cache.map { URL(fileURLWithPath: $0, isDirectory: true) })
+            var parameters = try options.parameters()
             if let validation {
                 parameters.validation = .dataSource(.labeledDirectories(at: URL(fileURLWithPath: validation, isDirectory: true)))
             } else if let validationFraction {
                 parameters.validation = .split(strategy: .fixed(ratio: validationFraction, seed: 0))
             }
-            switch algorithm {
-            case .logistic: parameters.algorithm = .logisticRegression(penalty: l1.map { .l1($0) } ?? .l2(l2))
-            case .knn: parameters.algorithm = .kNearestNeighbors(k: neighbors)
-            }
-            parameters.standardizesFeatures = standardize
-            if let augment { parameters.augmentation = try Self.augmentation(augment) }
 
             let bar = ExtractionProgress()
             let classifier: MLImageClassifier
@@ -167,6 +193,71 @@ struct ImageClassifier: ParsableCommand {
                 }
                 print(table.render())
             }
+        }
+    }
+}
+
+extension ImageClassifier {
+    /// `opencoreml image-classifier cross-validate DIR --folds 5`: stratified k-fold cross-validation.
+    struct CrossValidate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "cross-validate",
+            abstract: "Estimate an image classifier's accuracy by stratified k-fold cross-validation on labelled pictures (one sub-folder per class).",
+            discussion: "Each class's pictures are shuffled (--seed) and dealt to the folds in turn; each fold is held out once while a classifier with the given options trains on the others. Several folders are pooled, as if one.")
+
+        @Argument(help: "Folders with one sub-folder of JPEG/PNG pictures per class (several are pooled).")
+        var directories: [String]
+
+        @Option(help: "The number of folds.")
+        var folds = 5
+
+        @Option(help: "Seeds the shuffle that deals pictures to folds.")
+        var seed = 0
+
+        @OptionGroup var options: TrainingOptions
+
+        func run() throws {
+            let source: MLImageClassifier.DataSource
+            var pooled: URL?
+            defer { if let pooled { try? FileManager.default.removeItem(at: pooled) } }
+            if directories.count == 1 {
+                source = .labeledDirectories(at: URL(fileURLWithPath: directories[0], isDirectory: true))
+            } else {
+                pooled = try CLIError.wrapping { try Self.pool(directories) }
+                source = .labeledDirectories(at: pooled!)
+            }
+            let parameters = try options.parameters()
+            let bar = ExtractionProgress()
+            let result: MLImageClassifier.CrossValidation
+            do {
+                result = try MLImageClassifier.crossValidation(on: source, folds: folds, seed: seed, parameters: parameters, progress: bar.handle)
+            } catch {
+                bar.finish()
+                throw CLIError.wrap(error)
+            }
+            bar.finish()
+            var table = TextTable(["fold", "pictures", "correct", "accuracy"], alignments: [.right, .right, .right, .right])
+            for (index, fold) in result.folds.enumerated() {
+                table.append([String(index + 1), String(fold.exampleCount), String(fold.correctCount), percent(fold.accuracy)])
+            }
+            print(table.render())
+            print("\(folds)-fold cross-validation accuracy \(percent(result.accuracy)) (\(result.correctCount) of \(result.exampleCount)), fold standard deviation \(String(format: "%.1f", result.accuracyStandardDeviation * 100)) points")
+        }
+
+        /// One temporary folder whose class sub-folders hold symbolic links to every folder's pictures.
+        static func pool(_ directories: [String]) throws -> URL {
+            let manager = FileManager.default
+            let root = manager.temporaryDirectory.appendingPathComponent("opencoreml-pooled-\(UUID().uuidString)", isDirectory: true)
+            for (number, directory) in directories.enumerated() {
+                let images = try MLImageClassifier.DataSource.labeledDirectories(at: URL(fileURLWithPath: directory, isDirectory: true)).labeledImages()
+                for image in images {
+                    let folder = root.appendingPathComponent(image.label, isDirectory: true)
+                    try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+                    let link = folder.appendingPathComponent("\(number)-\(image.url.lastPathComponent)")
+                    try manager.createSymbolicLink(at: link, withDestinationURL: image.url.standardizedFileURL.resolvingSymlinksInPath())
+                }
+            }
+            return root
         }
     }
 }

@@ -23,22 +23,37 @@ public struct ImageFeatureExtractor: @unchecked Sendable {
 
     /// Loads the feature extractor in the model file at `url`.
     ///
-    /// - Parameter url: An `.mlmodel` file: a neural network with one image input and one multi-array
-    ///   output, or a neural-network classifier with one multi-array output, which is cut to it.
+    /// - Parameters:
+    ///   - url: An `.mlmodel` file: a neural network (or neural-network classifier) with one
+    ///     input, an image.
+    ///   - outputName: The blob whose values are the features (a layer output or a model output):
+    ///     the network is cut after the layer that writes it. nil: the model's one multi-array
+    ///     output (a classifier is cut there).
     /// - Throws: A ``CreateMLError`` naming the file when it cannot be read or is not such a model.
-    public init(contentsOf url: URL) throws {
+    public init(contentsOf url: URL, outputName: String? = nil) throws {
         let location = "feature extractor \(url.path)"
         let data: Data
         do { data = try Data(contentsOf: url) } catch { throw CreateMLError(location, "cannot read the file") }
         var spec: CoreML_Specification_Model
-        do { spec = try CoreML_Specification_Model(contentsOf: url) } catch { throw CreateMLError(location, "not a Core ML model (\(error))") }
+        do { spec = try CoreML_Specification_Model(serializedModel: data, path: url.path) } catch { throw CreateMLError(location, "not a Core ML model (\(error))") }
         let images = spec.description_p.input.filter { if case .imageType? = $0.type.type { return true } else { return false } }
         guard images.count == 1, spec.description_p.input.count == 1 else {
             throw CreateMLError(location, "not a feature extractor: it needs exactly one input, an image (it has \(spec.description_p.input.map(\.name).joined(separator: ", ")))")
         }
+        if let outputName {
+            switch spec.type {
+            case .neuralNetwork?, .neuralNetworkClassifier?, .neuralNetworkRegressor?:
+                do { spec = try spec.featureExtractor(outputBlob: outputName) } catch {
+                    throw CreateMLError(location, "cannot cut the network at '\(outputName)': \(error)")
+                }
+            default:
+                throw CreateMLError(location, "not a feature extractor: a neural network is needed, not a \(spec.modelTypeName)")
+            }
+        }
         let arrays = spec.description_p.output.filter { if case .multiArrayType? = $0.type.type { return true } else { return false } }
         guard arrays.count == 1 else {
-            throw CreateMLError(location, "not a feature extractor: it needs exactly one multi-array output, found \(arrays.count)")
+            throw CreateMLError(location, "not a feature extractor: it needs exactly one multi-array output, found \(arrays.count)"
+                                + (arrays.count > 1 ? " (name one as the output: \(arrays.map(\.name).joined(separator: ", ")))" : ""))
         }
         switch spec.type {
         case .neuralNetwork?:
@@ -58,6 +73,7 @@ public struct ImageFeatureExtractor: @unchecked Sendable {
         guard let count = checkedProduct(shape), count > 0 else {
             throw CreateMLError(location, "the output '\(arrays[0].name)' has no usable shape (\(shape))")
         }
+        if shape.count > 1 { try Self.flattenOutput(&spec, count: Int64(count), location: location) }
         let model: MLModel
         do { model = try MLModel(specification: spec) } catch { throw CreateMLError(location, "\(error)") }
         guard let constraint = model.modelDescription.inputDescriptionsByName[images[0].name]?.imageConstraint else {
@@ -67,9 +83,25 @@ public struct ImageFeatureExtractor: @unchecked Sendable {
         self.inputName = images[0].name
         self.outputName = arrays[0].name
         self.featureCount = count
-        self.fingerprint = Self.hash(data)
+        self.fingerprint = Self.hash(data) + (outputName.map { "-" + Self.hash($0) } ?? "")
         self.model = model
         self.constraint = constraint
+    }
+
+    /// Makes the output of C×H×W values one vector of C·H·W (channel first), so that the
+    /// classifier after it sees a vector: the layer writing the output writes `<name>_unflattened`,
+    /// and a flatten layer writes the output from it.
+    static func flattenOutput(_ spec: inout CoreML_Specification_Model, count: Int64, location: String) throws {
+        let name = spec.description_p.output[0].name
+        var layers = spec.neuralNetwork.layers
+        guard let producer = layers.lastIndex(where: { $0.output.contains(name) }) else {
+            throw CreateMLError(location, "no layer writes the output '\(name)'")
+        }
+        let unflattened = name + "_unflattened"
+        layers[producer].output = layers[producer].output.map { $0 == name ? unflattened : $0 }
+        layers.append(try Flatten(name: name + "_flatten", input: [unflattened], output: [name], mode: .first).layerSpecification())
+        spec.neuralNetwork.layers = layers
+        spec.description_p.output[0].type.multiArrayType.shape = [count]
     }
 
     /// The features of the picture at `url`.

@@ -11,19 +11,35 @@ extension MLImageClassifier {
     /// inner-product + softmax network classifier (cross-entropy loss, SGD, so `MLUpdateTask` can
     /// train it further) or an updatable k-NN classifier holding every training vector. Its input
     /// is the extractor's image; its outputs `label` and `labelProbability`.
-    public func exportedSpecification(shortDescription: String? = nil) throws -> CoreML_Specification_Model {
-        let classifierSpec = try Self.classifierSpecification(classifier, extractor: extractor, labels: classLabels)
-        var pipeline = try CoreML_Specification_Model.pipeline([extractor.specification, classifierSpec], names: ["featureExtractor", "classifier"])
-        pipeline.description_p.metadata.shortDescription = shortDescription
-            ?? "Image classifier (\(classLabels.joined(separator: ", "))) trained by OpenCreateML"
-        pipeline.description_p.metadata.userDefined["com.opencoreml.trainer"] = "OpenCreateML.MLImageClassifier"
-        try pipeline.validate()
-        return pipeline
+    ///
+    /// - Parameter metadata: The author, description, license, version and other entries to store;
+    ///   nil: a description naming the classes.
+    public func exportedSpecification(metadata: MLModelMetadata? = nil) throws -> CoreML_Specification_Model {
+        try Self.pipelineSpecification(classifier, extractor: extractor, labels: classLabels, metadata: metadata)
     }
 
-    /// Writes `exportedSpecification()` to an `.mlmodel` file (atomically: no partial file on failure).
-    public func write(to url: URL, shortDescription: String? = nil) throws {
-        try exportedSpecification(shortDescription: shortDescription).write(to: url)
+    /// Exports the classifier as a Core ML model file, `exportedSpecification(metadata:)` (atomically:
+    /// no partial file on failure).
+    public func write(to fileURL: URL, metadata: MLModelMetadata? = nil) throws {
+        try exportedSpecification(metadata: metadata).write(to: fileURL)
+    }
+
+    /// Exports the classifier as a Core ML model file at `path`.
+    public func write(toFile path: String, metadata: MLModelMetadata? = nil) throws {
+        try write(to: URL(fileURLWithPath: path), metadata: metadata)
+    }
+
+    static func pipelineSpecification(_ classifier: Classifier, extractor: ImageFeatureExtractor, labels: [String],
+                                      metadata: MLModelMetadata?) throws -> CoreML_Specification_Model {
+        let classifierSpec = try classifierSpecification(classifier, extractor: extractor, labels: labels)
+        var pipeline = try CoreML_Specification_Model.pipeline([extractor.specification, classifierSpec], names: ["featureExtractor", "classifier"])
+        var stored = CoreML_Specification_Metadata()
+        stored.shortDescription = "Image classifier (\(labels.joined(separator: ", "))) trained by OpenCreateML"
+        if let metadata { stored = metadata.specification }
+        stored.userDefined["com.opencoreml.trainer"] = "OpenCreateML.MLImageClassifier"
+        pipeline.description_p.metadata = stored
+        try pipeline.validate()
+        return pipeline
     }
 
     /// The classifier part alone: its input is the extractor's output.

@@ -10,7 +10,24 @@ public enum MLSplitStrategy: Sendable, Equatable {
 }
 
 extension MLImageClassifier {
-    /// The image classifier's training options (Create ML's `MLImageClassifier.ModelParameters`).
+    /// The image classifier's training options (Create ML's `MLImageClassifier.ModelParameters`),
+    /// with both of Create ML's initializers:
+    ///
+    /// ```swift
+    /// // Create ML 1–2 (macOS 10.14–11)
+    /// let old = MLImageClassifier.ModelParameters(featureExtractor: .scenePrint(revision: 1), validation: .none,
+    ///                                             maxIterations: 20, augmentationOptions: [.flip])
+    /// // Create ML 3 and later
+    /// let new = MLImageClassifier.ModelParameters(validation: .split(strategy: .automatic), maxIterations: 20, augmentation: [.flip],
+    ///                                             algorithm: .transferLearning(featureExtractor: .scenePrint(revision: 1),
+    ///                                                                          classifier: .logisticRegressor))
+    /// ```
+    ///
+    /// OpenCoreML additions, set as properties after either initializer: the logistic
+    /// regression's ``penalty``, ``convergenceThreshold`` and ``standardizesFeatures``, how many
+    /// augmented copies are made (``augmentedCopies``, ``augmentationSeed``), where features are
+    /// cached (``cacheDirectory``), and a k-nearest-neighbours classifier
+    /// (``ClassifierType/kNearestNeighbors(k:)``).
     public struct ModelParameters: Sendable {
         /// Which pictures measure the model during training; with any, the iteration with the best
         /// validation accuracy is kept (Create ML keeps the last).
@@ -23,8 +40,9 @@ extension MLImageClassifier {
             case none
         }
 
-        /// The penalty on a logistic regression's weights, added to the mean cross-entropy.
-        public enum Penalty: Sendable, Equatable {
+        /// The penalty on a logistic regression's weights, added to the mean cross-entropy (an
+        /// OpenCoreML addition: Create ML does not expose its regularization).
+        public enum Penalty: Sendable, Equatable, Hashable {
             /// No penalty.
             case none
             /// (λ/2)·‖W‖²
@@ -33,54 +51,129 @@ extension MLImageClassifier {
             case l1(Double)
         }
 
-        /// The classifier trained on the extracted features.
-        public enum ModelAlgorithmType: Sendable, Equatable {
-            /// Multinomial logistic regression by L-BFGS (OWL-QN under L1); training stops when no
-            /// gradient component exceeds `convergenceThreshold` or after `maxIterations`.
-            case logisticRegression(penalty: Penalty = .l2(1e-3), convergenceThreshold: Double = 1e-4)
-            /// k nearest neighbours (squared Euclidean distance) among all training features.
-            case kNearestNeighbors(k: Int = 1)
+        /// The classifier trained on the extracted features (Create ML's
+        /// `MLImageClassifier.ModelParameters.ClassifierType`).
+        public enum ClassifierType: Sendable, Equatable, Hashable, CustomStringConvertible {
+            /// Multinomial logistic regression by L-BFGS (OWL-QN under an L1 ``ModelParameters/penalty``);
+            /// training stops when no gradient component exceeds
+            /// ``ModelParameters/convergenceThreshold`` or after ``ModelParameters/maxIterations``.
+            case logisticRegressor
+            /// k nearest neighbours (squared Euclidean distance) among all training features (an
+            /// OpenCoreML addition; the exported k-NN pipeline can learn new classes through
+            /// `MLUpdateTask`).
+            case kNearestNeighbors(k: Int)
+
+            public var description: String {
+                switch self {
+                case .logisticRegressor: return "logisticRegressor"
+                case .kNearestNeighbors(let k): return "kNearestNeighbors(k: \(k))"
+                }
+            }
         }
 
-        /// A Core ML feature extractor: a neural network with one image input and one multi-array
-        /// output (a classifier with such an output, as the converted EfficientNet-Lite0, is cut
-        /// to it).
-        public var featureExtractor: URL
-        /// Which pictures measure the model during training (by default 10 % of each class, when there are
-        /// at least 50 pictures).
+        /// How the classifier is trained (Create ML's `MLImageClassifier.ModelParameters.ModelAlgorithmType`).
+        public enum ModelAlgorithmType: Sendable, Equatable, Hashable, CustomStringConvertible {
+            /// A classifier trained on the features that `featureExtractor` gives for each picture.
+            case transferLearning(featureExtractor: FeatureExtractorType, classifier: ClassifierType)
+
+            public var description: String {
+                switch self {
+                case .transferLearning(let extractor, let classifier): return "transferLearning(\(extractor), \(classifier))"
+                }
+            }
+        }
+
+        /// Create ML's defaults: the built-in feature extractor and a logistic regression.
+        public static let defaultAlgorithm = ModelAlgorithmType.transferLearning(featureExtractor: .scenePrint(revision: 1), classifier: .logisticRegressor)
+        /// The L2 penalty used unless ``penalty`` is set. 5-fold cross-validation on the seeds'
+        /// hand-gesture training photos (README, "Image classifier") could not tell any λ from
+        /// 10⁻⁴ to 0.1 apart, so it stays at the small penalty that only keeps the fit finite.
+        public static let defaultPenalty = Penalty.l2(1e-3)
+
+        /// Which pictures measure the model during training (by default 10 % of each class, when
+        /// there are at least 50 pictures).
         public var validation: ValidationData
-        /// The most logistic-regression iterations (25 by default).
+        /// The most logistic-regression iterations (25 by default, as in Create ML).
         public var maxIterations: Int
-        /// Random changes applied to extra copies of each training picture (none by default).
+        /// Random changes applied to extra copies of each training picture (none by default). A
+        /// flip mirrors every other copy (the first always), so one copy with `.flip` alone is the
+        /// mirror image.
         public var augmentation: ImageAugmentationOptions
-        /// How many augmented copies of each training picture are added when `augmentation` is set.
-        public var augmentedCopies: Int
-        /// Seeds the augmentations (each picture's copies depend only on it, the file and the copy).
-        public var augmentationSeed: Int
-        /// The classifier trained on the features (by default a logistic regression with a small L2
-        /// penalty).
+        /// The feature extractor and the classifier.
         public var algorithm: ModelAlgorithmType
+
+        /// How many augmented copies of each training picture are added when `augmentation` is set
+        /// (an OpenCoreML addition; 1 by default).
+        public var augmentedCopies: Int = 1
+        /// Seeds the augmentations: each picture's copies depend only on it, the file and the copy
+        /// (an OpenCoreML addition).
+        public var augmentationSeed: Int = 0
+        /// The penalty of the logistic regression (an OpenCoreML addition; ``defaultPenalty``
+        /// unless set).
+        public var penalty: Penalty = ModelParameters.defaultPenalty
+        /// The logistic regression stops once no gradient component exceeds this (an OpenCoreML
+        /// addition).
+        public var convergenceThreshold: Double = 1e-4
         /// Whether the logistic regression scales each feature to zero mean and unit variance while
-        /// fitting (the penalty then applies to the scaled weights; the exported weights are in the
-        /// extractor's units either way).
-        public var standardizesFeatures: Bool
+        /// fitting; the penalty then applies to the scaled weights, and the exported weights are in
+        /// the extractor's units either way (an OpenCoreML addition).
+        public var standardizesFeatures = false
         /// Where extracted features are kept between runs; nil: `opencoreml-features` in the
-        /// system's temporary folder.
+        /// system's temporary folder (an OpenCoreML addition).
         public var cacheDirectory: URL?
 
-        /// Training options; every one but the feature extractor has a default.
-        public init(featureExtractor: URL, validation: ValidationData = .split(strategy: .automatic), maxIterations: Int = 25,
-                    augmentation: ImageAugmentationOptions = [], augmentedCopies: Int = 1, augmentationSeed: Int = 0,
-                    algorithm: ModelAlgorithmType = .logisticRegression(), standardizesFeatures: Bool = false, cacheDirectory: URL? = nil) {
-            self.featureExtractor = featureExtractor
+        /// Training options as Create ML 1 and 2 spell them.
+        ///
+        /// - Parameters:
+        ///   - featureExtractor: The model that turns pictures into features; `.scenePrint` is the
+        ///     built-in one.
+        ///   - validation: Which pictures measure the model during training.
+        ///   - maxIterations: The most logistic-regression iterations.
+        ///   - augmentationOptions: Random changes applied to extra copies of each training picture.
+        public init(featureExtractor: FeatureExtractorType = .scenePrint(revision: 1), validation: ValidationData = .split(strategy: .automatic),
+                    maxIterations: Int = 25, augmentationOptions: ImageAugmentationOptions = []) {
+            self.init(validation: validation, maxIterations: maxIterations, augmentation: augmentationOptions,
+                      algorithm: .transferLearning(featureExtractor: featureExtractor, classifier: .logisticRegressor))
+        }
+
+        /// Training options as Create ML 1 spells them, with validation pictures from a data source.
+        public init(featureExtractor: FeatureExtractorType = .scenePrint(revision: 1), validationData: DataSource,
+                    maxIterations: Int = 25, augmentationOptions: ImageAugmentationOptions = []) {
+            self.init(featureExtractor: featureExtractor, validation: .dataSource(validationData), maxIterations: maxIterations,
+                      augmentationOptions: augmentationOptions)
+        }
+
+        /// Training options as Create ML 3 and later spell them.
+        ///
+        /// - Parameters:
+        ///   - validation: Which pictures measure the model during training.
+        ///   - maxIterations: The most logistic-regression iterations.
+        ///   - augmentation: Random changes applied to extra copies of each training picture.
+        ///   - algorithm: The feature extractor and the classifier.
+        public init(validation: ValidationData = .split(strategy: .automatic), maxIterations: Int = 25, augmentation: ImageAugmentationOptions,
+                    algorithm: ModelAlgorithmType = ModelParameters.defaultAlgorithm) {
             self.validation = validation
             self.maxIterations = maxIterations
             self.augmentation = augmentation
-            self.augmentedCopies = augmentedCopies
-            self.augmentationSeed = augmentationSeed
             self.algorithm = algorithm
-            self.standardizesFeatures = standardizesFeatures
-            self.cacheDirectory = cacheDirectory
+        }
+
+        /// The feature extractor of ``algorithm`` (Create ML 1–2's spelling).
+        public var featureExtractor: FeatureExtractorType {
+            get { switch algorithm { case .transferLearning(let extractor, _): return extractor } }
+            set { algorithm = .transferLearning(featureExtractor: newValue, classifier: classifier) }
+        }
+
+        /// The classifier of ``algorithm``.
+        public var classifier: ClassifierType {
+            get { switch algorithm { case .transferLearning(_, let classifier): return classifier } }
+            set { algorithm = .transferLearning(featureExtractor: featureExtractor, classifier: newValue) }
+        }
+
+        /// ``augmentation`` under Create ML 1–2's name.
+        public var augmentationOptions: ImageAugmentationOptions {
+            get { augmentation }
+            set { augmentation = newValue }
         }
 
         var resolvedCacheDirectory: URL {

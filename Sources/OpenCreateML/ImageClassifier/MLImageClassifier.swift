@@ -9,12 +9,14 @@ import _OpenCoreMLImageIO
 /// learns the labels from those vectors.
 ///
 /// ```swift
-/// let parameters = MLImageClassifier.ModelParameters(featureExtractor: extractorURL, maxIterations: 50)
-/// let classifier = try MLImageClassifier(trainingData: .labeledDirectories(at: trainURL), parameters: parameters)
-/// print(classifier.trainingMetrics.accuracy, try classifier.evaluation(on: .labeledDirectories(at: testURL)).accuracy)
-/// try classifier.write(to: URL(fileURLWithPath: "Hands.mlmodel"))   // one updatable pipeline
+/// let classifier = try MLImageClassifier(trainingData: .labeledDirectories(at: trainURL))   // the built-in extractor
+/// let metrics = classifier.evaluation(on: .labeledDirectories(at: testURL))
+/// print(classifier.trainingMetrics.accuracy, metrics.accuracy)
+/// try classifier.write(to: URL(fileURLWithPath: "Hands.mlmodel"), metadata: MLModelMetadata(author: "Me"))
 /// ```
 ///
+/// The default feature extractor (`.scenePrint`) is EfficientNet-Lite0, shipped with the package;
+/// `.custom(CustomFeatureExtractor(modelPath:outputName:))` takes any Core ML feature extractor.
 /// With validation data the logistic regression keeps the iteration with the best validation
 /// accuracy (the earliest of equals), not the last one.
 public struct MLImageClassifier {
@@ -25,19 +27,21 @@ public struct MLImageClassifier {
     }
 
     /// The options the classifier was trained with.
-    public let parameters: ModelParameters
-    /// The feature extractor that turns pictures into the classifier's inputs.
+    public let modelParameters: ModelParameters
+    /// The feature extractor that turns pictures into the classifier's inputs (an OpenCoreML addition).
     public let extractor: ImageFeatureExtractor
-    /// The classes, sorted.
+    /// The classes, sorted (an OpenCoreML addition).
     public let classLabels: [String]
     /// How well the classifier labels its own training pictures.
     public let trainingMetrics: MLClassifierMetrics
     /// Empty without validation data.
     public let validationMetrics: MLClassifierMetrics
-    /// Each logistic-regression iteration (none for k-NN).
+    /// Each logistic-regression iteration (none for k-NN; an OpenCoreML addition).
     public let iterations: [Iteration]
-    /// The iteration whose model was kept (nil for k-NN).
+    /// The iteration whose model was kept (nil for k-NN; an OpenCoreML addition).
     public let keptIteration: Int?
+    /// The trained classifier as a Core ML model: the pipeline ``write(to:metadata:)`` writes.
+    public let model: MLModel
     let classifier: Classifier
     let progress: (@Sendable (Progress) -> Void)?
     /// The k-NN classifier as a Core ML model, for predictions.
@@ -50,25 +54,38 @@ public struct MLImageClassifier {
     ///
     /// - Parameters:
     ///   - trainingData: The labelled pictures; at least two classes.
-    ///   - parameters: The feature extractor, validation data and training options.
-    ///   - progress: Called as features are extracted and after every iteration.
+    ///   - parameters: The feature extractor, validation data and training options (by default
+    ///     the built-in extractor and a logistic regression).
+    ///   - progress: Called as features are extracted and after every iteration (an OpenCoreML addition).
     /// - Throws: A ``CreateMLError`` naming the folder, file or parameter at fault.
-    public init(trainingData: DataSource, parameters: ModelParameters, progress: (@Sendable (Progress) -> Void)? = nil) throws {
-        self.parameters = parameters
+    public init(trainingData: DataSource, parameters: ModelParameters = ModelParameters(), progress: (@Sendable (Progress) -> Void)? = nil) throws {
+        try self.init(trainingImages: trainingData.labeledImages, source: trainingData.description, parameters: parameters, progress: progress)
+    }
+
+    /// Trains on pictures given as URLs by label (Create ML's dictionary form).
+    public init(trainingData: [String: [URL]], parameters: ModelParameters = ModelParameters(), progress: (@Sendable (Progress) -> Void)? = nil) throws {
+        let images = trainingData.keys.sorted().flatMap { label in trainingData[label]!.map { LabeledImage(url: $0, label: label) } }
+        try self.init(trainingImages: { images }, source: "trainingData", parameters: parameters, progress: progress)
+    }
+
+    /// Trains on the pictures `trainingImages` gives (read after the extractor is loaded, so that a
+    /// bad extractor is reported first).
+    init(trainingImages: () throws -> [LabeledImage], source: String, parameters: ModelParameters, progress: (@Sendable (Progress) -> Void)?) throws {
+        self.modelParameters = parameters
         self.progress = progress
         guard parameters.maxIterations >= 1 else { throw CreateMLError("maxIterations", "must be at least 1, got \(parameters.maxIterations)") }
         guard parameters.augmentedCopies >= 1 else { throw CreateMLError("augmentedCopies", "must be at least 1, got \(parameters.augmentedCopies)") }
-        if case .kNearestNeighbors(let k) = parameters.algorithm, k < 1 {
+        if case .kNearestNeighbors(let k) = parameters.classifier, k < 1 {
             throw CreateMLError("kNearestNeighbors", "k must be at least 1, got \(k)")
         }
-        let extractor = try ImageFeatureExtractor(contentsOf: parameters.featureExtractor)
+        let extractor = try ImageFeatureExtractor(parameters.featureExtractor)
         self.extractor = extractor
 
         // Pictures and classes.
-        var training = try trainingData.labeledImages()
+        var training = try trainingImages()
         let labels = Array(Set(training.map(\.label))).sorted()
         guard labels.count >= 2 else {
-            throw CreateMLError(trainingData.description, "needs at least 2 classes (sub-folders with pictures), found \(labels.count)\(labels.isEmpty ? "" : ": \(labels[0])")")
+            throw CreateMLError(source, "needs at least 2 classes (sub-folders with pictures), found \(labels.count)\(labels.isEmpty ? "" : ": \(labels[0])")")
         }
         var validation: [LabeledImage] = []
         switch parameters.validation {
@@ -94,15 +111,15 @@ public struct MLImageClassifier {
 
         // Fit.
         let index = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
-        switch parameters.algorithm {
-        case .logisticRegression(let penalty, let threshold):
+        switch parameters.classifier {
+        case .logisticRegressor:
             let enginePenalty: LogisticRegression.Penalty
-            switch penalty {
+            switch parameters.penalty {
             case .none: enginePenalty = .none
             case .l1(let lambda): enginePenalty = .l1(lambda)
             case .l2(let lambda): enginePenalty = .l2(lambda)
             }
-            let solver = LogisticRegression(penalty: enginePenalty, maxIterations: parameters.maxIterations, gradientTolerance: threshold,
+            let solver = LogisticRegression(penalty: enginePenalty, maxIterations: parameters.maxIterations, gradientTolerance: parameters.convergenceThreshold,
                                             standardizesFeatures: parameters.standardizesFeatures)
             let x = trainingRows.flatMap { $0 }, y = trainingLabels.map { index[$0]! }
             let validationX = validationRows.flatMap { $0 }, validationY = validation.map { index[$0.label]! }
@@ -131,28 +148,52 @@ public struct MLImageClassifier {
         }
 
         // Metrics (training on the pictures themselves, not their augmented copies).
-        let plain = zip(trainingFeatures, trainingFeatures.indices).filter { !$0.0.isAugmented }.map(\.0)
+        let plain = trainingFeatures.filter { !$0.isAugmented }
         trainingMetrics = try MLClassifierMetrics(classLabels: labels, trueLabels: plain.map(\.label),
                                                   predictedLabels: try Self.predict(plain.map(\.values), classifier, labels, nearestNeighborsModel, extractor),
-                                              files: plain.map(\.file))
+                                                  files: plain.map(\.file))
         validationMetrics = try MLClassifierMetrics(classLabels: labels, trueLabels: validation.map(\.label),
                                                     predictedLabels: try Self.predict(validationRows, classifier, labels, nearestNeighborsModel, extractor),
-                                                files: validation.map(\.url))
+                                                    files: validation.map(\.url))
+        model = try MLModel(specification: Self.pipelineSpecification(classifier, extractor: extractor, labels: labels, metadata: nil))
     }
 
-    /// The metrics on other labelled pictures (features cached as in training).
-    public func evaluation(on data: DataSource) throws -> MLClassifierMetrics {
-        let images = try data.labeledImages()
-        let rows = try Self.features(of: images, extractor: extractor, cache: FeatureCache(directory: parameters.resolvedCacheDirectory),
-                                     parameters: parameters, augmenting: false, progress: progress).map(\.values)
+    /// The metrics on other labelled pictures (features cached as in training). As in Create ML
+    /// this does not throw: when the pictures cannot be read or hold a class the classifier does
+    /// not know, the metrics' `isValid` is false and `error` says why.
+    public func evaluation(on labeledImages: DataSource) -> MLClassifierMetrics {
+        do {
+            return try evaluation(of: labeledImages.labeledImages())
+        } catch {
+            return MLClassifierMetrics(classLabels: classLabels, error: error)
+        }
+    }
+
+    /// The metrics on pictures given as URLs by label (Create ML's dictionary form).
+    public func evaluation(on labeledImages: [String: [URL]]) -> MLClassifierMetrics {
+        do {
+            return try evaluation(of: labeledImages.keys.sorted().flatMap { label in labeledImages[label]!.map { LabeledImage(url: $0, label: label) } })
+        } catch {
+            return MLClassifierMetrics(classLabels: classLabels, error: error)
+        }
+    }
+
+    func evaluation(of images: [LabeledImage]) throws -> MLClassifierMetrics {
+        let rows = try Self.features(of: images, extractor: extractor, cache: FeatureCache(directory: modelParameters.resolvedCacheDirectory),
+                                     parameters: modelParameters, augmenting: false, progress: progress).map(\.values)
         return try MLClassifierMetrics(classLabels: classLabels, trueLabels: images.map(\.label),
                                        predictedLabels: try Self.predict(rows, classifier, classLabels, nearestNeighborsModel, extractor),
-                                   files: images.map(\.url))
+                                       files: images.map(\.url))
     }
 
     /// The label of the picture at `url`.
     public func prediction(from url: URL) throws -> String {
         try Self.predict([extractor.features(ofImageAt: url)], classifier, classLabels, nearestNeighborsModel, extractor)[0]
+    }
+
+    /// The labels of the pictures at `urls`, in order.
+    public func predictions(from urls: [URL]) throws -> [String] {
+        try Self.predict(urls.map(extractor.features(ofImageAt:)), classifier, classLabels, nearestNeighborsModel, extractor)
     }
 
     // MARK: Steps
@@ -195,7 +236,7 @@ public struct MLImageClassifier {
         var result: [ExtractedFeatures] = []
         for image in images {
             for copy in 0...copies {
-                let variant = copy == 0 ? "" : "augmented \(parameters.augmentation.rawValue) seed \(parameters.augmentationSeed) copy \(copy)"
+                let variant = copy == 0 ? "" : "augmented \(parameters.augmentation.rawValue) seed \(parameters.augmentationSeed) copy \(copy) flip alternate"
                 let key = try cache.key(extractor: extractor, file: image.url, variant: variant)
                 var values = cache.load(key, count: extractor.featureCount)
                 let fromCache = values != nil
@@ -208,7 +249,11 @@ public struct MLImageClassifier {
                             throw CreateMLError(image.url.path, "cannot read the picture: \(error)")
                         }
                         var generator = SplitMix64(seed: UInt64(ImageFeatureExtractor.hash(variant + image.url.path).prefix(16), radix: 16) ?? 0)
-                        values = try extractor.features(of: picture.augmented(parameters.augmentation.imageAugmentation, using: &generator), name: image.url.path)
+                        var options = parameters.augmentation
+                        let mirrored = options.remove(.flip) != nil && copy % 2 == 1
+                        var augmented = picture.augmented(options.imageAugmentation, using: &generator)
+                        if mirrored { augmented = augmented.oriented(.upMirrored) }
+                        values = try extractor.features(of: augmented, name: image.url.path)
                     }
                     cache.store(values!, key)
                 }

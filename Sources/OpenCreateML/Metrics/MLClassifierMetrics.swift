@@ -65,9 +65,13 @@ public struct MLClassifierMetrics: Sendable {
     /// The mean of −log p(true class) when the model gives class probabilities, else nil.
     public let meanCrossEntropy: Double?
 
-    /// Create ML's flag for metrics computed without error: always true here, since a failed
-    /// evaluation throws instead (a deliberate difference).
-    public var isValid: Bool { true }
+    /// Why the metrics could not be computed, or nil when they were (Create ML's `error`).
+    /// Initializers throw instead; `MLImageClassifier.evaluation(on:)`, which does not throw,
+    /// reports its failures here.
+    public var error: Error? { failure }
+    /// Whether the metrics were computed without error (Create ML's `isValid`).
+    public var isValid: Bool { failure == nil }
+    var failure: CreateMLError?
 
     /// The number of examples labelled correctly.
     public var correctCount: Int { classLabels.indices.reduce(0) { $0 + confusionMatrix[$1][$1] } }
@@ -159,6 +163,12 @@ public struct MLClassifierMetrics: Sendable {
     init(classLabels: [String]) {
         // Empty label lists cannot fail.
         try! self.init(classLabels: classLabels, trueLabels: [Int](), predictedLabels: [Int]())
+    }
+
+    /// No examples, and `error` saying why.
+    init(classLabels: [String], error: Error) {
+        self.init(classLabels: classLabels)
+        failure = error as? CreateMLError ?? CreateMLError("evaluation", "\(error)")
     }
 }
 
