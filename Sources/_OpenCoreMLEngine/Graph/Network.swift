@@ -37,7 +37,8 @@ package final class Network: @unchecked Sendable {
     /// Compiles the neural network inside `model` (a `neuralNetwork`, classifier or regressor).
     /// With `fusingLayers`, a convolution followed by a ReLU (and a max pooling) that nothing else
     /// reads runs as one layer, image by image, without filling the blobs in between.
-    package init(model: CoreML_Specification_Model, fusingLayers: Bool = true) throws {
+    /// `extras` adds training-only dropout and per-step loss weights (see ``TrainingGraphExtras``).
+    package init(model: CoreML_Specification_Model, fusingLayers: Bool = true, extras: TrainingGraphExtras = TrainingGraphExtras()) throws {
         guard let network = model.neuralNetworkSpecification else {
             throw EngineError("model", "a \(model.modelTypeName) model is not a neural network")
         }
@@ -101,16 +102,31 @@ package final class Network: @unchecked Sendable {
             targets.append(name)
         }
         targetNames = targets
+        for weightName in extras.lossWeights.values { _ = blob(weightName) }
 
         // Layers, in dependency order.
         let order = try CoreML_Specification_NeuralNetworkLayer.dependencyOrder(network.layers, available: inputSet)
         var nodes: [LayerNode] = []
+        // Training-only dropout: later layers read the dropout's output instead of the blob.
+        var dropoutOutputs: [String: String] = [:]
+        var dropoutCount: UInt64 = 0
+        func addDropout(after source: Blob) {
+            guard let rate = extras.dropout[source.name], dropoutOutputs[source.name] == nil else { return }
+            let output = blob(TrainingGraphExtras.dropoutOutput(of: source.name))
+            output.shape = source.shape
+            dropoutCount += 1
+            nodes.append(DropoutNode(after: source, output: output, rate: rate, seed: extras.seed &+ dropoutCount &* 0x632B_E59B_D9B4_E019))
+            dropoutOutputs[source.name] = output.name
+        }
+        for name in inputNames { addDropout(after: blob(name)) }
         for index in order {
             let layer = network.layers[index]
-            let node = try LayerFactory.make(layer, inputs: layer.input.map(blob), outputs: layer.output.map(blob))
+            let inputs = layer.input.map { blob(dropoutOutputs[$0] ?? $0) }
+            let node = try LayerFactory.make(layer, inputs: inputs, outputs: layer.output.map(blob))
             for output in node.outputs { output.shape = TensorShape(shapes[output.name] ?? []) }
             try node.prepareForShapes()
             nodes.append(node)
+            for output in node.outputs { addDropout(after: output) }
         }
         self.nodes = nodes
         self.blobs = blobs
@@ -127,6 +143,12 @@ package final class Network: @unchecked Sendable {
                 case .categoricalCrossEntropyLossLayer(let cce)?:
                     guard let input = blobs[cce.input], let target = blobs[cce.target] else {
                         throw EngineError("loss layer '\(loss.name)'", "input '\(cce.input)' or target '\(cce.target)' is not in the network")
+                    }
+                    if let weightName = extras.lossWeights[loss.name], let weights = blobs[weightName] {
+                        let node = WeightedCrossEntropyLossNode(name: loss.name, input: input, target: target, weights: weights)
+                        node.fusedSoftmax = producers[cce.input] as? SoftmaxNode
+                        losses.append(node)
+                        continue
                     }
                     let node = CrossEntropyLossNode(name: loss.name, input: input, target: target)
                     node.fusedSoftmax = producers[cce.input] as? SoftmaxNode
@@ -149,6 +171,11 @@ package final class Network: @unchecked Sendable {
             if shared { loss.fusedSoftmax = nil }
             loss.fusedSoftmax?.isFusedWithLoss = true
             try loss.inferShapes()
+        }
+        for case let loss as WeightedCrossEntropyLossNode in losses {
+            let shared = consumed.contains(loss.input.name) || losses.filter({ $0.input === loss.input }).count > 1
+            if shared { loss.fusedSoftmax = nil }
+            loss.fusedSoftmax?.isFusedWithLoss = true
         }
         for loss in losses where !(loss is CrossEntropyLossNode) { try loss.inferShapes() }
         self.losses = losses
