@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Rewrites the committed seed corpus (Fuzz/corpus/) and the protobuf dictionary (Fuzz/model.dict).
+#
+#   model/  the small fixture models (Tests/Fixtures/models and knn; not the 2.3 MB
+#           lenet_updatable.mlmodel, whose shape gen-lenet-tiny-*.mlmodel keep at 1 KB) and one
+#           generated model per layer type and variant (MakeSeeds)
+#   data/   FuzzData inputs (format byte, options byte, file): generated CSV, JSON, IDX, NPY
+#           files (MakeSeeds) and the small test images, as image inputs
+#
+# Needs the fuzz build (Fuzz/run.sh build), which MakeSeeds is part of. Libfuzzer's own corpus
+# grows in Fuzz/.fuzz-work/, never here; to fold its useful inputs in, see FUZZING.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ "${FUZZ_NO_BUILD:-0}" = 1 ] || Fuzz/run.sh build
+rm -rf Fuzz/corpus/model Fuzz/corpus/data
+mkdir -p Fuzz/corpus/model Fuzz/corpus/data
+
+for model in Tests/Fixtures/models/*.mlmodel Tests/Fixtures/knn/*.mlmodel; do
+    case "$(basename "$model")" in lenet_updatable.mlmodel) continue ;; esac
+    cp "$model" "Fuzz/corpus/model/fixture-$(basename "$model")"
+done
+
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 OPENCOREML_NUM_THREADS=1 \
+    "Fuzz/.build-fuzz/${FUZZ_CONFIGURATION:-release}/MakeSeeds" Fuzz/corpus/model Fuzz/corpus/data
+
+# Images: FuzzData's format 9 with a few option bytes (size, pixel format, scaling, crop).
+options=(0x00 0x11 0x2a 0x5f 0x87 0xf3)
+index=0
+for image in Tests/Fixtures/images/*.jpg Tests/Fixtures/images/*.png; do
+    option="${options[$((index % ${#options[@]}))]}"
+    { printf '\x09'; printf "\\x${option#0x}"; cat "$image"; } >"Fuzz/corpus/data/fixture-$(basename "$image").bin"
+    index=$((index + 1))
+done
+
+python3 Fuzz/make-dict.py
+echo "corpus: $(find Fuzz/corpus -type f | wc -l) files, $(cat Fuzz/corpus/*/* | wc -c) bytes"
