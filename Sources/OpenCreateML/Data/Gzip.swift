@@ -18,10 +18,12 @@ enum Gzip {
         defer { inflateEnd(&stream) }
 
         var output = Data()
-        // gzip's trailer holds the uncompressed size modulo 2³²: a good first guess for the capacity.
+        // gzip's trailer holds the uncompressed size modulo 2³²: a good first guess for the capacity,
+        // but only a guess from the file. Deflate expands at most about 1032 times, so a claim beyond
+        // that is a lie (a 20-byte file claiming 2 GB), and the output grows as it is written instead.
         if data.count >= 18 {
             let tail = data.suffix(4).reversed().reduce(0) { $0 << 8 | Int($1) }
-            output.reserveCapacity(min(tail, 1 << 31))
+            output.reserveCapacity(min(tail, data.count.multipliedReportingOverflow(by: 1032).partialValue, 1 << 31))
         }
         let chunkSize = 1 << 20
         let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)

@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreML
 import Testing
 import _OpenCoreMLTestSupport
 @testable import OpenCreateML
@@ -218,5 +219,20 @@ struct CSVDatasetTests {
         let first = dataset.prefix(2)
         #expect(first.count == 2 && first.values == [1, 2, 3, 4] && first.labels == [0, 4])
         #expect(dataset.prefix(10).count == 3)
+    }
+}
+
+/// Fuzzing found that a gzip trailer's claimed size went straight into a 2 GB reservation.
+struct GzipTrailerTests {
+    @Test func aLyingTrailerIsAnErrorNotAnAllocation() throws {
+        try withTemporaryDirectory { folder in
+            let file = folder.appendingPathComponent("lie.gz")
+            try writeGzip(Data("0,1,2\n".utf8), to: file)
+            var bytes = try Data(contentsOf: file)
+            bytes.replaceSubrange((bytes.count - 4)..<bytes.count, with: [0, 0, 0, 0x80])  // ISIZE = 2³¹
+            let start = OpenCoreMLRuntime.peakResidentBytes
+            #expect(throws: CreateMLError.self) { _ = try Gzip.decompress(bytes, path: file.path) }
+            #expect(OpenCoreMLRuntime.peakResidentBytes - start < 100_000_000)
+        }
     }
 }
