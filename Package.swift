@@ -97,8 +97,10 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "opencoreml", dependencies: ["OpenCoreMLCLI"]),
-        /// Runs `opencoreml generate` for every `.mlmodel` in a target at build time.
-        .plugin(name: "OpenCoreMLCodeGen", capability: .buildTool(), dependencies: ["opencoreml"]),
+        /// The plugin's tool: the schema and the class generator only.
+        .executableTarget(name: "opencoreml-generate", dependencies: ["CoreMLSpec", "OpenCoreMLTools"]),
+        /// Generates Xcode-style model classes for every `.mlmodel` in a target at build time.
+        .plugin(name: "OpenCoreMLCodeGen", capability: .buildTool(), dependencies: ["opencoreml-generate"]),
 
         // MARK: Tests
 

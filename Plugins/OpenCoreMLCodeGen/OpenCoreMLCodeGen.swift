@@ -2,9 +2,10 @@ import Foundation
 import PackagePlugin
 
 /// Generates Xcode's typed model classes for every `.mlmodel` in a target: `<Name>`, `<Name>Input`,
-/// `<Name>Output` (and `<Name>TrainingInput` for updatable models), by running
-/// `opencoreml generate` at build time. The model must also be a resource of the target (so that
-/// `<Name>()` finds it in `Bundle.module`), and the target must depend on `OpenCoreML`:
+/// `<Name>Output` (and `<Name>TrainingInput` for updatable models), by running the
+/// `opencoreml-generate` tool (the generator behind `opencoreml generate`) at build time. The model
+/// must also be a resource of the target (so that `<Name>()` finds it in `Bundle.module`), and the
+/// target must depend on `OpenCoreML`:
 ///
 /// ```swift
 /// .target(name: "Snacks", dependencies: [.product(name: "OpenCoreML", package: "OpenCoreML")],
@@ -15,7 +16,7 @@ import PackagePlugin
 struct OpenCoreMLCodeGen: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
-        let tool = try context.tool(named: "opencoreml")
+        let tool = try context.tool(named: "opencoreml-generate")
         let folder = context.pluginWorkDirectoryURL.appendingPathComponent("GeneratedModelClasses", isDirectory: true)
         return target.sourceFiles(withSuffix: "mlmodel").map { file in
             let name = className(for: file.url.deletingPathExtension().lastPathComponent)
@@ -23,7 +24,7 @@ struct OpenCoreMLCodeGen: BuildToolPlugin {
             return .buildCommand(
                 displayName: "Generating model classes \(name) from \(file.url.lastPathComponent)",
                 executable: tool.url,
-                arguments: ["generate", file.url.path, "--output", folder.path, "--class-name", name],
+                arguments: [file.url.path, output.path, name],
                 inputFiles: [file.url],
                 outputFiles: [output])
         }

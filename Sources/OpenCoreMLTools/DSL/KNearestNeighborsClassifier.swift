@@ -102,7 +102,7 @@ public struct KNearestNeighborsClassifier: ModelItem {
 
     /// The classifier as the format stores it, for inputs of `dimensions` values.
     func specification(dimensions inputDimensions: Int?, location: String) throws -> CoreML_Specification_KNearestNeighborsClassifier {
-        guard let dimensions = numberOfDimensions.map { Int($0) } ?? inputDimensions, dimensions > 0 else {
+        guard let dimensions = numberOfDimensions.map({ Int($0) }) ?? inputDimensions, dimensions > 0 else {
             throw ModelToolsError(location, "numberOfDimensions is not given and the model has no single multi-array input to take it from")
         }
         guard numberOfNeighbors > 0 else { throw ModelToolsError(location, "numberOfNeighbors must be positive") }
