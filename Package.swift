@@ -32,8 +32,8 @@ let package = Package(
         .target(name: "OpenCoreML", dependencies: ["CoreMLSpec", "_OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLImageIO"]),
         /// Building and editing models in Swift: a result-builder DSL and model surgery.
         .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec"]),
-        /// Create ML's trainers: an image classifier on a Core ML feature extractor's features.
-        /// Ships EfficientNet-Lite0 (ImageNet, float16 weights, Apache-2.0; made by
+        /// Create ML's API: data tables, labelled data sets bound onto models, classifier and regressor
+        /// metrics, the image classifier and logistic regression. Ships EfficientNet-Lite0 (ImageNet, float16 weights, Apache-2.0; made by
         /// Scripts/make-bundled-extractor.sh) as the image classifier's default feature extractor.
         .target(
             name: "OpenCreateML",
@@ -56,7 +56,7 @@ let package = Package(
         /// (AVX-512 / AVX2+FMA / NEON / scalar) and a thread pool. Raw pointers, counts and strides only.
         .target(name: "_OpenCoreMLKernels"),
         /// The engine: tensors, a graph compiled once from a specification, forward and backward per
-        /// layer, losses, optimizers. Used by `OpenCoreML`; Swift API for the layers above.
+        /// layer, losses, optimizers, k-NN. `package` access: used by the modules above, never seen by users.
         .target(name: "_OpenCoreMLEngine", dependencies: ["CoreMLSpec", "_OpenCoreMLKernels"]),
         /// Multinomial logistic regression by L-BFGS (OWL-QN under an L1 penalty) on float rows, on the
         /// kernels' GEMM and the engine's buffers and parallel loops: the solver behind Create ML-style
