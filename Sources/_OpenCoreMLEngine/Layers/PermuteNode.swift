@@ -5,9 +5,8 @@ import CoreMLSpec
 ///
 /// `axis` must be a permutation of `[0, 1, 2, 3]` (empty means unchanged). As an extension, a
 /// permutation of `[0, 1, 2]` reorders `[C, H, W]` at every sequence position.
-final class PermuteNode: LayerNode, @unchecked Sendable {
+final class PermuteNode: IndexMapNode, @unchecked Sendable {
     let axis: [Int]
-    private var indexMap: ClassicIndexMap?
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_PermuteLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         do {
@@ -43,18 +42,5 @@ final class PermuteNode: LayerNode, @unchecked Sendable {
             }
         }
         return ClassicIndexMap(map: map)
-    }
-
-    override func forward(batch: Int, training: Bool) {
-        let x = input.value.pointer, y = output.value.pointer
-        if let indexMap { indexMap.gather(x, into: y, batch: batch) } else { y.update(from: x, count: batch * input.shape.count) }
-    }
-
-    override func backward(batch: Int) {
-        guard input.needsGradient else { return }
-        let dy = output.gradient.pointer
-        setGradient(of: input, count: batch * input.shape.count) { dx in
-            if let indexMap { indexMap.scatter(dy, into: dx, batch: batch) } else { dx.update(from: dy, count: batch * input.shape.count) }
-        }
     }
 }

@@ -10,9 +10,8 @@ import CoreMLSpec
 ///
 /// The engine reshapes each example on its own: Core ML's batch axis is kept apart, so a new
 /// sequence length never mixes examples.
-final class ReshapeNode: LayerNode, @unchecked Sendable {
+final class ReshapeNode: IndexMapNode, @unchecked Sendable {
     let channelLast: Bool
-    private var indexMap: ClassicIndexMap?
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_ReshapeLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         channelLast = params.mode == .channelLast
@@ -43,18 +42,5 @@ final class ReshapeNode: LayerNode, @unchecked Sendable {
             }
         }
         return ClassicIndexMap(map: map)
-    }
-
-    override func forward(batch: Int, training: Bool) {
-        let x = input.value.pointer, y = output.value.pointer
-        if let indexMap { indexMap.gather(x, into: y, batch: batch) } else { y.update(from: x, count: batch * input.shape.count) }
-    }
-
-    override func backward(batch: Int) {
-        guard input.needsGradient else { return }
-        let dy = output.gradient.pointer
-        setGradient(of: input, count: batch * input.shape.count) { dx in
-            if let indexMap { indexMap.scatter(dy, into: dx, batch: batch) } else { dx.update(from: dy, count: batch * input.shape.count) }
-        }
     }
 }
