@@ -25,7 +25,7 @@ public struct MLDataColumn<Element: MLDataValueConvertible>: CustomStringConvert
         self.failure = failure
     }
 
-    static func invalid(_ error: CreateMLError) -> MLDataColumn { MLDataColumn(storage: .empty, failure: error) }
+    static var typeName: String { "MLDataColumn" }
 
     /// An empty column.
     public init() { self.init(storage: Self.emptyStorage) }
@@ -113,41 +113,21 @@ public struct MLDataColumn<Element: MLDataValueConvertible>: CustomStringConvert
 
     /// The elements at the given positions, as a new column; invalid when the range leaves the
     /// column.
-    public subscript<R: RangeExpression>(bounds: R) -> MLDataColumn where R.Bound == Int {
-        let range = bounds.relative(to: 0..<Int.max)
-        guard range.lowerBound >= 0, range.upperBound <= count else {
-            return .invalid(CreateMLError("MLDataColumn", "rows \(range.lowerBound)..<\(range.upperBound) are out of range 0..<\(count)"))
-        }
-        return MLDataColumn(storage: storage.slice(range.lowerBound..<range.upperBound), failure: failure)
-    }
+    public subscript<R: RangeExpression>(bounds: R) -> MLDataColumn where R.Bound == Int { selecting(bounds) }
 
     /// The elements whose mask element is true, in order; invalid when the mask's length differs.
     /// A missing mask element counts as false.
-    public subscript(mask: MLDataColumn<Bool>) -> MLDataColumn {
-        guard let indices = maskIndices(mask.storage, count: count, what: "MLDataColumn") else {
-            return .invalid(CreateMLError("MLDataColumn", "the mask has \(mask.count) elements; the column has \(count)"))
-        }
-        return MLDataColumn(storage: storage.gather(indices), failure: failure ?? mask.failure)
-    }
+    public subscript(mask: MLDataColumn<Bool>) -> MLDataColumn { selecting(mask: mask) }
 
     /// The elements whose mask element is a non-zero number, in order; invalid when the mask's
     /// length differs.
-    public subscript(mask: MLUntypedColumn) -> MLDataColumn {
-        guard let indices = maskIndices(mask.storage, count: count, what: "MLDataColumn") else {
-            return .invalid(CreateMLError("MLDataColumn", "the mask has \(mask.count) elements; the column has \(count)"))
-        }
-        return MLDataColumn(storage: storage.gather(indices), failure: failure ?? mask.failure)
-    }
+    public subscript(mask: MLUntypedColumn) -> MLDataColumn { selecting(mask: mask) }
 
     /// The first `maxLength` elements (all of them when there are fewer).
-    public func prefix(_ maxLength: Int) -> MLDataColumn {
-        MLDataColumn(storage: storage.slice(0..<Swift.min(Swift.max(maxLength, 0), count)), failure: failure)
-    }
+    public func prefix(_ maxLength: Int) -> MLDataColumn { selectingPrefix(maxLength) }
 
     /// The last `maxLength` elements (all of them when there are fewer).
-    public func suffix(_ maxLength: Int) -> MLDataColumn {
-        MLDataColumn(storage: storage.slice(Swift.max(count - Swift.max(maxLength, 0), 0)..<count), failure: failure)
-    }
+    public func suffix(_ maxLength: Int) -> MLDataColumn { selectingSuffix(maxLength) }
 
     // MARK: Transforming
 
@@ -287,7 +267,7 @@ extension ColumnStorage {
 }
 
 /// The positions a mask selects, or nil when its length is not `count`.
-func maskIndices(_ mask: ColumnStorage, count: Int, what: String) -> [Int]? {
+func maskIndices(_ mask: ColumnStorage, count: Int) -> [Int]? {
     guard mask.count == count else { return nil }
     if case .int(let a) = mask.values, mask.missing == nil {
         var out: [Int] = []

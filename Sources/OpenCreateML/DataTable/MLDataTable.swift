@@ -249,7 +249,7 @@ public struct MLDataTable: CustomStringConvertible, Hashable, Sendable {
     /// count. A missing mask element counts as false.
     public subscript(mask: MLDataColumn<Bool>) -> MLDataTable {
         if let error = mask.failure { return invalid(error) }
-        guard let indices = maskIndices(mask.storage, count: rowCount, what: "MLDataTable") else {
+        guard let indices = maskIndices(mask.storage, count: rowCount) else {
             return invalid(CreateMLError("MLDataTable", "the mask has \(mask.count) rows; the table has \(rowCount)"))
         }
         return gathering(indices)
@@ -259,7 +259,7 @@ public struct MLDataTable: CustomStringConvertible, Hashable, Sendable {
     /// not the row count.
     public subscript(mask: MLUntypedColumn) -> MLDataTable {
         if let error = mask.failure { return invalid(error) }
-        guard let indices = maskIndices(mask.storage, count: rowCount, what: "MLDataTable") else {
+        guard let indices = maskIndices(mask.storage, count: rowCount) else {
             return invalid(CreateMLError("MLDataTable", "the mask has \(mask.count) rows; the table has \(rowCount)"))
         }
         return gathering(indices)

@@ -22,7 +22,7 @@ public struct MLUntypedColumn: CustomStringConvertible, CustomDebugStringConvert
         self.failure = failure
     }
 
-    static func invalid(_ error: CreateMLError) -> MLUntypedColumn { MLUntypedColumn(storage: .empty, failure: error) }
+    static var typeName: String { "MLUntypedColumn" }
 
     /// An empty column of type `.invalid`.
     public init() { self.init(storage: .empty) }
@@ -86,39 +86,19 @@ public struct MLUntypedColumn: CustomStringConvertible, CustomDebugStringConvert
     public subscript(index: Int) -> MLDataValue { storage[index] }
 
     /// The elements at the given positions; invalid when the range leaves the column.
-    public subscript<R: RangeExpression>(bounds: R) -> MLUntypedColumn where R.Bound == Int {
-        let range = bounds.relative(to: 0..<Int.max)
-        guard range.lowerBound >= 0, range.upperBound <= count else {
-            return .invalid(CreateMLError("MLUntypedColumn", "rows \(range.lowerBound)..<\(range.upperBound) are out of range 0..<\(count)"))
-        }
-        return MLUntypedColumn(storage: storage.slice(range.lowerBound..<range.upperBound), failure: failure)
-    }
+    public subscript<R: RangeExpression>(bounds: R) -> MLUntypedColumn where R.Bound == Int { selecting(bounds) }
 
     /// The elements whose mask element is true; invalid when the mask's length differs.
-    public subscript(mask: MLDataColumn<Bool>) -> MLUntypedColumn {
-        guard let indices = maskIndices(mask.storage, count: count, what: "MLUntypedColumn") else {
-            return .invalid(CreateMLError("MLUntypedColumn", "the mask has \(mask.count) elements; the column has \(count)"))
-        }
-        return MLUntypedColumn(storage: storage.gather(indices), failure: failure ?? mask.failure)
-    }
+    public subscript(mask: MLDataColumn<Bool>) -> MLUntypedColumn { selecting(mask: mask) }
 
     /// The elements whose mask element is a non-zero number; invalid when the mask's length differs.
-    public subscript(mask: MLUntypedColumn) -> MLUntypedColumn {
-        guard let indices = maskIndices(mask.storage, count: count, what: "MLUntypedColumn") else {
-            return .invalid(CreateMLError("MLUntypedColumn", "the mask has \(mask.count) elements; the column has \(count)"))
-        }
-        return MLUntypedColumn(storage: storage.gather(indices), failure: failure ?? mask.failure)
-    }
+    public subscript(mask: MLUntypedColumn) -> MLUntypedColumn { selecting(mask: mask) }
 
     /// The first `maxLength` elements (all of them when there are fewer).
-    public func prefix(_ maxLength: Int) -> MLUntypedColumn {
-        MLUntypedColumn(storage: storage.slice(0..<Swift.min(Swift.max(maxLength, 0), count)), failure: failure)
-    }
+    public func prefix(_ maxLength: Int) -> MLUntypedColumn { selectingPrefix(maxLength) }
 
     /// The last `maxLength` elements (all of them when there are fewer).
-    public func suffix(_ maxLength: Int) -> MLUntypedColumn {
-        MLUntypedColumn(storage: storage.slice(Swift.max(count - Swift.max(maxLength, 0), 0)..<count), failure: failure)
-    }
+    public func suffix(_ maxLength: Int) -> MLUntypedColumn { selectingSuffix(maxLength) }
 
     // MARK: Typed views
 
