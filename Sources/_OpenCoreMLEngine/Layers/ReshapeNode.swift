@@ -21,26 +21,4 @@ final class ReshapeNode: IndexMapNode, @unchecked Sendable {
     override func prepareForShapes() throws {
         indexMap = channelLast ? Self.channelLastMap(from: ClassicDims(input.shape), to: ClassicDims(output.shape)) : nil
     }
-
-    /// For each output position (C, H, W order) the input position it reads.
-    static func channelLastMap(from s: ClassicDims, to t: ClassicDims) -> ClassicIndexMap {
-        let sourceBlock = s.channels * s.plane, targetBlock = t.channels * t.plane
-        var map = [Int](repeating: 0, count: t.count)
-        var index = 0
-        for o in 0..<t.outer {
-            for c in 0..<t.channels {
-                for h in 0..<t.height {
-                    for w in 0..<t.width {
-                        // Position in the H, W, C ordered stream.
-                        let stream = o * targetBlock + (h * t.width + w) * t.channels + c
-                        let block = stream / sourceBlock, rest = stream % sourceBlock
-                        let position = rest / s.channels, channel = rest % s.channels
-                        map[index] = block * sourceBlock + channel * s.plane + position
-                        index += 1
-                    }
-                }
-            }
-        }
-        return ClassicIndexMap(map: map)
-    }
 }

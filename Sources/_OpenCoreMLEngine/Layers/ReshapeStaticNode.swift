@@ -6,18 +6,8 @@ import CoreMLSpec
 /// example — it must hold as many elements as one input example (under the exact mapping, the
 /// shape Core ML itself sees for one prediction; a leading 1 a converter wrote for the batch is
 /// simply a dimension of size 1). One entry may be −1: it is inferred from the others.
-final class ReshapeStaticNode: LayerNode, @unchecked Sendable {
+final class ReshapeStaticNode: IndexMapNode, @unchecked Sendable {
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_ReshapeStaticLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         super.init(spec, inputs: inputs, outputs: outputs)
-    }
-
-    override func forward(batch: Int, training: Bool) {
-        output.value.pointer.update(from: input.value.pointer, count: batch * input.shape.count)
-    }
-
-    override func backward(batch: Int) {
-        guard input.needsGradient else { return }
-        let dy = output.gradient.pointer
-        setGradient(of: input, count: batch * input.shape.count) { dx in dx.update(from: dy, count: batch * input.shape.count) }
     }
 }
