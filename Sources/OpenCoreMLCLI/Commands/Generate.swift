@@ -39,7 +39,7 @@ struct Generate: ParsableCommand {
             print("\(destination.path) is up to date")
             return
         }
-        try writeText(source, to: destination.path)
+        try writeFile(Data(source.utf8), to: destination.path)
         print("Wrote \(destination.path) (\(name), \(name)Input, \(name)Output\(source.contains("class \(name)TrainingInput") ? ", \(name)TrainingInput" : ""))")
     }
 }

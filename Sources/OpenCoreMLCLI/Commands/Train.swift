@@ -100,12 +100,3 @@ struct Train: ParsableCommand {
         print("\(grouped(trained.sampleCount ?? 0)) samples (\(grouped(before)) before). Wrote \(output)")
     }
 }
-
-/// Writes text atomically (temporary file, then rename).
-func writeText(_ text: String, to path: String) throws {
-    do {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-        throw CLIError.file(path, "could not write: \(error.localizedDescription)")
-    }
-}

@@ -49,9 +49,5 @@ func writeChart(to path: String, _ layout: (any ChartTextMetrics) -> Chart) thro
             throw CLIError.file(path, "\(error)")
         }
     }
-    do {
-        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-        throw CLIError.file(path, "could not write: \(error.localizedDescription)")
-    }
+    try writeFile(data, to: path)
 }
