@@ -3,7 +3,7 @@
 # MLImageClassifier and of `opencoreml image-classifier train`):
 # Sources/OpenCreateML/Resources/EfficientNetLite0Features.mlmodel: EfficientNet-Lite0 (ImageNet)
 # up to MBConv block 10, its 112 channels pooled into the features, convolution weights stored as
-# 8-bit codes with a linear map per output channel and biases as float16 (788 KB: under 1 MB, the
+# 8-bit codes with a linear map per output channel and biases as float16 (772 KB: under 1 MB, the
 # size a committed file may have; the whole network needs 6.7 MB even at float16, and fewer bits
 # distort the features). Chosen among the variants that fit by 5-fold cross-validation on the seeds'
 # training photos (BENCHMARKS.md, "Hand photos"). Scripts/convert_efficientnet_lite0.py
