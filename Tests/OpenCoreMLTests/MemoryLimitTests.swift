@@ -72,4 +72,43 @@ struct MemoryLimitTests {
         let text = Self.message { _ = try model.updated(with: MLArrayBatchProvider(array: [example])) }
         #expect(text.contains("memory limit of 200.0 kB") && text.contains("needs"), "\(text)")
     }
+
+    /// The fuzzer's finding of 2026-11-23 (`Fuzz/findings/FuzzModel-padding-within-default-budget.bin`):
+    /// a 78-byte model whose padding layer turns 129,787 values into 129,787 × 104 × 47 (2.5 GB).
+    /// Within the default budget on a large machine, so the harness now runs under 512 MB; under a
+    /// limit below 2.5 GB it is refused before anything is allocated.
+    @Test func aPaddingThatGrowsPastTheLimitIsRefused() throws {
+        var model = CoreML_Specification_Model()
+        model.specificationVersion = 4
+        var input = CoreML_Specification_FeatureDescription()
+        input.name = "x"
+        input.type.multiArrayType.shape = [129_787]
+        input.type.multiArrayType.dataType = .float32
+        var output = CoreML_Specification_FeatureDescription()
+        output.name = "y"
+        output.type.multiArrayType.dataType = .float32
+        output.type.multiArrayType.shape = [1, 5, 6]  // what the file declared; the engine computes the real shape
+        model.description_p.input = [input]
+        model.description_p.output = [output]
+        var padding = CoreML_Specification_PaddingLayerParams()
+        padding.constant = CoreML_Specification_PaddingLayerParams.PaddingConstant()
+        var height = CoreML_Specification_BorderAmounts.EdgeSizes()
+        (height.startEdgeSize, height.endEdgeSize) = (64, 39)
+        var width = CoreML_Specification_BorderAmounts.EdgeSizes()
+        (width.startEdgeSize, width.endEdgeSize) = (43, 3)
+        padding.paddingAmounts.borderAmounts = [height, width]
+        var layer = CoreML_Specification_NeuralNetworkLayer()
+        layer.name = "l"
+        layer.input = ["x"]
+        layer.output = ["y"]
+        layer.padding = padding
+        model.neuralNetwork.layers = [layer]
+
+        let configuration = MLModelConfiguration()
+        configuration.memoryLimit = 512 << 20
+        let limited = try MLModel(specification: model, configuration: configuration)
+        let x = try MLMultiArray(shape: [129_787], dataType: .float32)
+        let text = Self.message { _ = try limited.prediction(from: MLDictionaryFeatureProvider(dictionary: ["x": x])) }
+        #expect(text.contains("layer 'l'") && text.contains("needs 2.5 GB") && text.contains("[129787, 104, 47]"), "\(text)")
+    }
 }

@@ -18,6 +18,11 @@ import OpenCoreML
 /// The most elements (or pixels) the harness allocates for one input: 4 M float64s is 32 MB.
 let maximumElements = 1 << 22
 
+/// The memory budget the models run under (`MLModelConfiguration.memoryLimit`): 512 MB, a quarter
+/// of the run's 2 GB resident limit, so that a model beyond it must be refused by the library's own
+/// budget check; a model that still takes more than 2 GB is a finding.
+let memoryLimit = 512 << 20
+
 @main
 enum FuzzModel {
     static func main() {
@@ -36,7 +41,9 @@ func fuzzOne(_ bytes: Data) {
     _ = specification.validationIssues()
     let model: MLModel
     do {
-        model = try MLModel(specification: specification)  // validates again, throws the first issue
+        let configuration = MLModelConfiguration()
+        configuration.memoryLimit = memoryLimit
+        model = try MLModel(specification: specification, configuration: configuration)  // validates again, throws the first issue
     } catch {
         return
     }
