@@ -73,12 +73,32 @@ int ocm_jpeg_decode(const unsigned char *data, size_t size, ocm_decoded_image *i
     jpeg_read_header(&info, TRUE);
     int cmyk = info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK;
     info.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
-    jpeg_start_decompress(&info);
-    size_t width = info.output_width, height = info.output_height;
-    if (width == 0 || height == 0 || width * height > ((size_t)1 << 28)) {
+    /* The size is checked from the header, before jpeg_start_decompress: for a progressive or
+       multi-scan picture that call allocates (and zeroes) a buffer for every coefficient. */
+    size_t width = info.image_width, height = info.image_height;
+    if (width == 0 || height == 0 || width * height > (size_t)OCM_IMAGE_MAX_PIXELS) {
         snprintf(image->message, sizeof(image->message), "image size %zux%zu is not supported", width, height);
         longjmp(manager.jump, 1);
     }
+    size_t needed = width * height * 4;
+    if (jpeg_has_multiple_scans(&info)) {
+        for (int c = 0; c < info.num_components; c++) {
+            const jpeg_component_info *component = &info.comp_info[c];
+            size_t h = (size_t)component->h_samp_factor, v = (size_t)component->v_samp_factor;
+            size_t columns = ((size_t)component->width_in_blocks + h - 1) / h * h;
+            size_t rows = ((size_t)component->height_in_blocks + v - 1) / v * v;
+            needed += columns * rows * DCTSIZE2 * sizeof(JCOEF);
+        }
+    }
+    if (needed > (size_t)OCM_DECODE_MAX_BYTES) {
+        snprintf(image->message, sizeof(image->message),
+                 "a %zux%zu progressive JPEG needs %zu MB to decode, more than the %d MB a picture may take", width,
+                 height, needed >> 20, OCM_DECODE_MAX_BYTES >> 20);
+        longjmp(manager.jump, 1);
+    }
+    jpeg_start_decompress(&info);
+    width = info.output_width;
+    height = info.output_height;
     pixels = malloc(width * height * 4);
     if (cmyk) row = malloc(width * 4);
     if (pixels == NULL || (cmyk && row == NULL)) {

@@ -63,7 +63,7 @@ int ocm_png_decode(const unsigned char *data, size_t size, ocm_decoded_image *im
     png_set_read_fn(png, &source, ocm_png_read);
     png_read_info(png, info);
     png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
-    if (width == 0 || height == 0 || (size_t)width * height > ((size_t)1 << 28)) {
+    if (width == 0 || height == 0 || (size_t)width * height > (size_t)OCM_IMAGE_MAX_PIXELS) {
         png_error(png, "the image size is not supported");
     }
     int colour = png_get_color_type(png, info);

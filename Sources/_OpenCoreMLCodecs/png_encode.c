@@ -52,7 +52,7 @@ int ocm_png_encode_rgba(const unsigned char *pixels, int width, int height, ocm_
     output->data = NULL;
     output->size = 0;
     output->message[0] = 0;
-    if (pixels == NULL || width <= 0 || height <= 0 || (size_t)width * (size_t)height > ((size_t)1 << 28)) {
+    if (pixels == NULL || width <= 0 || height <= 0 || (size_t)width * (size_t)height > (size_t)OCM_IMAGE_MAX_PIXELS) {
         snprintf(output->message, sizeof(output->message), "the image size %dx%d is not supported", width, height);
         return -1;
     }

@@ -12,7 +12,7 @@ extension RGBAImage {
             throw DecodingFailure("ImageIO cannot decode it")
         }
         let width = picture.width, height = picture.height
-        guard width > 0, height > 0, width * height <= 1 << 28,
+        guard width > 0, height > 0, width * height <= 1 << 28,  // OCM_IMAGE_MAX_PIXELS of the Linux codecs
               let sRGB = CGColorSpace(name: CGColorSpace.sRGB) else {
             throw DecodingFailure("image size \(width)x\(height) is not supported")
         }

@@ -90,6 +90,68 @@ struct DecodingTests {
     }
 }
 
+#if os(Linux)
+/// A JPEG header is a few bytes, but the picture it claims can be huge. A progressive JPEG makes
+/// libjpeg buffer every coefficient before the first row (2 bytes per pixel and component); the
+/// decoder refuses what would take more than 1 GiB before libjpeg allocates it.
+struct HugeJPEGHeaderTests {
+    /// SOI, a quantization table, a progressive frame header of `width`×`height` with `components`
+    /// components, one DC Huffman table, one scan header, EOI: at most 128 bytes, no image data.
+    static func progressiveHeader(width: Int, height: Int, components: Int) -> Data {
+        func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        }
+        var frame: [UInt8] = [8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), UInt8(components)]
+        var scan: [UInt8] = [UInt8(components)]
+        for c in 1...components {
+            frame += [UInt8(c), 0x11, 0]
+            scan += [UInt8(c), 0]
+        }
+        scan += [0, 0, 0]
+        let bytes: [UInt8] = [0xFF, 0xD8] + segment(0xDB, [0] + [UInt8](repeating: 1, count: 64)) + segment(0xC2, frame)
+            + segment(0xC4, [0, 1] + [UInt8](repeating: 0, count: 15) + [0]) + segment(0xDA, scan) + [0xFF, 0xD9]
+        return Data(bytes)
+    }
+
+    static func decode(_ data: Data, named name: String) throws -> RGBAImage {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-\(UInt32.random(in: 0...UInt32.max))-\(name)")
+        try data.write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        return try RGBAImage(contentsOf: url)
+    }
+
+    @Test func aTinyFileClaimingAHugeProgressivePictureIsRefused() throws {
+        // 12000 × 12000 × 3 components: 1,373 MB of coefficients and pixels from 128 bytes.
+        let data = Self.progressiveHeader(width: 12_000, height: 12_000, components: 3)
+        #expect(data.count == 128)
+        do {
+            let image = try Self.decode(data, named: "huge.jpg")
+            Issue.record("decoded to \(image.width)×\(image.height)")
+        } catch let error as ImageError {
+            #expect(error.reason.contains("a 12000x12000 progressive JPEG needs 1373 MB to decode, more than the 1024 MB"), "\(error)")
+        }
+    }
+
+    @Test func aPictureOverTheSizeLimitIsRefusedFromItsHeader() throws {
+        // 60000 × 60000 × 3: libjpeg would ask for 21.6 GB of coefficients if the size were checked
+        // only after jpeg_start_decompress, as it once was.
+        let data = Self.progressiveHeader(width: 60_000, height: 60_000, components: 3)
+        do {
+            let image = try Self.decode(data, named: "over.jpg")
+            Issue.record("decoded to \(image.width)×\(image.height)")
+        } catch let error as ImageError {
+            #expect(error.reason.contains("image size 60000x60000 is not supported"), "\(error)")
+        }
+    }
+
+    @Test func aSmallProgressiveHeaderStillDecodes() throws {
+        // Within the limit, libjpeg's own rule holds: missing scans leave the picture gray.
+        let image = try Self.decode(Self.progressiveHeader(width: 64, height: 48, components: 3), named: "small.jpg")
+        #expect(image.width == 64 && image.height == 48)
+    }
+}
+#endif
+
 /// Damaged files of every kind decode or throw `ImageError`; none may crash the process.
 struct DamagedFileTests {
     @Test(arguments: ["photo.jpg", "progressive.jpg", "cmyk.jpg", "orientation-6.jpg", "rgb.png", "palette.png", "rgb16.png", "orientation-6.png"])

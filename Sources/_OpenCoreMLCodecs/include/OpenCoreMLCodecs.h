@@ -7,6 +7,15 @@
 extern "C" {
 #endif
 
+/// The most pixels a picture may have, decoded or encoded: 2^28 (268 megapixels, 1 GiB of RGBA).
+#define OCM_IMAGE_MAX_PIXELS 268435456
+
+/// The most memory one decoding may take for the picture: its RGBA pixels plus, for a progressive
+/// or multi-scan JPEG, libjpeg's buffer of every coefficient (128 bytes per 8×8 block and
+/// component), which it fills before the first row comes out. 1 GiB: a tiny file that claims a
+/// huge progressive picture is refused before libjpeg allocates anything.
+#define OCM_DECODE_MAX_BYTES 1073741824
+
 /// A decoded picture: `width * height` RGBA pixels (straight alpha), rows top to bottom, no
 /// padding. `pixels` is allocated by a decoder and released by `ocm_image_free`.
 typedef struct {
@@ -51,7 +60,8 @@ void ocm_encoded_png_free(ocm_encoded_png *output);
 
 // Both libraries report fatal errors by longjmp; each decoder and the encoder call setjmp
 // themselves, so the jump lands inside the same C function and never crosses a Swift frame.
-// Pictures over 2^28 pixels are refused before any allocation. On platforms other than Linux the
+// Pictures over OCM_IMAGE_MAX_PIXELS, or needing more than OCM_DECODE_MAX_BYTES to decode, are
+// refused before any large allocation. On platforms other than Linux the
 // decoders and the encoder always fail.
 
 #ifdef __cplusplus
