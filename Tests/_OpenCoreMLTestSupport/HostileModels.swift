@@ -282,5 +282,13 @@ public enum HostileModels {
             TestSpecs.layer("up1", ["x"], ["a"]) { $0.upsample.scalingFactor = [int32Max, int32Max] },
             TestSpecs.layer("up2", ["a"], ["y"]) { $0.upsample.scalingFactor = [int32Max, int32Max] },
         ]), message: "layer 'up1' (upsample): an input plane of 8589934588×8589934588 is too large", failsValidation: false, inputCount: 32),
+        // Found by fuzzing: a pooling type outside MAX/AVERAGE/L2 (protobuf keeps the unknown
+        // number) ran as L2, slowly; like an unknown upsample mode or unary operation, it fails.
+        Case(name: "poolingTypeUnknown", model: onePlane(TestSpecs.layer("pool", ["x"], ["y"]) {
+            $0.pooling.type = .UNRECOGNIZED(45)
+            $0.pooling.kernelSize = [2, 2]
+            $0.pooling.stride = [2, 2]
+            $0.pooling.valid = .init()
+        }), message: "layer 'pool' (pooling): unknown pooling type 45", failsValidation: false, inputCount: 32),
     ]
 }

@@ -94,6 +94,7 @@ private struct ShapeRule {
     }
 
     func pooling(_ p: CoreML_Specification_PoolingLayerParams) throws -> [Int] {
+        if case .UNRECOGNIZED(let value) = p.type { throw LayerSpecificationError("unknown pooling type \(value)") }
         let x = try classic(0)
         guard let geometry = try p.geometry(height: x.height, width: x.width) else {
             let kernel = try declaredPair(p.kernelSize, "kernelSize", fallback: (3, 3))
