@@ -126,7 +126,12 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
             }
             switch output.type.type {
             case .doubleType?: values[output.name] = MLFeatureValue(double: Double(blob.value.pointer[row * count]))
-            case .int64Type?: values[output.name] = MLFeatureValue(int64: Int64(blob.value.pointer[row * count].rounded()))
+            case .int64Type?:
+                let value = blob.value.pointer[row * count].rounded()
+                guard let integer = Int64(exactly: value) else {
+                    throw MLModelError(.generic, "output '\(output.name)' is declared int64, but the network computed \(value), which is not an int64")
+                }
+                values[output.name] = MLFeatureValue(int64: integer)
             default:
                 values[output.name] = MLFeatureValue(multiArray: try MLMultiArray.make(shape: shape, dataType: dataType, values: blob.value.pointer + row * count))
             }
