@@ -24,9 +24,12 @@ static void ocm_fail(j_common_ptr info) {
     longjmp(manager->jump, 1);
 }
 
-/// Warnings are ignored except a premature end of data, which is fatal.
+/// Warnings are ignored except data that ends early, which is fatal: the file ends (JWRN_JPEG_EOF),
+/// or a scan's entropy-coded data stops at a marker before its last block (JWRN_HIT_MARKER).
+/// libjpeg would pad the rest of the picture with gray, so a few hundred bytes could claim, and
+/// fill, half a gigabyte of pixels.
 static void ocm_emit_message(j_common_ptr info, int level) {
-    if (level < 0 && info->err->msg_code == JWRN_JPEG_EOF) {
+    if (level < 0 && (info->err->msg_code == JWRN_JPEG_EOF || info->err->msg_code == JWRN_HIT_MARKER)) {
         ocm_fail(info);
     }
 }

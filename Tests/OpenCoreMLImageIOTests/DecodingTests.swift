@@ -144,10 +144,36 @@ struct HugeJPEGHeaderTests {
         }
     }
 
-    @Test func aSmallProgressiveHeaderStillDecodes() throws {
-        // Within the limit, libjpeg's own rule holds: missing scans leave the picture gray.
-        let image = try Self.decode(Self.progressiveHeader(width: 64, height: 48, components: 3), named: "small.jpg")
-        #expect(image.width == 64 && image.height == 48)
+    @Test func aHeaderWithoutImageDataIsTruncated() throws {
+        // A progressive header whose scan has no data: libjpeg would pad the picture with gray.
+        let data = Self.progressiveHeader(width: 64, height: 48, components: 3)
+        do {
+            let image = try Self.decode(data, named: "small.jpg")
+            Issue.record("decoded to \(image.width)×\(image.height)")
+        } catch let error as ImageError {
+            #expect(error.reason.contains("premature end of data segment"), "\(error)")
+        }
+    }
+
+    /// Found by fuzzing: a 417-byte baseline JPEG of 65332 × 2136 whose scan stops at a marker;
+    /// libjpeg padded the rest with gray, filling 558 MB. A scan that ends early is an error.
+    @Test func aBaselineScanThatEndsAtAMarkerIsTruncated() throws {
+        let base64 = """
+            /9j/4AAQSkZJRgABAQAAAQABAAD/4QAiu4eWmf//srIAKgAAAAgAAQH/AEludAABAAEAAAAAAAD/2wBDAAIBAQEBAQIBAQEC
+            AgICAgQDAgICAgUEBAMEBgUGBgYFBgYGBwkIBgcJBwYGCAsICQoKCgoKBggLDAsKDAkKCgr/2wBDAQICAgICAgUDAwUKBwYH
+            CgoKCgoKCgoKCgoKGQAAAAoKCgoKCgoKCgoKCgoKCgoKCgoKCgoaCgoKCgoKCgoKCgr/wAARCAhY/zQDAREAAhEBAxEB/8QA
+            HwAAAQUBAQEBAQEAAAAAAAAAAAECAwQFAQECAAECAxEEBSEwBhJBUQdhcRMiMvP09fb3+Pn6/9oADAMBAAIRAxEAPwD74r/L
+            c7Dm6/2H7wV/i+fxueV1ZjAwMCyHxvX8PnxZ4nX+3h/MZ+jFfwGfFg8PDw8PDw8PDw8PDw8PDw8PDw8PDw8PDw8PDw8PDw8P
+            Dw8PDw8PDw8PDw8PDw8PDw8PDw8PDw8PDw8PDw8PDw8PDw8PDw8PDw8PdZX85n2h4/X7Yf6IH//Z
+            """
+        let data = try #require(Data(base64Encoded: base64.filter { !$0.isWhitespace }))
+        #expect(data.count == 417)
+        do {
+            let image = try Self.decode(data, named: "wide.jpg")
+            Issue.record("decoded to \(image.width)×\(image.height)")
+        } catch let error as ImageError {
+            #expect(error.reason.contains("premature end of data segment"), "\(error)")
+        }
     }
 }
 #endif

@@ -28,8 +28,8 @@ typedef struct {
 
 /// Decodes a baseline or progressive JPEG (grayscale, YCbCr, RGB, CMYK or YCCK) held in memory
 /// with libjpeg(-turbo). Returns 0 on success, -1 on failure with `image->message` set and
-/// nothing allocated. Data that ends early is an error (libjpeg itself only warns and pads the
-/// picture with gray).
+/// nothing allocated. Data that ends early (the file, or a scan's data before a marker) is an error
+/// (libjpeg itself only warns and pads the picture with gray).
 int ocm_jpeg_decode(const unsigned char *data, size_t size, ocm_decoded_image *image);
 
 /// Decodes a PNG held in memory with libpng: every colour type and bit depth becomes 8-bit RGBA
