@@ -78,31 +78,17 @@ struct MemoryLimitTests {
     /// Within the default budget on a large machine, so the harness now runs under 512 MB; under a
     /// limit below 2.5 GB it is refused before anything is allocated.
     @Test func aPaddingThatGrowsPastTheLimitIsRefused() throws {
-        var model = CoreML_Specification_Model()
-        model.specificationVersion = 4
-        var input = CoreML_Specification_FeatureDescription()
-        input.name = "x"
-        input.type.multiArrayType.shape = [129_787]
-        input.type.multiArrayType.dataType = .float32
-        var output = CoreML_Specification_FeatureDescription()
-        output.name = "y"
-        output.type.multiArrayType.dataType = .float32
-        output.type.multiArrayType.shape = [1, 5, 6]  // what the file declared; the engine computes the real shape
-        model.description_p.input = [input]
-        model.description_p.output = [output]
-        var padding = CoreML_Specification_PaddingLayerParams()
-        padding.constant = CoreML_Specification_PaddingLayerParams.PaddingConstant()
         var height = CoreML_Specification_BorderAmounts.EdgeSizes()
         (height.startEdgeSize, height.endEdgeSize) = (64, 39)
         var width = CoreML_Specification_BorderAmounts.EdgeSizes()
         (width.startEdgeSize, width.endEdgeSize) = (43, 3)
-        padding.paddingAmounts.borderAmounts = [height, width]
-        var layer = CoreML_Specification_NeuralNetworkLayer()
-        layer.name = "l"
-        layer.input = ["x"]
-        layer.output = ["y"]
-        layer.padding = padding
-        model.neuralNetwork.layers = [layer]
+        // The output shape is what the file declared; the engine computes the real one.
+        let model = HostileModels.network([("x", [129_787])], [
+            TestSpecs.layer("l", ["x"], ["y"]) {
+                $0.padding.constant = CoreML_Specification_PaddingLayerParams.PaddingConstant()
+                $0.padding.paddingAmounts.borderAmounts = [height, width]
+            },
+        ], outputShape: [1, 5, 6])
 
         let configuration = MLModelConfiguration()
         configuration.memoryLimit = 512 << 20
