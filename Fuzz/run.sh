@@ -67,6 +67,8 @@ fi
 seconds="$1"; shift
 work="Fuzz/.fuzz-work/$target"
 [ "${FUZZ_FRESH:-0}" = 1 ] && rm -rf "$work"
+# Artifacts are per run: what an earlier run found was reported then (and belongs in Fuzz/findings/).
+rm -rf "$work/artifacts"
 mkdir -p "$work/corpus" "$work/artifacts"
 log="$work/fuzz.log"
 
@@ -79,8 +81,10 @@ timeout --kill-after=30 "$((seconds + 300))" \
     "$work/corpus" "$seeds" >"$log" 2>&1 || status=$?
 # FuzzData's scratch folders of processes that died on a finding.
 rm -rf /dev/shm/opencoreml-fuzzdata-* 2>/dev/null || true
-# In fork mode libFuzzer exits 0 after ignored findings; what it wrote is what counts.
-if [ "$status" -eq 0 ] && [ -n "$(ls -A "$work/artifacts")" ]; then status=1; fi
+# In fork mode libFuzzer exits 0 after ignored findings; what it wrote is what counts. A
+# `slow-unit-*` file is libFuzzer's note of an input that took as long as the timeout without
+# exceeding it: kept for a look, not a finding (a hang is a `timeout-*`).
+if [ "$status" -eq 0 ] && [ -n "$(find "$work/artifacts" -type f ! -name 'slow-unit-*')" ]; then status=1; fi
 
 # The final statistics: the last status line has cov/ft/corp (`#RUNS: cov: ...` in fork mode),
 # print_final_stats the executions.
@@ -99,6 +103,7 @@ if [ "$status" -ne 0 ]; then
     found=0
     for artifact in "$work"/artifacts/*; do
         [ -f "$artifact" ] || continue
+        case "$artifact" in */slow-unit-*) continue ;; esac
         found=1
         echo "=== reproducer: $artifact ($(wc -c <"$artifact") bytes); replay with: Fuzz/run.sh $target replay $artifact"
         echo "base64: $(base64 -w 0 "$artifact")"
