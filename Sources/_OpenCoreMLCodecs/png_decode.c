@@ -61,6 +61,10 @@ int ocm_png_decode(const unsigned char *data, size_t size, ocm_decoded_image *im
         return -1;
     }
     png_set_read_fn(png, &source, ocm_png_read);
+    /* libpng allocates an ancillary chunk's buffer at the length the chunk declares, before reading
+       it; without a cap a 300-byte file declaring a 1 GB eXIf chunk asks for 1 GB. 8 MB is the cap
+       libpng's own default configuration sets (larger colour profiles and text are refused). */
+    png_set_chunk_malloc_max(png, (png_alloc_size_t)8000000);
     png_read_info(png, info);
     png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
     if (width == 0 || height == 0 || (size_t)width * height > (size_t)OCM_IMAGE_MAX_PIXELS) {
