@@ -23,7 +23,7 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
     init(specification: CoreML_Specification_Model, memoryLimit: Int) throws {
         let network: Network
         do {
-            network = try Network(model: specification)
+            network = try Network(model: specification, memoryLimit: memoryLimit)
             try network.checkMemory(batch: 1, training: false, limit: memoryLimit)
         } catch let error as EngineError {
             throw MLModelError(.generic, error.description)

@@ -60,7 +60,7 @@ extension MLModel {
         let limit = configuration.resolvedMemoryLimit
         let network: Network
         do {
-            network = try Network(model: specification)
+            network = try Network(model: specification, memoryLimit: limit)
             try network.checkMemory(batch: settings.miniBatchSize, training: true, limit: limit)
         } catch let error as EngineError {
             throw MLModelError(.update, error.description)

@@ -68,7 +68,7 @@ final class NeuralNetworkUpdater: ModelUpdater, @unchecked Sendable {
         settings = UpdateSettings(model: model)
         memoryLimit = configuration.resolvedMemoryLimit
         do {
-            network = try Network(model: specification)
+            network = try Network(model: specification, memoryLimit: memoryLimit)
             try network.checkMemory(batch: settings.miniBatchSize, training: true, limit: memoryLimit)
         } catch let error as EngineError {
             throw MLModelError(.update, error.description)

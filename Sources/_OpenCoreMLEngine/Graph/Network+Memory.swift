@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 
 extension Network {
@@ -38,6 +39,27 @@ extension Network {
         let shape = largest.map { " (output '\($0.name)' of shape \($0.shape.dims))" } ?? ""
         let amount = needed.map { formatBytes($0.total) } ?? "more than \(formatBytes(Int.max))"
         throw EngineError(location, "the network needs \(amount) for a batch of \(batch)\(shape), more than the memory limit of \(formatBytes(limit))")
+    }
+}
+
+extension Network {
+    /// Throws unless one example's blob values, by the layer table's `shapes`, fit in `limit` bytes,
+    /// naming the layer whose output is the largest (as `checkMemory` does for a built network).
+    static func checkShapes(_ shapes: [String: [Int]], of network: any NeuralNetworkSpecification, limit: Int) throws {
+        var total = 0, overflowed = false
+        var largest: (name: String, shape: [Int], elements: Double)?
+        for (name, shape) in shapes {
+            let elements = shape.reduce(1.0) { $0 * Double(max($1, 0)) }
+            if elements > largest?.elements ?? -1 { largest = (name, shape, elements) }
+            guard let count = checkedProduct(shape.map { max($0, 0) }) else { overflowed = true; continue }
+            let (bytes, overflow) = count.multipliedReportingOverflow(by: 4)
+            let (sum, overflowSum) = total.addingReportingOverflow(bytes)
+            if overflow || overflowSum { overflowed = true } else { total = sum }
+        }
+        guard overflowed || total > limit, let largest else { return }
+        let location = network.layers.first { $0.output.contains(largest.name) }.map { "layer '\($0.name)'" } ?? "input '\(largest.name)'"
+        let amount = overflowed ? "more than \(formatBytes(Int.max))" : formatBytes(total)
+        throw EngineError(location, "the network needs \(amount) for a batch of 1 (output '\(largest.name)' of shape \(largest.shape)), more than the memory limit of \(formatBytes(limit))")
     }
 }
 

@@ -38,7 +38,13 @@ package final class Network: @unchecked Sendable {
     /// With `fusingLayers`, a convolution followed by a ReLU (and a max pooling) that nothing else
     /// reads runs as one layer, image by image, without filling the blobs in between.
     /// `extras` adds training-only dropout and per-step loss weights (see ``TrainingGraphExtras``).
-    package init(model: CoreML_Specification_Model, fusingLayers: Bool = true, extras: TrainingGraphExtras = TrainingGraphExtras()) throws {
+    /// With `memoryLimit`, the blobs' values for one example are checked against it before any layer
+    /// is built, because layers size their own tables (index maps, upsampling axes) from the shapes
+    /// when they are built; `checkMemory(batch:training:limit:)` then checks the real batch.
+    package init(
+        model: CoreML_Specification_Model, fusingLayers: Bool = true, extras: TrainingGraphExtras = TrainingGraphExtras(),
+        memoryLimit: Int? = nil
+    ) throws {
         guard let network = model.neuralNetworkSpecification else {
             throw EngineError("model", "a \(model.modelTypeName) model is not a neural network")
         }
@@ -50,6 +56,7 @@ package final class Network: @unchecked Sendable {
         } catch let error as ModelValidationError {
             throw EngineError(error.location, error.message)
         }
+        if let memoryLimit { try Self.checkShapes(shapes, of: network, limit: memoryLimit) }
         var blobs: [String: Blob] = [:]
         func blob(_ name: String) -> Blob {
             if let existing = blobs[name] { return existing }
