@@ -62,8 +62,12 @@ int ocm_png_decode(const unsigned char *data, size_t size, ocm_decoded_image *im
     }
     png_set_read_fn(png, &source, ocm_png_read);
     /* libpng allocates an ancillary chunk's buffer at the length the chunk declares, before reading
-       it; without a cap a 300-byte file declaring a 1 GB eXIf chunk asks for 1 GB. 8 MB is the cap
-       libpng's own default configuration sets (larger colour profiles and text are refused). */
+       it (a 300-byte file declaring a 1.6 GB eXIf chunk asked for 1.6 GB), and only warns when the
+       length passes its limit. The decoder needs none of those chunks (colour profiles and gamma are
+       not applied; EXIF orientation is read by our own reader), so libpng skips them all, without
+       allocating: every chunk but IHDR, PLTE, tRNS, IDAT and IEND. The 8 MB cap (libpng's own
+       default configuration) stays for whatever libpng still buffers. */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
     png_set_chunk_malloc_max(png, (png_alloc_size_t)8000000);
     png_read_info(png, info);
     png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);

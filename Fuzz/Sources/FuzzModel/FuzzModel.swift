@@ -15,7 +15,9 @@ import CoreMLSpec
 import Foundation
 import OpenCoreML
 
-/// The most elements (or pixels) the harness allocates for one input: 4 M float64s is 32 MB.
+/// The most elements (or pixels) the harness allocates for one model's inputs together: 4 M
+/// float64s is 32 MB. (Per input, a model declaring dozens of large inputs made the harness itself
+/// hold over a gigabyte.)
 let maximumElements = 1 << 22
 
 /// The memory budget the models run under (`MLModelConfiguration.memoryLimit`): 256 MB, an eighth
@@ -50,8 +52,9 @@ func fuzzOne(_ bytes: Data) {
     }
     let description = model.modelDescription
     var values: [String: MLFeatureValue] = [:]
+    var remaining = maximumElements
     for input in description.inputDescriptions {
-        if let value = makeValue(for: input) { values[input.name] = value }
+        if let value = makeValue(for: input, remaining: &remaining) { values[input.name] = value }
     }
     let provider = MLDictionaryFeatureProvider(featureValues: values)
     // The first prediction compiles the model's runner; the second reuses it.
@@ -62,21 +65,22 @@ func fuzzOne(_ bytes: Data) {
 }
 
 /// A value for one input, or nil when the description gives nothing the harness can build cheaply.
-func makeValue(for input: MLFeatureDescription) -> MLFeatureValue? {
+func makeValue(for input: MLFeatureDescription, remaining: inout Int) -> MLFeatureValue? {
     switch input.type {
     case .int64: return MLFeatureValue(int64: 1)
     case .double: return MLFeatureValue(double: 0.5)
     case .string: return MLFeatureValue(string: "a")
     case .multiArray:
         guard let constraint = input.multiArrayConstraint else { return nil }
-        return makeMultiArray(constraint).map { MLFeatureValue(multiArray: $0) }
+        return makeMultiArray(constraint, remaining: &remaining).map { MLFeatureValue(multiArray: $0) }
     case .image:
         guard let constraint = input.imageConstraint else { return nil }
         let (pixels, overflow) = constraint.pixelsWide.multipliedReportingOverflow(by: constraint.pixelsHigh)
-        guard !overflow, pixels > 0, pixels <= maximumElements,
+        guard !overflow, pixels > 0, pixels <= remaining,
               let buffer = PixelBuffer(width: constraint.pixelsWide, height: constraint.pixelsHigh,
                                        pixelFormatType: constraint.pixelFormatType)
         else { return nil }
+        remaining -= pixels
         for offset in stride(from: 0, to: buffer.bytesPerRow * buffer.height, by: 7) {
             buffer.baseAddress.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: offset, as: UInt8.self)
         }
@@ -90,8 +94,9 @@ func makeValue(for input: MLFeatureDescription) -> MLFeatureValue? {
 }
 
 /// A multi-array the constraint accepts: its shape, else the first enumerated shape, else the
-/// smallest size of each ranged dimension; nil when that shape is empty or too large.
-func makeMultiArray(_ constraint: MLMultiArrayConstraint) -> MLMultiArray? {
+/// smallest size of each ranged dimension; nil when that shape is empty or larger than `remaining`
+/// elements, which it otherwise reduces.
+func makeMultiArray(_ constraint: MLMultiArrayConstraint, remaining: inout Int) -> MLMultiArray? {
     var shape = constraint.shape.map(\.intValue)
     let flexible = constraint.shapeConstraint
     if flexible.type == .enumerated, let first = flexible.enumeratedShapes.first, !first.isEmpty {
@@ -103,12 +108,13 @@ func makeMultiArray(_ constraint: MLMultiArrayConstraint) -> MLMultiArray? {
     var count = 1
     for dimension in shape {
         let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
-        guard !overflow, product <= maximumElements else { return nil }
+        guard !overflow, product <= remaining else { return nil }
         count = product
     }
     guard let array = try? MLMultiArray(shape: shape.map { NSNumber(value: $0) }, dataType: constraint.dataType) else {
         return nil
     }
+    remaining -= count
     // Small values of both signs, so that activations, logs and divisions see more than zeros.
     for index in 0..<min(count, 4096) {
         array[index] = NSNumber(value: Double(index % 7) * 0.25 - 0.5)
