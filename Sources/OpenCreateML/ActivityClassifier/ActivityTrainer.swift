@@ -1,0 +1,164 @@
+import CoreMLSpec
+import Foundation
+import _OpenCoreMLEngine
+
+/// Trains Turi Create's activity-classifier network on chunks, as Turi Create does: Adam (learning
+/// rate 1e-3), a batch of chunks per step, dropout after the first ReLU (0.2) and before the last
+/// dense layer (0.5), cross-entropy per window weighted 1 for windows with samples and 0 for
+/// padding. The batchnorm normalizes with each batch's statistics and keeps moving averages of
+/// them (momentum 0.9, over the windows with samples) for inference, as MXNet's batchnorm behind
+/// Turi Create does.
+final class ActivityTrainer {
+    let featureCount: Int
+    let predictionWindow: Int
+    let classLabels: [String]
+    let labelName: String
+    let network: Network
+    private let optimizer: Optimizer
+    private(set) var runningMean: [Float]
+    private(set) var runningVariance: [Float]
+    private var statisticsSeen = false
+    static let momentum: Float = 0.9
+    static let steps = ActivityChunk.windowsPerChunk
+
+    init(featureCount: Int, predictionWindow: Int, classLabels: [String], labelName: String, seed: Int) throws {
+        self.featureCount = featureCount
+        self.predictionWindow = predictionWindow
+        self.classLabels = classLabels
+        self.labelName = labelName
+        let specification = try ActivityNetwork.specification(
+            .training(steps: Self.steps), featureCount: featureCount, predictionWindow: predictionWindow, labels: classLabels, labelName: labelName)
+        let extras = TrainingGraphExtras(dropout: ActivityNetwork.dropout, lossWeights: [ActivityNetwork.lossName: ActivityNetwork.weightsName],
+                                         seed: UInt64(bitPattern: Int64(seed)))
+        network = try Network(model: specification, extras: extras)
+        optimizer = Optimizer(.adam(learningRate: ActivityNetwork.learningRate, beta1: 0.9, beta2: 0.999, eps: 1e-8))
+        runningMean = [Float](repeating: 0, count: ActivityNetwork.denseSize)
+        runningVariance = [Float](repeating: 1, count: ActivityNetwork.denseSize)
+    }
+
+    /// One pass over `chunks` in the order `order`, `batchSize` chunks per step. Returns the mean
+    /// loss per step and the fraction of weighted windows the training passes classified correctly.
+    func epoch(_ chunks: [ActivityChunk], order: [Int], batchSize: Int, afterStep: (Int) -> Void = { _ in }) throws -> (loss: Double, accuracy: Double) {
+        let steps = Self.steps, classes = classLabels.count
+        let perChunk = steps * predictionWindow * featureCount
+        var lossSum = 0.0, stepCount = 0, correct = 0, counted = 0
+        for start in stride(from: 0, to: order.count, by: batchSize) {
+            let batch = min(batchSize, order.count - start)
+            network.reserve(batch: batch, training: true)
+            let x = network.inputBlob(named: ActivityNetwork.featuresName)!.value.pointer
+            let t = network.blobs[ActivityNetwork.targetName]!.value.pointer
+            let w = network.blobs[ActivityNetwork.weightsName]!.value.pointer
+            for example in 0..<batch {
+                let chunk = chunks[order[start + example]]
+                chunk.features.withUnsafeBufferPointer { (x + example * perChunk).update(from: $0.baseAddress!, count: perChunk) }
+                for window in 0..<steps {
+                    t[example * steps + window] = Float(chunk.windowLabels[window])
+                    w[example * steps + window] = chunk.windowWeights[window]
+                }
+            }
+            let loss = try network.trainingStep(batch: batch)
+            guard loss.isFinite else {
+                throw CreateMLError("training", "the loss became \(loss) at step \(stepCount + 1); the features may need scaling")
+            }
+            optimizer.update(network.parameters)
+            lossSum += Double(loss)
+            stepCount += 1
+            // Accuracy of this (dropout) pass, and the batchnorm's moving statistics.
+            let p = network.blobs[labelName + "Probability"]!.value.pointer
+            for row in 0..<(batch * steps) where w[row] > 0 {
+                let probabilities = p + row * classes
+                var best = 0
+                for c in 1..<classes where probabilities[c] > probabilities[best] { best = c }
+                if Float(best) == t[row] { correct += 1 }
+                counted += 1
+            }
+            updateStatistics(batch: batch, weights: w)
+            afterStep(stepCount)
+        }
+        return (stepCount == 0 ? 0 : lossSum / Double(stepCount), counted == 0 ? 0 : Double(correct) / Double(counted))
+    }
+
+    /// Folds the mean and variance of the batchnorm's input over this batch's weighted windows into
+    /// the moving averages.
+    private func updateStatistics(batch: Int, weights: UnsafeMutablePointer<Float>) {
+        let channels = ActivityNetwork.denseSize
+        let x = network.blobs[ActivityNetwork.batchNormInput]!.value.pointer
+        var sum = [Double](repeating: 0, count: channels), squares = [Double](repeating: 0, count: channels)
+        var n = 0
+        for row in 0..<(batch * Self.steps) where weights[row] > 0 {
+            let values = x + row * channels
+            for c in 0..<channels {
+                let v = Double(values[c])
+                sum[c] += v
+                squares[c] += v * v
+            }
+            n += 1
+        }
+        guard n > 0 else { return }
+        let m = statisticsSeen ? Self.momentum : 0
+        for c in 0..<channels {
+            let mean = sum[c] / Double(n)
+            let variance = max(squares[c] / Double(n) - mean * mean, 0)
+            runningMean[c] = m * runningMean[c] + (1 - m) * Float(mean)
+            runningVariance[c] = m * runningVariance[c] + (1 - m) * Float(variance)
+        }
+        statisticsSeen = true
+    }
+
+    /// The network of `variant` (chunk or export) with the current weights and the moving statistics.
+    func specification(_ variant: ActivityNetwork.Variant, userDefined: [String: String] = [:]) throws -> CoreML_Specification_Model {
+        var specification = try ActivityNetwork.specification(
+            variant, featureCount: featureCount, predictionWindow: predictionWindow, labels: classLabels, labelName: labelName,
+            statistics: (runningMean, runningVariance), userDefined: userDefined)
+        network.store(in: &specification)
+        return specification
+    }
+}
+
+/// Predicts chunk by chunk with the inference network (no dropout, stored batchnorm statistics),
+/// the LSTM starting from zeros at every chunk. One batch at a time (a lock), so that a classifier
+/// can be shared between threads.
+final class ActivityChunkPredictor: @unchecked Sendable {
+    private let network: Network
+    private let lock = NSLock()
+    let classCount: Int
+    let predictionWindow: Int
+    let featureCount: Int
+    let perChunk: Int
+    static let batchSize = 32
+
+    init(specification: CoreML_Specification_Model, classCount: Int, predictionWindow: Int, featureCount: Int) throws {
+        network = try Network(model: specification)
+        self.classCount = classCount
+        self.predictionWindow = predictionWindow
+        self.featureCount = featureCount
+        perChunk = ActivityChunk.windowsPerChunk * predictionWindow * featureCount
+    }
+
+    /// The class probabilities of every window of every chunk (padded windows included).
+    func probabilities(_ chunks: [ActivityChunk], probabilitiesName: String) -> [[[Float]]] {
+        lock.lock()
+        defer { lock.unlock() }
+        let steps = ActivityChunk.windowsPerChunk
+        var result: [[[Float]]] = []
+        result.reserveCapacity(chunks.count)
+        for start in stride(from: 0, to: chunks.count, by: Self.batchSize) {
+            let batch = min(Self.batchSize, chunks.count - start)
+            network.reserve(batch: batch, training: false)
+            let x = network.inputBlob(named: ActivityNetwork.featuresName)!.value.pointer
+            for example in 0..<batch {
+                chunks[start + example].features.withUnsafeBufferPointer {
+                    (x + example * perChunk).update(from: $0.baseAddress!, count: perChunk)
+                }
+            }
+            network.forward(batch: batch, training: false)
+            let p = network.blobs[probabilitiesName]!.value.pointer
+            for example in 0..<batch {
+                result.append((0..<steps).map { window in
+                    Array(UnsafeBufferPointer(start: p + (example * steps + window) * classCount, count: classCount))
+                })
+            }
+        }
+        return result
+    }
+}

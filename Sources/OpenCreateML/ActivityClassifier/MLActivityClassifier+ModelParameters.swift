@@ -1,0 +1,78 @@
+import Foundation
+
+extension MLActivityClassifier {
+    /// The activity classifier's training options (Create ML's `MLActivityClassifier.ModelParameters`),
+    /// with both of Create ML's initializers:
+    ///
+    /// ```swift
+    /// // macOS 10.15–13
+    /// let old = MLActivityClassifier.ModelParameters(validationData: validationTable, batchSize: 32,
+    ///                                                maximumIterations: 10, predictionWindowSize: 50)
+    /// // macOS 14 and later
+    /// let new = MLActivityClassifier.ModelParameters(validation: .split(strategy: .automatic), batchSize: 32,
+    ///                                                maximumIterations: 10, predictionWindowSize: 50)
+    /// ```
+    ///
+    /// ``seed`` (the validation split, the chunk order and the dropout masks) is an OpenCoreML
+    /// addition, set as a property.
+    public struct ModelParameters: Sendable {
+        /// Which sessions measure the model during training (Create ML's
+        /// `MLActivityClassifier.ModelParameters.Validation`).
+        public enum Validation: Sendable {
+            /// Sessions set aside from the training data: `.automatic` is Turi Create's rule (10 % of
+            /// the sessions when there are at least 100, none otherwise); `.fixed(ratio:seed:)` sets
+            /// aside that fraction of the sessions (at least one). A session is never split.
+            case split(strategy: MLSplitStrategy)
+            /// Other sessions, in a table with the training data's columns.
+            case table(MLDataTable)
+            /// No validation.
+            case none
+        }
+
+        /// Which sessions measure the model during training.
+        public var validation: Validation
+        /// Chunks of 20 prediction windows per training step (32 by default).
+        public var batchSize: Int
+        /// Passes over the training data (10 by default).
+        public var maximumIterations: Int
+        /// Samples per prediction: the model labels every `predictionWindowSize` consecutive rows of a
+        /// session once (100 by default, as in Create ML).
+        public var predictionWindowSize: Int
+        /// Seeds the validation split, the order of the chunks in every pass and the dropout masks (an
+        /// OpenCoreML addition).
+        public var seed: Int = 0
+
+        /// Create ML's older spelling: the validation data as a table, or nil for none.
+        public var validationData: MLDataTable? {
+            get { if case .table(let table) = validation { return table } else { return nil } }
+            set { validation = newValue.map(Validation.table) ?? .none }
+        }
+
+        /// Parameters with validation sessions given as a table (nil: Turi Create's automatic split).
+        public init(validationData: MLDataTable?, batchSize: Int? = 32, maximumIterations: Int? = 10, predictionWindowSize: Int? = 100) {
+            self.init(validation: validationData.map(Validation.table) ?? .split(strategy: .automatic), batchSize: batchSize,
+                      maximumIterations: maximumIterations, predictionWindowSize: predictionWindowSize)
+        }
+
+        /// Parameters with validation sessions from `validation`.
+        public init(validation: Validation = .split(strategy: .automatic), batchSize: Int? = 32, maximumIterations: Int? = 10,
+                    predictionWindowSize: Int? = 100) {
+            self.validation = validation
+            self.batchSize = batchSize ?? 32
+            self.maximumIterations = maximumIterations ?? 10
+            self.predictionWindowSize = predictionWindowSize ?? 100
+        }
+
+        /// Throws for a parameter out of range, naming it.
+        func check() throws {
+            guard batchSize >= 1 else { throw CreateMLError("batchSize", "must be at least 1, got \(batchSize)") }
+            guard maximumIterations >= 1 else { throw CreateMLError("maximumIterations", "must be at least 1, got \(maximumIterations)") }
+            guard predictionWindowSize >= 1 else {
+                throw CreateMLError("predictionWindowSize", "must be at least 1, got \(predictionWindowSize)")
+            }
+            if case .split(.fixed(let ratio, _)) = validation, !(ratio > 0 && ratio < 1) {
+                throw CreateMLError("validation split", "the ratio must lie strictly between 0 and 1, got \(ratio)")
+            }
+        }
+    }
+}

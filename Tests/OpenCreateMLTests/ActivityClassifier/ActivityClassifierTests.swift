@@ -1,0 +1,195 @@
+import CoreMLSpec
+import Foundation
+import OpenCoreML
+import OpenCreateML
+import Testing
+import _OpenCoreMLTestSupport
+
+/// `MLActivityClassifier` end to end on made-up motion: it learns, its metrics count rows and
+/// windows, the exported model has Turi Create's interface and predicts what the trainer predicts
+/// when the LSTM state is carried from window to window, and bad tables get one error naming the
+/// row and column.
+@Suite("Activity classifier: training, metrics, export", .serialized)
+struct ActivityClassifierTests {
+    static let window = 10
+    static let parameters: MLActivityClassifier.ModelParameters = {
+        var parameters = MLActivityClassifier.ModelParameters(validation: .none, batchSize: 8, maximumIterations: 12, predictionWindowSize: window)
+        parameters.seed = 3
+        return parameters
+    }()
+
+    static let trained: Result<MLActivityClassifier, Error> = Result {
+        try MLActivityClassifier(trainingData: SyntheticMotion.table(sessions: 24, length: 200, seed: 1),
+                                 featureColumns: SyntheticMotion.features, labelColumn: "activity", recordingFileColumn: "session",
+                                 parameters: parameters)
+    }
+    static let test = SyntheticMotion.table(sessions: 8, length: 200, seed: 99, firstSession: 100)
+
+    static func values<T>(_ column: MLDataColumn<T>) -> [T] { (0..<column.count).map { column[$0] } }
+
+    @Test func learnsTheActivitiesAndCountsRowsAndWindows() throws {
+        let classifier = try Self.trained.get()
+        #expect(classifier.classLabels == SyntheticMotion.activities)
+        #expect(classifier.iterations.count == 12)
+        #expect(classifier.iterations.last!.loss < classifier.iterations.first!.loss * 0.7,
+                "loss \(classifier.iterations.first!.loss) → \(classifier.iterations.last!.loss)")
+        #expect(classifier.validationMetrics.exampleCount == 0)
+        #expect(classifier.validationNote != nil)
+        #expect(classifier.trainingMetrics.exampleCount == 24 * 200)
+
+        let rows = classifier.evaluation(on: Self.test)
+        #expect(rows.isValid)
+        #expect(rows.exampleCount == 8 * 200)
+        #expect(rows.accuracy > 0.85, "row accuracy \(rows.accuracy)")
+        let windows = classifier.windowEvaluation(on: Self.test)
+        #expect(windows.exampleCount == 8 * 200 / Self.window)
+        #expect(windows.accuracy > 0.85, "window accuracy \(windows.accuracy)")
+
+        // Per-row predictions are the windows' labels, replicated.
+        let perRow = try classifier.predictions(from: Self.test, perWindowPrediction: false)
+        let perWindow = try classifier.windowPredictions(from: Self.test)
+        #expect(perRow.count == 8 * 200 && perWindow.count == 8 * 20)
+        for prediction in perWindow.prefix(40) {
+            for row in prediction.firstRow..<(prediction.firstRow + prediction.rowCount) { #expect(perRow[row] == prediction.label) }
+            #expect(abs(prediction.probabilities.values.reduce(0, +) - 1) < 1e-5)
+        }
+    }
+
+    @Test func theExportedModelHasTuriCreatesInterfaceAndPredictsWhatTheTrainerPredicts() throws {
+        let classifier = try Self.trained.get()
+        try withTemporaryDirectory { folder in
+            let url = folder.appendingPathComponent("GestureClassifier.mlmodel")
+            try classifier.write(to: url, metadata: MLModelMetadata(author: "Tests", shortDescription: "Made-up gestures", version: "2"))
+            let specification = try CoreML_Specification_Model(contentsOf: url)
+            try specification.validate()
+            let inputs = specification.description_p.input
+            #expect(inputs.map(\.name) == ["features", "hiddenIn", "cellIn"])
+            #expect(inputs[0].type.multiArrayType.shape == [1, Int64(Self.window), 3] && inputs[0].type.multiArrayType.dataType == .double)
+            #expect(!inputs[0].type.isOptional && inputs[1].type.isOptional && inputs[2].type.isOptional)
+            #expect(Set(specification.description_p.output.map(\.name)) == ["activityProbability", "activity", "hiddenOut", "cellOut"])
+            #expect(specification.isUpdatable)
+            let metadata = specification.description_p.metadata
+            #expect(metadata.author == "Tests")
+            #expect(metadata.userDefined["prediction_window"] == String(Self.window))
+            #expect(metadata.userDefined["features"] == "ax,ay,az")
+            #expect(metadata.userDefined["session_id"] == "session" && metadata.userDefined["target"] == "activity")
+            let layers = specification.neuralNetworkClassifier.layers.map { layer -> String in
+                switch layer.layer {
+                case .permute: return "permute"
+                case .convolution: return "convolution"
+                case .activation: return "relu"
+                case .uniDirectionalLstm: return "lstm"
+                case .innerProduct: return "innerProduct"
+                case .batchnorm: return "batchnorm"
+                case .softmax: return "softmax"
+                default: return "other"
+                }
+            }
+            #expect(layers == ["permute", "convolution", "relu", "lstm", "innerProduct", "batchnorm", "relu", "innerProduct", "softmax"])
+
+            // Stream the first test session through the model, window by window, carrying the
+            // state within each chunk of 20 windows and starting from none at each chunk, as the
+            // trainer does.
+            let model = try MLModel(contentsOf: url)
+            let expected = try classifier.windowPredictions(from: Self.test).filter { $0.session == "s100" }
+            let ax = Self.test["ax"].doubles!, ay = Self.test["ay"].doubles!, az = Self.test["az"].doubles!
+            var state: (MLMultiArray, MLMultiArray)?
+            var largest = 0.0
+            for prediction in expected {
+                if prediction.window % 20 == 0 { state = nil }
+                let features = try MLMultiArray(shape: [1, NSNumber(value: Self.window), 3], dataType: .double)
+                for sample in 0..<Self.window {
+                    let row = prediction.firstRow + sample
+                    features[[0, NSNumber(value: sample), 0]] = NSNumber(value: ax[row])
+                    features[[0, NSNumber(value: sample), 1]] = NSNumber(value: ay[row])
+                    features[[0, NSNumber(value: sample), 2]] = NSNumber(value: az[row])
+                }
+                var inputs: [String: Any] = ["features": features]
+                if let state { inputs["hiddenIn"] = state.0; inputs["cellIn"] = state.1 }
+                let output = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: inputs))
+                #expect(output.featureValue(for: "activity")?.stringValue == prediction.label)
+                let probabilities = output.featureValue(for: "activityProbability")!.dictionaryValue
+                for (label, probability) in prediction.probabilities {
+                    largest = max(largest, abs(probabilities[label]!.doubleValue - probability))
+                }
+                state = (output.featureValue(for: "hiddenOut")!.multiArrayValue!, output.featureValue(for: "cellOut")!.multiArrayValue!)
+            }
+            #expect(expected.count == 20)
+            #expect(largest < 1e-4, "largest difference \(largest)")
+        }
+    }
+
+    @Test func validationSessionsAreSetAsideWholeAndMeasuredEveryIteration() throws {
+        var parameters = Self.parameters
+        parameters.validation = .split(strategy: .fixed(ratio: 0.25, seed: 5))
+        parameters.maximumIterations = 2
+        let classifier = try MLActivityClassifier(trainingData: SyntheticMotion.table(sessions: 8, length: 60, seed: 4),
+                                                  featureColumns: SyntheticMotion.features, labelColumn: "activity",
+                                                  recordingFileColumn: "session", parameters: parameters)
+        #expect(classifier.sessionCounts.training == 6 && classifier.sessionCounts.validation == 2)
+        #expect(classifier.trainingMetrics.exampleCount == 6 * 60)
+        #expect(classifier.validationMetrics.exampleCount == 2 * 60)
+        #expect(classifier.iterations.allSatisfy { $0.validationAccuracy != nil })
+        #expect(classifier.validationNote == nil)
+
+        // Turi Create's automatic rule: fewer than 100 sessions, no validation, and a note saying so.
+        parameters.validation = .split(strategy: .automatic)
+        let automatic = try MLActivityClassifier(trainingData: SyntheticMotion.table(sessions: 3, length: 60, seed: 4),
+                                                 labelColumn: "activity", recordingFileColumn: "session", parameters: parameters)
+        #expect(automatic.sessionCounts.validation == 0)
+        #expect(automatic.validationNote?.contains("100") == true)
+        // Without featureColumns every other column is a feature (here also the time column).
+        #expect(Set(automatic.featureColumns) == ["ax", "ay", "az", "t"])
+    }
+
+    @Test func badTablesGetOneErrorNamingTheRowAndColumn() throws {
+        var parameters = Self.parameters
+        parameters.maximumIterations = 1
+        func train(_ table: MLDataTable, features: [String] = SyntheticMotion.features) -> CreateMLError? {
+            do {
+                _ = try MLActivityClassifier(trainingData: table, featureColumns: features, labelColumn: "activity",
+                                             recordingFileColumn: "session", parameters: parameters)
+                return nil
+            } catch {
+                return error as? CreateMLError
+            }
+        }
+        let good = SyntheticMotion.table(sessions: 2, length: 30, seed: 8)
+
+        let missing = train(good, features: ["ax", "gyro"])
+        #expect(missing?.message.contains("no column 'gyro'") == true)
+
+        var withNaN = good
+        var ay = Self.values(good["ay"].doubles!)
+        ay[17] = .nan
+        withNaN.addColumn(MLDataColumn(ay), named: "ay")
+        let nan = train(withNaN)
+        #expect(nan?.row == 17 && nan?.column == "ay", "\(String(describing: nan))")
+        #expect(nan?.description.contains("row 18, column 'ay'") == true)
+
+        var withText = good
+        var az = Self.values(good["az"].map(to: String.self))
+        az[3] = "fast"
+        withText.addColumn(MLDataColumn(az), named: "az")
+        #expect(train(withText)?.message.contains("is not a number") == true)
+
+        let short = SyntheticMotion.table(sessions: 1, length: 7, seed: 2, firstSession: 50)
+        var both = good
+        both.append(contentsOf: short)
+        let tooShort = train(both)
+        #expect(tooShort?.message.contains("fewer than one prediction window") == true, "\(String(describing: tooShort))")
+
+        parameters.maximumIterations = 0
+        #expect(train(good)?.location == "maximumIterations")
+
+        // Evaluation does not throw: an unknown activity makes the metrics invalid, naming the row.
+        let classifier = try Self.trained.get()
+        var strange = Self.test.prefix(40)
+        var labels = Self.values(strange["activity"].strings!)
+        labels[33] = "juggle"
+        strange.addColumn(MLDataColumn(labels), named: "activity")
+        let metrics = classifier.evaluation(on: strange)
+        #expect(!metrics.isValid)
+        #expect((metrics.error as? CreateMLError)?.row == 33)
+    }
+}
