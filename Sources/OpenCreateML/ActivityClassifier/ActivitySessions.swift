@@ -59,6 +59,9 @@ enum ActivitySessions {
                 case .int(let v): value = Double(v)
                 case .invalid:
                     throw CreateMLError(what, "the value is missing", row: row, column: name)
+                case .string(let text) where Double(text.trimmingCharacters(in: .whitespaces)) != nil:
+                    // A column that also holds text reads as strings; its numbers still count.
+                    value = Double(text.trimmingCharacters(in: .whitespaces))!
                 case let other:
                     throw CreateMLError(what, "'\(other)' is not a number", row: row, column: name)
                 }

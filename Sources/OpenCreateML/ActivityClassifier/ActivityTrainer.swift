@@ -38,7 +38,7 @@ final class ActivityTrainer {
 
     /// One pass over `chunks` in the order `order`, `batchSize` chunks per step. Returns the mean
     /// loss per step and the fraction of weighted windows the training passes classified correctly.
-    func epoch(_ chunks: [ActivityChunk], order: [Int], batchSize: Int, afterStep: (Int) -> Void = { _ in }) throws -> (loss: Double, accuracy: Double) {
+    func epoch(_ chunks: [ActivityChunk], order: [Int], batchSize: Int, afterStep: (_ step: Int, _ meanLoss: Double) -> Void = { _, _ in }) throws -> (loss: Double, accuracy: Double) {
         let steps = Self.steps, classes = classLabels.count
         let perChunk = steps * predictionWindow * featureCount
         var lossSum = 0.0, stepCount = 0, correct = 0, counted = 0
@@ -73,7 +73,7 @@ final class ActivityTrainer {
                 counted += 1
             }
             updateStatistics(batch: batch, weights: w)
-            afterStep(stepCount)
+            afterStep(stepCount, lossSum / Double(stepCount))
         }
         return (stepCount == 0 ? 0 : lossSum / Double(stepCount), counted == 0 ? 0 : Double(correct) / Double(counted))
     }

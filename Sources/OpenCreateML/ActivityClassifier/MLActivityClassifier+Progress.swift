@@ -16,8 +16,8 @@ extension MLActivityClassifier {
 
     /// What the trainer reports while it works (an OpenCoreML addition).
     public enum Progress: Sendable {
-        /// A training step of `iteration` is done: `step` of `of`.
-        case stepFinished(iteration: Int, step: Int, of: Int)
+        /// A training step of `iteration` is done: `step` of `of`, with the mean loss of the pass so far.
+        case stepFinished(iteration: Int, step: Int, of: Int, loss: Double)
         /// A pass over the training data is done.
         case iterationFinished(Iteration)
     }

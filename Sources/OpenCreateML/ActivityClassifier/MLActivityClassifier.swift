@@ -102,8 +102,8 @@ public struct MLActivityClassifier: Sendable {
         for iteration in 1...parameters.maximumIterations {
             var order = Array(chunks.indices)
             order.shuffle(using: &generator)
-            let (loss, accuracy) = try trainer.epoch(chunks, order: order, batchSize: parameters.batchSize) { step in
-                progress?(.stepFinished(iteration: iteration, step: step, of: stepsPerIteration))
+            let (loss, accuracy) = try trainer.epoch(chunks, order: order, batchSize: parameters.batchSize) { step, loss in
+                progress?(.stepFinished(iteration: iteration, step: step, of: stepsPerIteration, loss: loss))
             }
             var validationAccuracy: Double?
             if !validation.isEmpty {
