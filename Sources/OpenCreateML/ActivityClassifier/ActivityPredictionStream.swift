@@ -121,13 +121,14 @@ public final class ActivityPredictionStream {
         return [try predict(series: ((received - predictionWindow) / windowOffset) % states.count, window: buffer)]
     }
 
-    /// Predicts the window that the last samples began but did not fill, zero-padded at its end, as
-    /// the trainer predicts a recording's last window; nothing when every sample is in a predicted
-    /// window. Call it when a recording ends, then ``reset()``.
+    /// When the last samples are in no predicted window, predicts the next window, which they begin
+    /// but do not fill, zero-padded at its end (as the trainer predicts a recording's last window);
+    /// nothing otherwise. Call it when a recording ends, then ``reset()``.
     public func finish() throws -> [Prediction] {
         let started = received >= predictionWindow ? (received - predictionWindow) / windowOffset + 1 : 0
+        let covered = started == 0 ? 0 : (started - 1) * windowOffset + predictionWindow
+        guard received > covered else { return [] }
         let start = started * windowOffset
-        guard start < received else { return [] }
         let count = received - start
         var window = [Double](repeating: 0, count: predictionWindow * featureCount)
         window.replaceSubrange(0..<(count * featureCount), with: buffer[(buffer.count - count * featureCount)...])

@@ -119,6 +119,51 @@ struct ActivityClassifierTests {
         }
     }
 
+    @Test func theWrittenModelStreamedGivesTheTrainersPredictions() throws {
+        let classifier = try Self.trained.get()
+        try withTemporaryDirectory { folder in
+            let url = folder.appendingPathComponent("Gestures.mlmodel")
+            try classifier.write(to: url)
+            let model = try MLModel(contentsOf: url)
+
+            // Whole sessions through the model, the state carried, reset every 20 windows, the
+            // last window zero-padded: the trainer's windows.
+            let fromModel = try MLActivityClassifier.windowPredictions(model: model, from: Self.test, recordingFileColumn: "session")
+            let fromTrainer = try classifier.windowPredictions(from: Self.test)
+            #expect(fromModel.count == fromTrainer.count)
+            var largest = 0.0
+            for (a, b) in zip(fromModel, fromTrainer) {
+                #expect(a.session == b.session && a.window == b.window && a.firstRow == b.firstRow && a.rowCount == b.rowCount)
+                #expect(a.label == b.label)
+                for (label, p) in b.probabilities { largest = max(largest, abs(a.probabilities[label]! - p)) }
+            }
+            #expect(largest < 1e-4, "largest difference \(largest)")
+            let metrics = try MLActivityClassifier.evaluation(model: model, on: Self.test, labelColumn: "activity", recordingFileColumn: "session")
+            #expect(metrics.perRow.confusionMatrix == classifier.evaluation(on: Self.test).confusionMatrix)
+            #expect(metrics.perWindow.confusionMatrix == classifier.windowEvaluation(on: Self.test).confusionMatrix)
+
+            // GestureIt's overlapping windows: an offset of half a window makes two interleaved
+            // series; series 0 is the non-overlapping stream.
+            let stream = try ActivityPredictionStream(model: model, windowOffset: Self.window / 2, threshold: 0.9)
+            #expect(stream.featureNames == SyntheticMotion.features && stream.predictionWindow == Self.window)
+            let session = Self.test[Self.test["session"] == "s100"]
+            let columns = SyntheticMotion.features.map { Self.values(session[$0].doubles!) }
+            var predictions: [ActivityPredictionStream.Prediction] = []
+            for row in 0..<session.size.rows { predictions += try stream.append(columns.map { $0[row] }) }
+            #expect(predictions.count == (200 - Self.window) / (Self.window / 2) + 1)
+            #expect(predictions.map(\.series) == predictions.indices.map { $0 % 2 })
+            #expect(predictions.map(\.endSample) == predictions.indices.map { Self.window + $0 * Self.window / 2 })
+            let seriesZero = predictions.filter { $0.series == 0 }
+            let expected = fromTrainer.filter { $0.session == "s100" }
+            #expect(seriesZero.map(\.label) == expected.map(\.label))
+            #expect(predictions.allSatisfy { $0.isConfident == ($0.probability > 0.9) })
+            #expect(try stream.finish().isEmpty)  // 200 samples fill every window
+            #expect(throws: CreateMLError.self) { try stream.append([1, 2]) }
+            #expect(throws: CreateMLError.self) { try stream.append([1, .nan, 2]) }
+            #expect(throws: CreateMLError.self) { try ActivityPredictionStream(model: model, windowOffset: 3) }
+        }
+    }
+
     @Test func validationSessionsAreSetAsideWholeAndMeasuredEveryIteration() throws {
         var parameters = Self.parameters
         parameters.validation = .split(strategy: .fixed(ratio: 0.25, seed: 5))
