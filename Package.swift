@@ -118,9 +118,9 @@ let package = Package(
         .testTarget(name: "OpenCoreMLImageIOTests", dependencies: ["_OpenCoreMLImageIO", "_OpenCoreMLTestSupport"]),
         .testTarget(
             name: "OpenCoreMLCodeGenTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"],
-            exclude: ["Models/make_regressor.py", "Models/make_healthysnacks.py"],
+            exclude: ["Models/make_regressor.py", "Models/make_healthysnacks.py", "Models/make_gestureclassifier.sh"],
             resources: [.copy("Models/ClassifierSGD.mlmodel"), .copy("Models/PipelineKNN.mlmodel"), .copy("Models/Regressor.mlmodel"),
-                        .copy("Models/HealthySnacks.mlmodel")],
+                        .copy("Models/HealthySnacks.mlmodel"), .copy("Models/GestureClassifier.mlmodel")],
             plugins: ["OpenCoreMLCodeGen"]
         ),
         .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "_OpenCoreMLImageIO", "_OpenCoreMLTestSupport"]),
