@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes models with OpenCoreML (every fixture converted to .mlmodel and .mlmodelc, the demo's LeNet
 # declared with the OpenCoreMLTools DSL, the DSL tests' models, the model-editing commands' output, and
-# OpenCreateML's built-in feature extractor with image classifiers exported on it)
+# OpenCreateML's built-in feature extractor with image classifiers exported on it, and an activity
+# classifier)
 # and checks them with coremltools: conversions must read back equal to the originals.
 # Needs Python 3; creates .venv-coremltools/ with coremltools 9.0 the first time.
 set -euo pipefail
@@ -66,6 +67,9 @@ PY
 "$bin" image-classifier train "$out/createml/pictures" --algorithm knn --cache "$out/createml/cache" \
   --output "$out/createml/colours_knn.mlmodel" > /dev/null 2>&1
 rm -rf "$out/createml/pictures" "$out/createml/cache"
+# The activity classifier that `activity-classifier train` wrote for the GestureIt test (Turi Create's
+# interface: optional LSTM state, updatable).
+cp Tests/OpenCoreMLCodeGenTests/Models/GestureClassifier.mlmodel "$out/createml/"
 
 # OpenCoreMLTools: the models its tests declare with the DSL or make by surgery, then the editing commands.
 OPENCOREML_DSL_MODELS="$out/tools" swift test --filter OpenCoreMLToolsTests > "$out/tools-tests.log" 2>&1 \
