@@ -164,6 +164,39 @@ struct ActivityClassifierTests {
         }
     }
 
+    /// Beyond Turi Create and Create ML: the written model trains further on the device, one
+    /// window per example (no state given: zeros), with `MLUpdateTask`'s machinery.
+    @Test func theWrittenModelPersonalizesWithUpdateTask() throws {
+        let classifier = try Self.trained.get()
+        // A user whose "wave" is the "shake" motion: relabel windows of shaking as waving.
+        let windows = try classifier.windowPredictions(from: Self.test).filter { $0.rowCount == Self.window }
+        let columns = SyntheticMotion.features.map { Self.values(Self.test[$0].doubles!) }
+        let truth = Self.values(Self.test["activity"].strings!)
+        var examples: [MLFeatureProvider] = []
+        for window in windows where (window.firstRow..<(window.firstRow + Self.window)).allSatisfy({ truth[$0] == "shake" }) {
+            let features = try MLMultiArray(shape: [1, NSNumber(value: Self.window), 3], dataType: .double)
+            for sample in 0..<Self.window {
+                for feature in 0..<3 { features[[0, NSNumber(value: sample), NSNumber(value: feature)]] = NSNumber(value: columns[feature][window.firstRow + sample]) }
+            }
+            examples.append(try MLDictionaryFeatureProvider(dictionary: ["features": features, "activity": "wave"]))
+        }
+        try #require(examples.count >= 10)
+        func waveShare(_ model: MLModel) throws -> Double {
+            var waves = 0
+            for example in examples {
+                let output = try model.prediction(from: MLDictionaryFeatureProvider(featureValues: ["features": example.featureValue(for: "features")!]))
+                if output.featureValue(for: "activity")?.stringValue == "wave" { waves += 1 }
+            }
+            return Double(waves) / Double(examples.count)
+        }
+        let before = try waveShare(classifier.model)
+        let result = try classifier.model.updated(with: MLArrayBatchProvider(array: examples), parameters: [.epochs: 15])
+        #expect(result.epochs.count == 15)
+        #expect(result.epochs.last!.loss! < result.epochs.first!.loss!, "\(result.epochs.map { $0.loss! })")
+        let after = try waveShare(result.model)
+        #expect(before < 0.3 && after > 0.9, "wave share \(before) → \(after)")
+    }
+
     @Test func validationSessionsAreSetAsideWholeAndMeasuredEveryIteration() throws {
         var parameters = Self.parameters
         parameters.validation = .split(strategy: .fixed(ratio: 0.25, seed: 5))
