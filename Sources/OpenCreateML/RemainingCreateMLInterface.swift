@@ -1,5 +1,5 @@
 // The parts of Create ML's data-table API (MLDataTable, MLDataColumn, MLUntypedColumn, MLDataValue
-// and their companions) that OpenCreateML does not port yet, written as the declarations Create ML
+// and their companions) and of MLActivityClassifier that OpenCreateML does not port yet, written as the declarations Create ML
 // has, so that what is missing is plain. The list shrinks as pieces are ported; everything else of
 // these types is in Sources/OpenCreateML/DataTable/.
 //
@@ -104,4 +104,16 @@ public func show(_ column: MLUntypedColumn) -> some MLStreamingVisualizable
 public func show<T: MLDataValueConvertible>(_ column: MLDataColumn<T>) -> some MLStreamingVisualizable
 
 // Interoperation with TabularData's DataFrame (TabularData is not available on Linux).
+
+// MLActivityClassifier (ported: Sources/OpenCreateML/ActivityClassifier/) lacks:
+extension MLActivityClassifier {
+    public enum DataSource { case labeledFiles(at: URL, featureColumns: [String], labelColumn: String, recordingFileColumn: String?), dataFrame(DataFrame) }
+    public init(trainingData: DataSource, featureColumns: [String], labelColumn: String?, recordingFileColumn: String?, parameters: ModelParameters) throws
+    public func evaluation(on testingData: DataSource, featureColumns: [String], labelColumn: String?, recordingFileColumn: String?) -> MLClassifierMetrics
+    public func predictions(from data: DataFrame, perWindowPrediction: Bool?) throws -> [String]
+    public static func train(trainingData: DataSource, featureColumns: [String], labelColumn: String, recordingFileColumn: String?,
+                             parameters: ModelParameters, sessionParameters: MLTrainingSessionParameters) throws -> MLJob<MLActivityClassifier>
+    public var description: String { get }
+    // ModelParameters.Validation.dataSource(DataSource) is `.table(MLDataTable)` here.
+}
 */
