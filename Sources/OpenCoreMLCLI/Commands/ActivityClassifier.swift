@@ -27,14 +27,7 @@ struct ActivityClassifier: ParsableCommand {
         @Option(help: "Comma-separated feature columns (default: every column but the session, label and time columns).")
         var features: String?
 
-        @Option(help: "The label column.")
-        var labelColumn: String
-
-        @Option(help: "The session (recording) column.")
-        var sessionColumn: String
-
-        @Option(help: "A column to sort each session's samples by.")
-        var timeColumn: String?
+        @OptionGroup var columns: RecordingColumns
 
         @Option(help: "Samples per prediction.")
         var predictionWindow: Int
@@ -68,24 +61,24 @@ struct ActivityClassifier: ParsableCommand {
         func run() throws {
             try checkOutputs(output, lossCurve)
             guard output.hasSuffix(".mlmodel") else { throw CLIError.unsupportedExtension(path: output) }
-            let training = try ActivityTable(path: data, timeColumn: timeColumn)
+            let training = try ActivityTable(path: data, timeColumn: columns.timeColumn)
             var parameters = MLActivityClassifier.ModelParameters(
                 validation: .split(strategy: validationFraction.map { .fixed(ratio: $0, seed: seed) } ?? .automatic),
                 batchSize: batchSize, maximumIterations: maxIterations, predictionWindowSize: predictionWindow)
             parameters.seed = seed
             var validationTable: ActivityTable?
             if let validation {
-                validationTable = try ActivityTable(path: validation, timeColumn: timeColumn)
+                validationTable = try ActivityTable(path: validation, timeColumn: columns.timeColumn)
                 parameters.validation = .table(validationTable!.table)
             }
             let featureColumns = features.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-                ?? training.columns.filter { ![labelColumn, sessionColumn, timeColumn].contains($0) }
+                ?? training.columns.filter { ![columns.labelColumn, columns.sessionColumn, columns.timeColumn].contains($0) }
 
             let progress = IterationProgress(iterations: maxIterations, samplesPerStep: batchSize * 20 * predictionWindow)
             let classifier: MLActivityClassifier
             do {
-                classifier = try MLActivityClassifier(trainingData: training.table, featureColumns: featureColumns, labelColumn: labelColumn,
-                                                      recordingFileColumn: sessionColumn, parameters: parameters, progress: progress.handle)
+                classifier = try MLActivityClassifier(trainingData: training.table, featureColumns: featureColumns, labelColumn: columns.labelColumn,
+                                                      recordingFileColumn: columns.sessionColumn, parameters: parameters, progress: progress.handle)
             } catch {
                 throw training.locate(error, validation: validationTable)
             }
@@ -123,14 +116,7 @@ struct ActivityClassifier: ParsableCommand {
         @Argument(help: "The labelled recordings (CSV).")
         var data: String
 
-        @Option(help: "The label column.")
-        var labelColumn: String
-
-        @Option(help: "The session (recording) column.")
-        var sessionColumn: String
-
-        @Option(help: "A column to sort each session's samples by.")
-        var timeColumn: String?
+        @OptionGroup var columns: RecordingColumns
 
         @Flag(help: "Print one JSON object instead of tables.")
         var json = false
@@ -142,10 +128,10 @@ struct ActivityClassifier: ParsableCommand {
         func run() throws {
             try checkOutputs(confusionMatrix)
             let loaded = try loadModel(model)
-            let table = try ActivityTable(path: data, timeColumn: timeColumn)
+            let table = try ActivityTable(path: data, timeColumn: columns.timeColumn)
             let metrics: (perRow: MLClassifierMetrics, perWindow: MLClassifierMetrics)
             do {
-                metrics = try MLActivityClassifier.evaluation(model: loaded, on: table.table, labelColumn: labelColumn, recordingFileColumn: sessionColumn)
+                metrics = try MLActivityClassifier.evaluation(model: loaded, on: table.table, labelColumn: columns.labelColumn, recordingFileColumn: columns.sessionColumn)
             } catch {
                 throw table.locate(error)
             }
@@ -215,6 +201,18 @@ struct ActivityClassifier: ParsableCommand {
             print(output.render())
         }
     }
+}
+
+/// The columns `train` and `evaluate` read.
+struct RecordingColumns: ParsableArguments {
+    @Option(help: "The label column.")
+    var labelColumn: String
+
+    @Option(help: "The session (recording) column.")
+    var sessionColumn: String
+
+    @Option(help: "A column to sort each session's samples by.")
+    var timeColumn: String?
 }
 
 /// A CSV file of recordings read into a table, optionally sorted by a time column (each session's

@@ -1,17 +1,9 @@
 import Foundation
 
 extension MLImageClassifier {
-    /// One finished training iteration (logistic regression).
-    public struct Iteration: Sendable, Equatable {
-        /// 1 for the first.
-        public var iteration: Int
-        /// Mean cross-entropy plus penalty.
-        public var loss: Double
-        /// The fraction of training pictures classified correctly.
-        public var trainingAccuracy: Double
-        /// nil without validation data.
-        public var validationAccuracy: Double?
-    }
+    /// One finished logistic-regression iteration: the loss is the mean cross-entropy plus the
+    /// penalty; the accuracies count pictures.
+    public typealias Iteration = TrainingIteration
 
     /// What a trainer reports while it works.
     public enum Progress: Sendable {
