@@ -49,6 +49,8 @@ struct CoreLayerGradientTests {
         (kernel: [3, 3], stride: [2, 2], dilation: [1, 1], groups: 2, same: true, padding: [0, 0, 0, 0]),
         (kernel: [2, 2], stride: [1, 1], dilation: [2, 2], groups: 1, same: false, padding: [0, 0, 0, 0]),
         (kernel: [1, 1], stride: [1, 1], dilation: [1, 1], groups: 1, same: false, padding: [0, 0, 0, 0]),
+        // One kernel position covering the whole input: the batch runs as one GEMM.
+        (kernel: [7, 6], stride: [7, 6], dilation: [1, 1], groups: 1, same: false, padding: [0, 0, 0, 0]),
     ])
     func convolution(kernel: [Int], stride: [Int], dilation: [Int], groups: Int, same: Bool, padding: [Int]) throws {
         var net = TestNetwork(seed: 4, shape: [4, 7, 6])
@@ -61,6 +63,20 @@ struct CoreLayerGradientTests {
         let size = network.blobs["f"]!.shape.count
         net.innerProduct("dense", "f", "y", inputs: size, outputs: 3)
         net.finish(output: "y", outputShape: [3], loss: .meanSquaredError)
+        try GradientCheck.check(net.model, batch: 3, samples: 10)
+    }
+
+    /// A whole-input kernel followed by a ReLU that fuses into it (an activity classifier's window
+    /// convolution), over a sequence of 3 steps.
+    @Test func wholeInputConvolutionWithFusedReLU() throws {
+        var net = TestNetwork(seed: 9, shape: [3, 1, 1, 4, 5])
+        net.add("permute", ["x"], ["p"]) { $0.permute.axis = [0, 3, 1, 2] }
+        net.convolution("conv", "p", "c", inputChannels: 5, outputChannels: 6, kernel: [1, 4], stride: [1, 4])
+        var relu = CoreML_Specification_ActivationParams()
+        relu.reLu = CoreML_Specification_ActivationReLU()
+        net.add("relu", ["c"], ["r"]) { $0.activation = relu }
+        net.innerProduct("dense", "r", "y", inputs: 6, outputs: 2)
+        net.finish(output: "y", outputShape: [3, 1, 2, 1, 1], loss: .meanSquaredError)
         try GradientCheck.check(net.model, batch: 3, samples: 10)
     }
 

@@ -38,6 +38,9 @@ struct ActivityClassifier: ParsableCommand {
         @Option(help: "Hold out this fraction of the sessions for validation instead (0 < f < 1). Without either, Turi Create's rule: 10 % of the sessions when there are at least 100, none otherwise.")
         var validationFraction: Double?
 
+        @Flag(help: "Train without validation sessions, whatever their number.")
+        var noValidation = false
+
         @Option(help: "Passes over the training data.")
         var maxIterations = 10
 
@@ -50,22 +53,28 @@ struct ActivityClassifier: ParsableCommand {
         @Option(name: .shortAndLong, help: "The .mlmodel to write.")
         var output: String
 
+        @Option(help: ArgumentHelp("Also write one JSON line per iteration (iteration, loss, training accuracy, seconds).", valueName: "file.jsonl"))
+        var log: String?
+
         @Option(name: .customLong("loss-curve"), help: ArgumentHelp("Also chart the loss and accuracy per iteration (FILE.svg or FILE.png).", valueName: "file"),
                 transform: ChartFormat.checkedPath)
         var lossCurve: String?
 
         func validate() throws {
-            if validation != nil, validationFraction != nil { throw ValidationError("give --validation or --validation-fraction, not both") }
+            if [validation != nil, validationFraction != nil, noValidation].filter({ $0 }).count > 1 {
+                throw ValidationError("give one of --validation, --validation-fraction and --no-validation")
+            }
         }
 
         func run() throws {
-            try checkOutputs(output, lossCurve)
+            try checkOutputs(output, lossCurve, log)
             guard output.hasSuffix(".mlmodel") else { throw CLIError.unsupportedExtension(path: output) }
             let training = try ActivityTable(path: data, timeColumn: columns.timeColumn)
             var parameters = MLActivityClassifier.ModelParameters(
                 validation: .split(strategy: validationFraction.map { .fixed(ratio: $0, seed: seed) } ?? .automatic),
                 batchSize: batchSize, maximumIterations: maxIterations, predictionWindowSize: predictionWindow)
             parameters.seed = seed
+            if noValidation { parameters.validation = .none }
             var validationTable: ActivityTable?
             if let validation {
                 validationTable = try ActivityTable(path: validation, timeColumn: columns.timeColumn)
@@ -74,7 +83,8 @@ struct ActivityClassifier: ParsableCommand {
             let featureColumns = features.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
                 ?? training.columns.filter { ![columns.labelColumn, columns.sessionColumn, columns.timeColumn].contains($0) }
 
-            let progress = IterationProgress(iterations: maxIterations, samplesPerStep: batchSize * 20 * predictionWindow)
+            let progress = IterationProgress(iterations: maxIterations, samplesPerStep: batchSize * 20 * predictionWindow,
+                                             log: try log.map { try TrainingLog(path: $0) })
             let classifier: MLActivityClassifier
             do {
                 classifier = try MLActivityClassifier(trainingData: training.table, featureColumns: featureColumns, labelColumn: columns.labelColumn,
@@ -85,9 +95,11 @@ struct ActivityClassifier: ParsableCommand {
             let counts = classifier.sessionCounts
             print("\(classifier.classLabels.count) activities: \(classifier.classLabels.joined(separator: " "))   \(featureColumns.count) features: \(featureColumns.joined(separator: ","))")
             print("\(counts.training) training sessions, " + (counts.validation > 0 ? "\(counts.validation) validation sessions" : "no validation (\(classifier.validationNote ?? "none"))"))
-            var table = TextTable(["iteration", "loss", "training accuracy", "validation accuracy"], alignments: [.right, .right, .right, .right])
+            if let error = progress.logError { throw error }
+            var table = TextTable(["iteration", "loss", "training accuracy", "validation accuracy", "seconds"], alignments: [.right, .right, .right, .right, .right])
             for step in classifier.iterations {
-                table.append([String(step.iteration), String(format: "%.4f", step.loss), percent(step.trainingAccuracy), step.validationAccuracy.map(percent) ?? "–"])
+                table.append([String(step.iteration), String(format: "%.4f", step.loss), percent(step.trainingAccuracy), step.validationAccuracy.map(percent) ?? "–",
+                              String(format: "%.3f", step.seconds)])
             }
             print(table.render())
             print("(accuracy per window; training accuracy from the training passes, with dropout)")
@@ -265,13 +277,16 @@ struct ActivityTable {
 private final class IterationProgress: @unchecked Sendable {
     let iterations: Int
     let samplesPerStep: Int
+    let log: TrainingLog?
+    private(set) var logError: Error?
     private var bar: ProgressBar?
     private var current = 0
     private var stepsDone = 0
 
-    init(iterations: Int, samplesPerStep: Int) {
+    init(iterations: Int, samplesPerStep: Int, log: TrainingLog?) {
         self.iterations = iterations
         self.samplesPerStep = samplesPerStep
+        self.log = log
     }
 
     var handle: @Sendable (MLActivityClassifier.Progress) -> Void {
@@ -287,6 +302,11 @@ private final class IterationProgress: @unchecked Sendable {
                 bar?.update(step: step, samples: step * samplesPerStep, loss: loss)
             case .iterationFinished(let iteration):
                 bar?.finishEpoch(loss: iteration.loss, accuracy: iteration.trainingAccuracy, samples: stepsDone * samplesPerStep)
+                do {
+                    try log?.append(epoch: iteration.iteration, loss: iteration.loss, accuracy: iteration.trainingAccuracy, seconds: iteration.seconds)
+                } catch {
+                    logError = error
+                }
             }
         }
     }

@@ -102,16 +102,19 @@ public struct MLActivityClassifier: Sendable {
         for iteration in 1...parameters.maximumIterations {
             var order = Array(chunks.indices)
             order.shuffle(using: &generator)
+            let start = ContinuousClock.now
             let (loss, accuracy) = try trainer.epoch(chunks, order: order, batchSize: parameters.batchSize) { step, loss in
                 progress?(.stepFinished(iteration: iteration, step: step, of: stepsPerIteration, loss: loss))
             }
+            let elapsed = ContinuousClock.now - start
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             var validationAccuracy: Double?
             if !validation.isEmpty {
                 let predictor = try ActivityChunkPredictor(specification: trainer.specification(.chunk(steps: ActivityTrainer.steps)),
                                                            classCount: classes.count, predictionWindow: window, featureCount: features.count)
                 validationAccuracy = try Self.windowMetrics(validation, predictor: predictor, classes: classes, labelName: labelColumn).accuracy
             }
-            let record = Iteration(iteration: iteration, loss: loss, trainingAccuracy: accuracy, validationAccuracy: validationAccuracy)
+            let record = Iteration(iteration: iteration, loss: loss, trainingAccuracy: accuracy, validationAccuracy: validationAccuracy, seconds: seconds)
             iterations.append(record)
             progress?(.iterationFinished(record))
         }

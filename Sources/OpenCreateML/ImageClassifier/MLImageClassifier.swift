@@ -125,15 +125,20 @@ public struct MLImageClassifier {
             let validationX = validationRows.flatMap { $0 }, validationY = validation.map { index[$0.label]! }
             var history: [Iteration] = []
             var best: (iteration: Int, accuracy: Double, model: LogisticRegressionModel)?
+            var clock = ContinuousClock.now
             let fit = try solver.fit(features: x, featureCount: extractor.featureCount, labels: y, classCount: labels.count) { step in
+                let elapsed = ContinuousClock.now - clock
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 let model = step.model()
                 let record = Iteration(iteration: step.iteration, loss: step.loss, trainingAccuracy: (try? model.accuracy(x, labels: y)) ?? 0,
-                                       validationAccuracy: validationY.isEmpty ? nil : (try? model.accuracy(validationX, labels: validationY)) ?? 0)
+                                       validationAccuracy: validationY.isEmpty ? nil : (try? model.accuracy(validationX, labels: validationY)) ?? 0,
+                                       seconds: seconds)
                 history.append(record)
                 if let accuracy = record.validationAccuracy, accuracy > best?.accuracy ?? -1 {
                     best = (step.iteration, accuracy, model)
                 }
                 progress?(.iterationFinished(record))
+                clock = ContinuousClock.now
                 return true
             }
             iterations = history

@@ -16,11 +16,14 @@ public struct TrainingIteration: Sendable, Equatable {
     public var trainingAccuracy: Double
     /// The fraction of validation examples classified correctly; nil without validation data.
     public var validationAccuracy: Double?
+    /// Wall-clock seconds the iteration's training took (measuring the accuracies not included).
+    public var seconds: Double
 
-    public init(iteration: Int, loss: Double, trainingAccuracy: Double, validationAccuracy: Double?) {
+    public init(iteration: Int, loss: Double, trainingAccuracy: Double, validationAccuracy: Double?, seconds: Double) {
         self.iteration = iteration
         self.loss = loss
         self.trainingAccuracy = trainingAccuracy
         self.validationAccuracy = validationAccuracy
+        self.seconds = seconds
     }
 }

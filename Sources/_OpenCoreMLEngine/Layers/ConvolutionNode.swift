@@ -24,8 +24,15 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     private var inputSize = (c: 0, h: 0, w: 0)
     private var outputSize = (h: 0, w: 0)
     private var padTop = 0, padLeft = 0
-    /// Whether im2col is the identity (1×1 kernel, stride 1, no padding), so the input is used as is.
+    /// Whether im2col is the identity (1×1 kernel, stride 1, no padding; or one kernel position
+    /// covering the whole input), so the input is used as is.
     private var isPointwise = false
+
+    /// Whether each image gives one output position through one group and no fused pooling: the
+    /// whole batch is then one GEMM, `Y (images × out) = X (images × patch) · Wᵀ`, as in an inner product.
+    private var isSinglePosition: Bool { isPointwise && positions == 1 && groups == 1 && fusedPool == nil }
+    /// The batch's output gradient before a fused ReLU (single-position convolutions).
+    private let batchGradient = FloatBuffer()
 
     /// The ReLU and max pooling run inside this layer, when fused (see `Network.fuseConvolutionChains`).
     private(set) var fusedReLU: ActivationNode?
@@ -83,7 +90,11 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         outputSize = (geometry.outputHeight, geometry.outputWidth)
         padTop = geometry.padTop
         padLeft = geometry.padLeft
-        isPointwise = kernel == (1, 1) && stride == (1, 1) && padTop == 0 && padLeft == 0 && outputSize == (h, w)
+        // A kernel that covers the whole unpadded input once (an activity classifier's convolution
+        // over a window) also reads each image as its own single column.
+        isPointwise = padTop == 0 && padLeft == 0 && (
+            (kernel == (1, 1) && stride == (1, 1) && outputSize == (h, w))
+            || (kernel == (h, w) && dilation == (1, 1) && outputSize == (1, 1)))
     }
 
     /// Runs `relu` (reading this layer's output) and then `pool` (reading the ReLU's output) inside
@@ -159,6 +170,14 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
                               weights: weights.value.pointer, bias: bias?.value.pointer)
             return
         }
+        if isSinglePosition {
+            let out = (fusedReLU?.output ?? output).value.pointer
+            ocm_sgemm(false, true, Int32(images), Int32(outputChannels), Int32(patchSize), 1, input.value.pointer, Int32(patchSize),
+                      weights.value.pointer, Int32(patchSize), 0, out, Int32(outputChannels))
+            if let bias { ocm_add_row_vector(out, bias.value.pointer, Int32(images), Int32(outputChannels), Int32(outputChannels)) }
+            if fusedReLU != nil { ocm_relu(out, out, images * outputChannels) }
+            return
+        }
         let perGroupOut = outputChannels / groups
         let outPlane = positions
         let x = input.value.pointer
@@ -229,6 +248,10 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
 
     override func backward(batch: Int) {
         let images = batch * input.shape.classic.outer
+        if isSinglePosition {
+            backwardSinglePosition(images: images)
+            return
+        }
         let perGroupOut = outputChannels / groups
         let outPlane = positions
         let trainsWeights = weights.isTrainable, trainsBias = bias?.isTrainable ?? false
@@ -299,6 +322,28 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
             for block in 1..<max(blocks, 1) {
                 ocm_axpy(weightPartials.pointer + block * partialSize + weights.count, bias.gradient.pointer, outputChannels, 1)
             }
+        }
+    }
+
+    /// The backward pass of a single-position convolution: three GEMM-shaped steps over the batch.
+    private func backwardSinglePosition(images: Int) {
+        let count = images * outputChannels
+        var dy = output.gradient.pointer
+        if let relu = fusedReLU {
+            batchGradient.reserve(count)
+            dy = batchGradient.pointer
+            ocm_relu_backward(relu.output.value.pointer, relu.output.gradient.pointer, dy, count)
+        }
+        let (n, k) = (Int32(outputChannels), Int32(patchSize))
+        if weights.isTrainable {
+            ocm_sgemm(true, false, n, k, Int32(images), 1, dy, n, input.value.pointer, k, 0, weights.gradient.pointer, k)
+        }
+        if let bias, bias.isTrainable { ocm_sum_rows(dy, bias.gradient.pointer, Int32(images), n, n, false) }
+        if input.needsGradient {
+            // dX (images × patch) += dY · W
+            ocm_sgemm(false, false, Int32(images), k, n, 1, dy, n, weights.value.pointer, k, input.gradientWritten ? 1 : 0,
+                      input.gradient.pointer, k)
+            input.gradientWritten = true
         }
     }
 

@@ -120,6 +120,12 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
     // Geometry, set by prepareForShapes.
     private var steps = 1
     private var hasInitialHidden: Bool { inputs.count > 1 }
+    /// Whether the forward pass may apply the gates with the vector kernels: sigmoid gates, tanh
+    /// block input and output, no peepholes, separate input and forget gates.
+    private var usesVectorGates: Bool {
+        guard peepholes == nil, !coupled, case .sigmoid = gateActivation, case .tanh = cellActivation, case .tanh = outputActivation else { return false }
+        return true
+    }
     private var hasInitialCell: Bool { inputs.count > 2 }
 
     // Per-step state, `[batch][steps][hidden]` indexed by input position (the gates: 4 such blocks).
@@ -254,6 +260,26 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
                     ocm_sgemm(false, true, Int32(batch), Int32(hs), Int32(hs), 1, hPrev + t * hs, Int32(ldState),
                               recursionWeights[g].value.pointer, Int32(hs), 1, pre + g * size + t * hs, Int32(ldState))
                 }
+            }
+            if usesVectorGates {
+                // Sigmoid and tanh gates without peepholes: the activations row by row in the
+                // kernels' vector code. The ±50 clip changes no float result of these functions.
+                for example in 0..<batch {
+                    let row = (example * s + t) * hs
+                    ocm_sigmoid(pre + row, act + row, hs)
+                    ocm_sigmoid(pre + size + row, act + size + row, hs)
+                    ocm_tanh(pre + 2 * size + row, act + 2 * size + row, hs)
+                    ocm_sigmoid(pre + 3 * size + row, act + 3 * size + row, hs)
+                    for j in row..<(row + hs) {
+                        let raw = cPrev[j] * act[size + j] + act[j] * act[2 * size + j]
+                        cRaw[j] = raw
+                        cOut[j] = min(max(raw, -cellClip), cellClip)
+                    }
+                    ocm_tanh(cOut + row, cAct + row, hs)
+                    for j in row..<(row + hs) { hOut[j] = act[3 * size + j] * cAct[j] }
+                }
+                previous = t
+                continue
             }
             for example in 0..<batch {
                 let row = (example * s + t) * hs
