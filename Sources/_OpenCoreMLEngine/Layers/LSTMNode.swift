@@ -364,8 +364,29 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
         }
         if coupled { (dPre + size).update(repeating: 0, count: size) }
 
+        let vectorGates = usesVectorGates
         for (k, t) in order.enumerated().reversed() {
-            for example in 0..<batch {
+            for example in 0..<batch where vectorGates {
+                // Sigmoid gates, tanh block input and output, no peepholes: the derivatives written
+                // out (at |pre| > 50 they are 0 in float anyway, as the clip asks).
+                let row = (example * s + t) * hs
+                let dhRow = dh + example * hs, dcRow = dc + example * hs
+                let dyRow = sequenceOutput ? dy + (example * s + k) * hs : nil
+                for j in 0..<hs {
+                    let index = row + j
+                    let dhj = dhRow[j] + (dyRow?[j] ?? 0)
+                    let i = act[index], f = act[size + index], z = act[2 * size + index], o = act[3 * size + index]
+                    let hc = cAct[index], raw = cRaw[index]
+                    let dC = dcRow[j] + dhj * o * (1 - hc * hc)
+                    let dRaw = raw >= -cellClip && raw <= cellClip ? dC : 0
+                    dcRow[j] = dRaw * f
+                    dPre[index] = dRaw * z * i * (1 - i)
+                    dPre[size + index] = dRaw * cPrev[index] * f * (1 - f)
+                    dPre[2 * size + index] = dRaw * i * (1 - z * z)
+                    dPre[3 * size + index] = dhj * hc * o * (1 - o)
+                }
+            }
+            for example in 0..<batch where !vectorGates {
                 let row = (example * s + t) * hs
                 for j in 0..<hs {
                     let index = row + j
