@@ -142,6 +142,10 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
     private let hiddenGradient = FloatBuffer()
     private let cellGradient = FloatBuffer()
     private let peepholeScratch = FloatBuffer()
+    /// The recursion matrices stacked gate after gate (4·hidden × hidden), and one step's four gates
+    /// side by side per example (batch × 4·hidden).
+    private let stackedRecursion = FloatBuffer()
+    private let stepScratch = FloatBuffer()
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_UniDirectionalLSTMLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         let location = "layer '\(spec.name)' (uniDirectionalLSTM)"
@@ -202,6 +206,8 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
         cell.reserve(size)
         cellOutput.reserve(size)
         hidden.reserve(size)
+        stackedRecursion.reserve(4 * hiddenSize * hiddenSize)
+        stepScratch.reserve(4 * batch * hiddenSize)
         if training {
             preactivationGradients.reserve(4 * size)
             hiddenGradient.reserve(batch * hiddenSize)
@@ -219,6 +225,10 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
         let size = rows * hs
         let pre = preactivations.pointer, act = activations.pointer
         let x = input.value.pointer
+        if !coupled {
+            // The four recursion matrices stacked (4·hidden × hidden), for one recurrent GEMM per step.
+            for g in 0..<4 { (stackedRecursion.pointer + g * hs * hs).update(from: recursionWeights[g].value.pointer, count: hs * hs) }
+        }
         // Input projections of every step at once, plus the biases.
         for gate in Gate.allCases {
             let g = gate.rawValue
@@ -252,8 +262,19 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
                     else { (cPrev + row).update(repeating: 0, count: hs) }
                 }
             }
-            // Recurrent contributions: one GEMM per gate over the batch.
-            if previous != nil || hasInitialHidden {
+            // Recurrent contributions: one GEMM over the batch against the four stacked
+            // recursion matrices, added into each gate's pre-activations.
+            if (previous != nil || hasInitialHidden) && !coupled {
+                let stepGates = stepScratch.pointer
+                ocm_sgemm(false, true, Int32(batch), Int32(4 * hs), Int32(hs), 1, hPrev + t * hs, Int32(ldState),
+                          stackedRecursion.pointer, Int32(hs), 0, stepGates, Int32(4 * hs))
+                for example in 0..<batch {
+                    for g in 0..<4 {
+                        let target = pre + g * size + (example * s + t) * hs
+                        ocm_add(target, stepGates + (example * 4 + g) * hs, target, hs)
+                    }
+                }
+            } else if previous != nil || hasInitialHidden {
                 for gate in Gate.allCases {
                     let g = gate.rawValue
                     if coupled && gate == .forget { continue }
@@ -426,7 +447,19 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
                     dPre[3 * size + index] = dPreO
                 }
             }
-            // dh₋ = Σ_gates dPre · R.
+            // dh₋ = Σ_gates dPre · R: the step's four gate gradients side by side, one GEMM
+            // against the stacked recursion matrices (the forward pass stacked them).
+            if !coupled {
+                let stepGates = stepScratch.pointer
+                for example in 0..<batch {
+                    for g in 0..<4 {
+                        (stepGates + (example * 4 + g) * hs).update(from: dPre + g * size + (example * s + t) * hs, count: hs)
+                    }
+                }
+                ocm_sgemm(false, false, Int32(batch), Int32(hs), Int32(4 * hs), 1, stepGates, Int32(4 * hs),
+                          stackedRecursion.pointer, Int32(hs), 0, dh, Int32(hs))
+                continue
+            }
             var first = true
             for gate in Gate.allCases {
                 let g = gate.rawValue
