@@ -65,6 +65,8 @@ open class MLModel: MLWritable, @unchecked Sendable {
         }
         let description = MLModelDescription(specification: specification)
         let overrides = try description.checkOverrides(configuration.parameters ?? [:])
+        // Layer weights given in the configuration replace the file's (checked: layer, blob, count).
+        let specification = try Self.applyingLayerWeights(overrides, to: specification)
         self.specification = specification
         self.modelDescription = description
         self.configuration = configuration.copy()
@@ -91,13 +93,19 @@ open class MLModel: MLWritable, @unchecked Sendable {
     }
 
     /// The value a parameter has in this model: the configuration's override or the model's default,
-    /// as `Int`, `Double` or `Bool`.
+    /// as `Int`, `Double` or `Bool`. For ``MLParameterKey/weights`` and ``MLParameterKey/biases``
+    /// scoped to a layer (and ``MLParameterKey/layerWeight(_:)``, ours), the layer's current values as
+    /// a float32 `MLMultiArray` — after training, the trained ones — shaped `[out, in]` for an inner
+    /// product, `[out, kernelChannels, height, width]` for a convolution, flat otherwise. Core ML
+    /// answers only for updatable layers; OpenCoreML for any layer. The same keys in
+    /// `MLModelConfiguration.parameters` set the layer's values when the model loads.
     ///
     /// - Parameter key: One of the keys in ``MLModelDescription/parameterDescriptionsByKey``.
     /// - Returns: The value the model uses for `key`.
     /// - Throws: An ``MLModelError`` with ``MLModelError/Code/parameters`` when the model has no such
     ///   parameter.
     public func parameterValue(for key: MLParameterKey) throws -> Any {
+        if let weights = try layerWeightValue(for: key) { return weights }
         if let value = configuration.parameters?[key] { return value }
         guard let description = modelDescription.parameterDescriptionsByKey[key] else {
             throw MLModelError(.parameters, "the model has no parameter '\(key.name)'")
