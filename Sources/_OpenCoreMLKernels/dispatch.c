@@ -10,19 +10,19 @@
 #include <string.h>
 
 static const ocm_kernel_table table_scalar = {
-    OCM_ISA_SCALAR, "scalar", &ocm_gemm_scalar, &ocm_elementwise_scalar, &ocm_pooling_scalar,
+    OCM_ISA_SCALAR, "scalar", &ocm_gemm_scalar, &ocm_elementwise_scalar, &ocm_pooling_scalar, &ocm_depthwise_scalar,
 };
 #if OCM_X86
 static const ocm_kernel_table table_avx2 = {
-    OCM_ISA_AVX2, "avx2", &ocm_gemm_avx2, &ocm_elementwise_avx2, &ocm_pooling_avx2,
+    OCM_ISA_AVX2, "avx2", &ocm_gemm_avx2, &ocm_elementwise_avx2, &ocm_pooling_avx2, &ocm_depthwise_avx2,
 };
 static const ocm_kernel_table table_avx512 = {
-    OCM_ISA_AVX512, "avx512", &ocm_gemm_avx512, &ocm_elementwise_avx512, &ocm_pooling_avx512,
+    OCM_ISA_AVX512, "avx512", &ocm_gemm_avx512, &ocm_elementwise_avx512, &ocm_pooling_avx512, &ocm_depthwise_avx512,
 };
 #endif
 #if OCM_ARM
 static const ocm_kernel_table table_neon = {
-    OCM_ISA_NEON, "neon", &ocm_gemm_neon, &ocm_elementwise_scalar, &ocm_pooling_scalar,
+    OCM_ISA_NEON, "neon", &ocm_gemm_neon, &ocm_elementwise_scalar, &ocm_pooling_scalar, &ocm_depthwise_scalar,
 };
 #endif
 

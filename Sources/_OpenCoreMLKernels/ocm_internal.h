@@ -111,6 +111,21 @@ typedef struct ocm_pooling_ops {
                                    float *dx, int H, int W, int outH, int outW);
 } ocm_pooling_ops;
 
+/* MARK: - Depthwise convolution */
+
+/* One plane's geometry: input H×W, output outH×outW, kernel kh×kw, stride, dilation, padding. */
+typedef struct ocm_depthwise_geometry {
+    int H, W, outH, outW, kh, kw, sh, sw, dh, dw, pad_top, pad_left;
+} ocm_depthwise_geometry;
+
+/* One channel plane: y (outH×outW) = bias + the kh×kw kernel w over x (H×W), zero padding. */
+typedef void (*ocm_depthwise_plane_fn)(const float *x, float *y, const float *w, float bias,
+                                       const ocm_depthwise_geometry *g);
+
+typedef struct ocm_depthwise_ops {
+    ocm_depthwise_plane_fn plane;
+} ocm_depthwise_ops;
+
 /* MARK: - The dispatch table */
 
 typedef struct ocm_kernel_table {
@@ -119,6 +134,7 @@ typedef struct ocm_kernel_table {
     const ocm_gemm_arch *gemm;
     const ocm_elementwise_ops *elementwise;
     const ocm_pooling_ops *pooling;
+    const ocm_depthwise_ops *depthwise;
 } ocm_kernel_table;
 
 /* The table of the instruction set in use (initialised on first call). */
@@ -131,6 +147,7 @@ void ocm_maxpool_2x2s2_backward_scalar(const float *dy, const float *gate, const
 extern const ocm_gemm_arch ocm_gemm_scalar;
 extern const ocm_elementwise_ops ocm_elementwise_scalar;
 extern const ocm_pooling_ops ocm_pooling_scalar;
+extern const ocm_depthwise_ops ocm_depthwise_scalar;
 #if OCM_X86
 extern const ocm_gemm_arch ocm_gemm_avx2;
 extern const ocm_gemm_arch ocm_gemm_avx512;
@@ -138,6 +155,8 @@ extern const ocm_elementwise_ops ocm_elementwise_avx2;
 extern const ocm_elementwise_ops ocm_elementwise_avx512;
 extern const ocm_pooling_ops ocm_pooling_avx2;
 extern const ocm_pooling_ops ocm_pooling_avx512;
+extern const ocm_depthwise_ops ocm_depthwise_avx2;
+extern const ocm_depthwise_ops ocm_depthwise_avx512;
 #endif
 #if OCM_ARM
 /* NEON: the GEMM micro-kernel; the other families use the scalar code, which the compiler

@@ -123,6 +123,14 @@ void ocm_col2im_batch(const float *columns, int N, int C, int H, int W, int kh, 
 
 /* MARK: - Pooling (NCHW, `planes` = N·C planes of H×W in, outH×outW out; threaded over planes) */
 
+/* Depthwise convolution, inference: `planes` planes (images × channels) of H×W from x into y
+ * (outH×outW each), plane p convolved with kernel w[p mod channels] (kh×kw each) plus
+ * bias[p mod channels] (bias may be NULL); stride sh×sw, dilation dh×dw, zero padding starting at
+ * pad_top / pad_left. The planes are split over the thread pool. */
+void ocm_depthwise_conv2d(const float *x, float *y, const float *w, const float *bias, int planes, int channels,
+                          int H, int W, int outH, int outW, int kh, int kw, int sh, int sw, int dh, int dw,
+                          int pad_top, int pad_left);
+
 /* Max pooling with window kh×kw, stride sh×sw, top/left padding pt/pl (padding never wins).
  * y is planes×outH×outW. argmax (same shape, may be NULL) receives the winner's index
  * h·W + w inside its input plane, or −1 (with y = 0) for a window wholly in the padding. */

@@ -1,0 +1,65 @@
+import _OpenCoreMLTestSupport
+import Testing
+import _OpenCoreMLKernels
+
+extension KernelTests {
+    @Suite("Depthwise convolution")
+    struct DepthwiseTests {
+        struct Geometry: Sendable, CustomTestStringConvertible {
+            var h, w, kh, kw, sh, sw, dh, dw, padTop, padLeft, outH, outW: Int
+            var testDescription: String { "\(h)×\(w) k\(kh)×\(kw) s\(sh)×\(sw) d\(dh)×\(dw) pad \(padTop),\(padLeft) → \(outH)×\(outW)" }
+        }
+
+        /// Odd sizes, strides 1 and 2, dilation, asymmetric padding, outputs that reach past the
+        /// input (padding on the right / bottom) and a 1-column plane.
+        static let geometries = [
+            Geometry(h: 13, w: 11, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 1, padLeft: 1, outH: 13, outW: 11),
+            Geometry(h: 13, w: 11, kh: 3, kw: 3, sh: 2, sw: 2, dh: 1, dw: 1, padTop: 0, padLeft: 1, outH: 7, outW: 6),
+            Geometry(h: 9, w: 37, kh: 5, kw: 5, sh: 2, sw: 2, dh: 1, dw: 1, padTop: 2, padLeft: 2, outH: 5, outW: 19),
+            Geometry(h: 7, w: 7, kh: 5, kw: 3, sh: 1, sw: 2, dh: 1, dw: 1, padTop: 2, padLeft: 0, outH: 7, outW: 3),
+            Geometry(h: 10, w: 17, kh: 3, kw: 3, sh: 1, sw: 1, dh: 2, dw: 3, padTop: 1, padLeft: 3, outH: 8, outW: 17),
+            Geometry(h: 5, w: 1, kh: 3, kw: 1, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 1, padLeft: 0, outH: 5, outW: 1),
+        ]
+
+        /// The convolution of every plane, in Double, straight from the definition.
+        static func reference(_ x: [Float], _ w: [Float], _ bias: [Float], planes: Int, channels: Int, _ g: Geometry) -> [Double] {
+            var y = [Double](repeating: 0, count: planes * g.outH * g.outW)
+            for p in 0..<planes {
+                let c = p % channels
+                for oy in 0..<g.outH {
+                    for ox in 0..<g.outW {
+                        var sum = Double(bias[c])
+                        for ky in 0..<g.kh {
+                            for kx in 0..<g.kw {
+                                let iy = oy * g.sh - g.padTop + ky * g.dh, ix = ox * g.sw - g.padLeft + kx * g.dw
+                                guard iy >= 0, iy < g.h, ix >= 0, ix < g.w else { continue }
+                                sum += Double(w[(c * g.kh + ky) * g.kw + kx]) * Double(x[(p * g.h + iy) * g.w + ix])
+                            }
+                        }
+                        y[(p * g.outH + oy) * g.outW + ox] = sum
+                    }
+                }
+            }
+            return y
+        }
+
+        @Test(arguments: geometries)
+        func matchesTheDefinitionOnEveryISA(_ g: Geometry) {
+            let (channels, planes) = (5, 15)
+            var random = TestRandom(seed: UInt64(g.h * 100 + g.w))
+            let x = random.floats(planes * g.h * g.w), w = random.floats(channels * g.kh * g.kw), bias = random.floats(channels)
+            let expected = Self.reference(x, w, bias, planes: planes, channels: channels, g)
+            forEachISAAndThreadCount { label in
+                for withBias in [true, false] {
+                    var y = [Float](repeating: .nan, count: planes * g.outH * g.outW)
+                    let b: [Float]? = withBias ? bias : nil
+                    ocm_depthwise_conv2d(x, &y, w, b, Int32(planes), Int32(channels), Int32(g.h), Int32(g.w), Int32(g.outH), Int32(g.outW),
+                                         Int32(g.kh), Int32(g.kw), Int32(g.sh), Int32(g.sw), Int32(g.dh), Int32(g.dw),
+                                         Int32(g.padTop), Int32(g.padLeft))
+                    let want = withBias ? expected : expected.enumerated().map { $1 - Double(bias[($0 / (g.outH * g.outW)) % channels]) }
+                    expectClose(y, want, relative: 1e-5, absolute: 1e-5, "\(label), bias \(withBias)")
+                }
+            }
+        }
+    }
+}
