@@ -118,9 +118,14 @@ typedef struct ocm_depthwise_geometry {
     int H, W, outH, outW, kh, kw, sh, sw, dh, dw, pad_top, pad_left;
 } ocm_depthwise_geometry;
 
-/* One channel plane: y (outH×outW) = bias + the kh×kw kernel w over x (H×W), zero padding. */
+/* Scratch floats a plane kernel may use: twice the largest padded plane it flattens. */
+#define OCM_DEPTHWISE_FLAT_MAX 16384
+#define OCM_DEPTHWISE_SCRATCH (2 * OCM_DEPTHWISE_FLAT_MAX)
+
+/* One channel plane: y (outH×outW) = bias + the kh×kw kernel w over x (H×W), zero padding.
+ * scratch holds OCM_DEPTHWISE_SCRATCH floats, or is NULL (then the row-by-row path runs). */
 typedef void (*ocm_depthwise_plane_fn)(const float *x, float *y, const float *w, float bias,
-                                       const ocm_depthwise_geometry *g);
+                                       const ocm_depthwise_geometry *g, float *scratch);
 
 typedef struct ocm_depthwise_ops {
     ocm_depthwise_plane_fn plane;
