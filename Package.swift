@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "OpenCoreMLTools", targets: ["OpenCoreMLTools"]),
         .library(name: "OpenCreateML", targets: ["OpenCreateML"]),
         .library(name: "OpenVision", targets: ["OpenVision"]),
+        .library(name: "OpenCoreMLFlower", targets: ["OpenCoreMLFlower"]),
         .executable(name: "opencoreml", targets: ["opencoreml"]),
         /// Xcode-style typed classes for the `.mlmodel` files of a target.
         .plugin(name: "OpenCoreMLCodeGen", targets: ["OpenCoreMLCodeGen"]),
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         // MARK: Public modules
@@ -46,6 +48,17 @@ let package = Package(
         /// Vision's requests for Core ML image models (`VNCoreMLRequest`, `VNImageRequestHandler`, ...),
         /// with stand-ins for `CIImage` and `CGImagePropertyOrientation` where Linux lacks them.
         .target(name: "OpenVision", dependencies: ["OpenCoreML", "_OpenCoreMLImageIO"]),
+        /// Federated training: a Flower SuperNode (flwr 1.40+ Fleet API over HTTP, signed requests,
+        /// content-addressed objects) that trains any updatable model on local data. Its protobuf
+        /// messages are generated from Schema/Flower by Scripts/generate-protos.sh and committed.
+        .target(
+            name: "OpenCoreMLFlower",
+            dependencies: [
+                "OpenCoreML", "OpenCreateML",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
 
         // MARK: Implementation
 
@@ -92,7 +105,7 @@ let package = Package(
         .target(
             name: "OpenCoreMLCLI",
             dependencies: [
-                "OpenCoreML", "OpenCoreMLTools", "OpenCreateML", "CoreMLSpec",
+                "OpenCoreML", "OpenCoreMLTools", "OpenCreateML", "OpenCoreMLFlower", "CoreMLSpec",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -122,6 +135,11 @@ let package = Package(
             resources: [.copy("Models/ClassifierSGD.mlmodel"), .copy("Models/PipelineKNN.mlmodel"), .copy("Models/Regressor.mlmodel"),
                         .copy("Models/HealthySnacks.mlmodel"), .copy("Models/GestureClassifier.mlmodel")],
             plugins: ["OpenCoreMLCodeGen"]
+        ),
+        .testTarget(
+            name: "OpenCoreMLFlowerTests", dependencies: ["OpenCoreMLFlower", "OpenCoreML", "OpenCreateML", "OpenCoreMLTools", "_OpenCoreMLTestSupport"],
+            exclude: ["Fixtures/make_fixtures.py", "Fixtures/README.md"],
+            resources: [.copy("Fixtures/npy"), .copy("Fixtures/objects"), .copy("Fixtures/signature")]
         ),
         .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "_OpenCoreMLImageIO", "_OpenCoreMLTestSupport"]),
     ]

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Regenerates the Swift code in Sources/CoreMLSpec/Generated/ from Schema/*.proto.
+# Regenerates the Swift code in Sources/CoreMLSpec/Generated/ from Schema/*.proto (Core ML's
+# format, public types) and in Sources/OpenCoreMLFlower/Generated/ from Schema/Flower/*.proto
+# (Flower's Fleet API, internal types).
 #
 # The generated *.pb.swift files are committed so that building the package
 # needs neither protoc nor protoc-gen-swift; rerun this script after editing
 # anything under Schema/ and commit the result.
 #
 # Usage:  Scripts/generate-protos.sh
-#   Requires `protoc` on PATH. Set PROTOC_GEN_SWIFT to an existing
+#   Requires `protoc` on PATH, or PROTOC set to a command (for instance
+#   PROTOC="python -m grpc_tools.protoc" with PyPI's grpcio-tools in a venv). Set PROTOC_GEN_SWIFT to an existing
 #   protoc-gen-swift binary to skip building one; otherwise swift-protobuf
 #   (tag below, which must match the runtime version in Package.swift) is
 #   cloned into a cache directory and the plugin is built from it.
@@ -15,11 +18,9 @@ set -euo pipefail
 SWIFT_PROTOBUF_TAG="1.39.0"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SCHEMA_DIR="$ROOT/Schema"
-OUT_DIR="$ROOT/Sources/CoreMLSpec/Generated"
-
-command -v protoc >/dev/null 2>&1 || {
-    echo "error: protoc not found (e.g. apt-get install protobuf-compiler)" >&2
+read -r -a PROTOC_COMMAND <<< "${PROTOC:-protoc}"
+command -v "${PROTOC_COMMAND[0]}" >/dev/null 2>&1 || {
+    echo "error: protoc not found (e.g. apt-get install protobuf-compiler, or PROTOC=\"python -m grpc_tools.protoc\")" >&2
     exit 1
 }
 
@@ -40,22 +41,26 @@ if [[ ! -x "$PROTOC_GEN_SWIFT" ]]; then
     exit 1
 fi
 
-mkdir -p "$OUT_DIR"
-rm -f "$OUT_DIR"/*.pb.swift
+# generate SCHEMA_DIR OUT_DIR VISIBILITY: every .proto directly in SCHEMA_DIR into OUT_DIR.
+generate() {
+    local schema_dir="$1" out_dir="$2" visibility="$3"
+    mkdir -p "$out_dir"
+    rm -f "$out_dir"/*.pb.swift
+    shopt -s nullglob
+    local protos=("$schema_dir"/*.proto)
+    if (( ${#protos[@]} == 0 )); then
+        echo "error: no .proto files in $schema_dir" >&2
+        exit 1
+    fi
+    "${PROTOC_COMMAND[@]}" \
+        --plugin=protoc-gen-swift="$PROTOC_GEN_SWIFT" \
+        --proto_path="$schema_dir" \
+        --swift_out="$out_dir" \
+        --swift_opt=Visibility="$visibility" \
+        --swift_opt=FileNaming=DropPath \
+        "${protos[@]}"
+    echo "Generated $(ls "$out_dir"/*.pb.swift | wc -l) files in ${out_dir#"$ROOT"/}"
+}
 
-shopt -s nullglob
-protos=("$SCHEMA_DIR"/*.proto)
-if (( ${#protos[@]} == 0 )); then
-    echo "error: no .proto files in $SCHEMA_DIR" >&2
-    exit 1
-fi
-
-protoc \
-    --plugin=protoc-gen-swift="$PROTOC_GEN_SWIFT" \
-    --proto_path="$SCHEMA_DIR" \
-    --swift_out="$OUT_DIR" \
-    --swift_opt=Visibility=Public \
-    --swift_opt=FileNaming=DropPath \
-    "${protos[@]}"
-
-echo "Generated $(ls "$OUT_DIR"/*.pb.swift | wc -l) files in ${OUT_DIR#"$ROOT"/}"
+generate "$ROOT/Schema" "$ROOT/Sources/CoreMLSpec/Generated" Public
+generate "$ROOT/Schema/Flower" "$ROOT/Sources/OpenCoreMLFlower/Generated" Internal

@@ -22,6 +22,19 @@ enum LayerLocator {
         return found
     }
 
+    /// Calls `body` on every neural-network layer of `model`, in order (pipelines' models in order).
+    static func forEachLayer(in model: CoreML_Specification_Model, _ body: (CoreML_Specification_NeuralNetworkLayer) -> Void) {
+        switch model.type {
+        case .neuralNetwork(let network)?: network.layers.forEach(body)
+        case .neuralNetworkClassifier(let network)?: network.layers.forEach(body)
+        case .neuralNetworkRegressor(let network)?: network.layers.forEach(body)
+        case .pipeline(let pipeline)?: pipeline.models.forEach { forEachLayer(in: $0, body) }
+        case .pipelineClassifier(let classifier)?: classifier.pipeline.models.forEach { forEachLayer(in: $0, body) }
+        case .pipelineRegressor(let regressor)?: regressor.pipeline.models.forEach { forEachLayer(in: $0, body) }
+        default: break
+        }
+    }
+
     /// Calls `body` on the layer named `name`; returns whether there is one.
     static func modify(named name: String, in model: inout CoreML_Specification_Model,
                        _ body: (inout CoreML_Specification_NeuralNetworkLayer) -> Void) -> Bool {
@@ -62,16 +75,54 @@ enum LayerLocator {
 
 extension MLModel {
     /// The natural shape of a layer's weight blob: an inner product's weights `[out, in]`, a
-    /// convolution's `[out, kernelChannels, height, width]`; every other blob flat.
+    /// convolution's `[out, kernelChannels, height, width]` (a deconvolution's `[kernelChannels,
+    /// out / groups, height, width]`), an embedding's `[out, inputDim]`, an LSTM's input matrices
+    /// `[hidden, input]` and recursion matrices `[hidden, hidden]`; every other blob flat. When the
+    /// stored count does not match the declared sizes, flat.
     static func shape(of blob: LayerWeight, in layer: CoreML_Specification_NeuralNetworkLayer, count: Int) -> [Int] {
+        let shape: [Int]
         switch (layer.layer, blob.name) {
         case (.innerProduct(let p)?, "weights"):
-            return [Int(p.outputChannels), Int(p.inputChannels)]
-        case (.convolution(let p)?, "weights") where p.kernelSize.count == 2 && !p.isDeconvolution:
-            return [Int(p.outputChannels), Int(p.kernelChannels), Int(p.kernelSize[0]), Int(p.kernelSize[1])]
+            shape = [Int(p.outputChannels), Int(p.inputChannels)]
+        case (.convolution(let p)?, "weights"):
+            let kernel = p.kernelSize.count == 2 ? p.kernelSize.map(Int.init) : [3, 3]
+            shape = p.isDeconvolution
+                ? [Int(p.kernelChannels), Int(p.outputChannels / max(p.nGroups, 1))] + kernel
+                : [Int(p.outputChannels), Int(p.kernelChannels)] + kernel
+        case (.embedding(let p)?, "weights"):
+            shape = [Int(p.outputChannels), Int(p.inputDim)]
+        case (.uniDirectionalLstm(let p)?, let name) where name.hasSuffix("WeightMatrix"):
+            shape = [Int(p.outputVectorSize), Int(p.inputVectorSize)]
+        case (.uniDirectionalLstm(let p)?, let name) where name.hasSuffix("RecursionMatrix"):
+            shape = [Int(p.outputVectorSize), Int(p.outputVectorSize)]
         default:
-            return [count]
+            shape = [count]
         }
+        return checkedProduct(shape) == count ? shape : [count]
+    }
+
+    /// The key of every weight blob training changes, in a stable order: the updatable layers as
+    /// the model lists them (pipelines in order), each layer's trainable blobs in the format's order
+    /// (`weights` then `bias`; an LSTM's input matrices, recursion matrices, bias and peephole
+    /// vectors; a batch norm's `gamma` and `beta`, not its stored statistics). Each key is scoped
+    /// to its layer: ``MLParameterKey/weights``, ``MLParameterKey/biases`` or
+    /// ``MLParameterKey/layerWeight(_:)``. Read a value with ``parameterValue(for:)``; set values at
+    /// load through ``MLModelConfiguration/parameters``. An OpenCoreML addition (a federated client
+    /// exchanges exactly these).
+    public var updatableWeightKeys: [MLParameterKey] {
+        var keys: [MLParameterKey] = []
+        LayerLocator.forEachLayer(in: specification) { layer in
+            guard layer.isUpdatable else { return }
+            for blob in layer.weightBlobs where blob.isTrainable {
+                let key: MLParameterKey = switch blob.name {
+                case "weights": .weights
+                case "bias": .biases
+                default: .layerWeight(blob.name)
+                }
+                keys.append(key.scoped(to: layer.name))
+            }
+        }
+        return keys
     }
 
     /// The current values of a layer's weights or biases (``MLParameterKey/weights``,

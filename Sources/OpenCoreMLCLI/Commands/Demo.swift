@@ -31,6 +31,9 @@ struct Demo: ParsableCommand {
     @Option(name: .customLong("learning-rate"), help: "Adam's learning rate (the model's default is the seeds' 1e-4).")
     var learningRate = 1e-3
 
+    @Flag(name: .customLong("model-only"), help: "Write the untrained LeNet.mlmodel (updatable) and stop, e.g. as the starting model of a federation.")
+    var modelOnly = false
+
     func validate() throws {
         guard epochs >= 1, examples >= 1, testExamples >= 1 else {
             throw ValidationError("--epochs, --examples and --test-examples must be at least 1")
@@ -56,6 +59,7 @@ struct Demo: ParsableCommand {
         }
         print(ModelReport(specification, path: file.path).renderText())
         print("")
+        if modelOnly { return }
 
         // 2. Data: generated digits, or a real dataset.
         let (train, test) = try datasets()

@@ -13,7 +13,8 @@ enum LossCurveChart {
         return make(loss: epochs.map { $0.loss ?? .nan }, accuracy: accuracy.count == epochs.count ? accuracy : nil, title: title, metrics: metrics)
     }
 
-    static func make(loss: [Double], accuracy: [Double]? = nil, title: String = "Training loss", metrics: any ChartTextMetrics) -> Chart {
+    static func make(loss: [Double], accuracy: [Double]? = nil, title: String = "Training loss", xLabel: String = "epoch",
+                     metrics: any ChartTextMetrics) -> Chart {
         let width = 640.0, height = 360.0
         let left = 68.0, right = accuracy == nil ? 24.0 : 68.0, top = 56.0, bottom = 50.0
         let plotWidth = width - left - right, plotHeight = height - top - bottom
@@ -49,7 +50,7 @@ enum LossCurveChart {
             chart.text(formatted(tick), x: position, y: top + plotHeight + 18, size: 11, anchor: .middle, color: .axis)
         }
         chart.append(.rectangle(x: left, y: top, width: plotWidth, height: plotHeight, fill: nil, stroke: .axis, strokeWidth: 1))
-        chart.text("epoch", x: left + plotWidth / 2, y: height - 10, size: 12, anchor: .middle, color: .axis)
+        chart.text(xLabel, x: left + plotWidth / 2, y: height - 10, size: 12, anchor: .middle, color: .axis)
         let middleY = top + plotHeight / 2
         chart.text("loss", x: 18, y: middleY, size: 12, anchor: .middle, color: lossColor, rotation: -90)
         if accuracy != nil {
@@ -62,9 +63,9 @@ enum LossCurveChart {
 
         // Lines and points; points shrink into the line when epochs lie closer than 9 pixels.
         let radius = epochs > 1 ? min(3, max(1, plotWidth / Double(epochs - 1) / 3)) : 3
-        chart.elements += series(loss, name: "loss", color: lossColor, radius: radius, x: x, y: yLoss) { String(format: "%.4f", $0) }
+        chart.elements += series(loss, name: "loss", color: lossColor, radius: radius, xLabel: xLabel, x: x, y: yLoss) { String(format: "%.4f", $0) }
         if let accuracy {
-            chart.elements += series(accuracy, name: "accuracy", color: accuracyColor, radius: radius, x: x, y: yAccuracy) { String(format: "%.2f%%", $0 * 100) }
+            chart.elements += series(accuracy, name: "accuracy", color: accuracyColor, radius: radius, xLabel: xLabel, x: x, y: yAccuracy) { String(format: "%.2f%%", $0 * 100) }
         }
 
         // Legend, top right above the plot.
@@ -82,7 +83,7 @@ enum LossCurveChart {
 
     /// Lines through each run of finite values, and a point with a tooltip per value.
     private static func series(
-        _ values: [Double], name: String, color: ChartColor, radius: Double,
+        _ values: [Double], name: String, color: ChartColor, radius: Double, xLabel: String,
         x: (Double) -> Double, y: (Double) -> Double, label: (Double) -> String
     ) -> [Chart.Element] {
         var lines: [Chart.Element] = []
@@ -96,7 +97,7 @@ enum LossCurveChart {
             guard value.isFinite else { closeRun(); continue }
             let point = ChartPoint(x(Double(index + 1)), y(value))
             run.append(point)
-            points.append(.circle(center: point, radius: radius, fill: color, tooltip: "epoch \(index + 1): \(name) \(label(value))"))
+            points.append(.circle(center: point, radius: radius, fill: color, tooltip: "\(xLabel) \(index + 1): \(name) \(label(value))"))
         }
         closeRun()
         return lines + points

@@ -23,7 +23,33 @@ extension MLMultiArray {
             throw CreateMLError(path, "value \(bad) is \(values[bad])")
         }
         try self.init(shape: (shape.isEmpty ? [1] : shape).map { NSNumber(value: $0) }, dataType: dataType)
-        for (index, value) in values.enumerated() { self[index] = NSNumber(value: value) }
+        switch dataType {
+        case .float32:
+            let pointer = dataPointer.assumingMemoryBound(to: Float.self)
+            for (index, value) in values.enumerated() { pointer[index] = Float(value) }
+        case .double:
+            dataPointer.assumingMemoryBound(to: Double.self).update(from: values, count: values.count)
+        default:
+            for (index, value) in values.enumerated() { self[index] = NSNumber(value: value) }
+        }
+    }
+
+    /// The array as NumPy `.npy` bytes (format 1.0, C order, as `numpy.save` writes them; an
+    /// OpenCoreML addition): little-endian `<f4` for float32 and float16 arrays, `<f8` for double,
+    /// `<i4` for int32.
+    public func npyData() -> Data {
+        let shape = self.shape.map(\.intValue)
+        switch dataType {
+        case .double:
+            let values = (0..<count).map { self[$0].doubleValue.bitPattern.littleEndian }
+            return values.withUnsafeBytes { NPYFile.data(type: .float64, shape: shape, elements: $0) }
+        case .int32:
+            let values = (0..<count).map { self[$0].int32Value.littleEndian }
+            return values.withUnsafeBytes { NPYFile.data(type: .int32, shape: shape, elements: $0) }
+        default:
+            let values = floatValues().map { $0.bitPattern.littleEndian }
+            return values.withUnsafeBytes { NPYFile.data(type: .float32, shape: shape, elements: $0) }
+        }
     }
 }
 

@@ -3,14 +3,15 @@ import Foundation
 
 /// NumPy `.npy` arrays (format versions 1.0, 2.0 and 3.0): a `\x93NUMPY` magic, a version, a header
 /// length, a Python dict literal such as `{'descr': '<f4', 'fortran_order': False, 'shape': (1, 28, 28), }`
-/// and the elements in C order. Little-endian f4, f8, i4, i8 and single-byte u1, i1 elements.
+/// and the elements in C order. Little-endian f2, f4, f8, i4, i8 and single-byte u1, i1 elements.
 enum NPYFile {
     /// An element type this reader accepts.
     enum ElementType: String, CaseIterable {
-        case float32 = "<f4", float64 = "<f8", int32 = "<i4", int64 = "<i8", uint8 = "|u1", int8 = "|i1"
+        case float16 = "<f2", float32 = "<f4", float64 = "<f8", int32 = "<i4", int64 = "<i8", uint8 = "|u1", int8 = "|i1"
 
         var size: Int {
             switch self {
+            case .float16: return 2
             case .float32, .int32: return 4
             case .float64, .int64: return 8
             case .uint8, .int8: return 1
@@ -100,6 +101,7 @@ enum NPYFile {
             return (0..<count).map { index in
                 let offset = index * type.size
                 switch type {
+                case .float16: return Double(HalfPrecision.float(fromBits: UInt16(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: UInt16.self))))
                 case .float32: return Double(Float(bitPattern: UInt32(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: UInt32.self))))
                 case .float64: return Double(bitPattern: UInt64(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
                 case .int32: return Double(Int32(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
@@ -110,6 +112,21 @@ enum NPYFile {
             }
         }
         return (values, shape)
+    }
+
+    /// `.npy` bytes (format 1.0, C order) for `count` elements of `type` at `elements` (little-endian
+    /// already) in `shape`, laid out as NumPy writes them: the header padded with spaces and a newline
+    /// so that the data starts at a multiple of 64 bytes.
+    static func data(type: ElementType, shape: [Int], elements: UnsafeRawBufferPointer) -> Data {
+        let shapeText = shape.count == 1 ? "(\(shape[0]),)" : "(" + shape.map(String.init).joined(separator: ", ") + ")"
+        var header = "{'descr': '\(type.rawValue)', 'fortran_order': False, 'shape': \(shapeText), }"
+        let unpadded = magic.count + 4 + header.utf8.count + 1
+        header += String(repeating: " ", count: (64 - unpadded % 64) % 64) + "\n"
+        var data = Data(magic)
+        data.append(contentsOf: [1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)])
+        data.append(contentsOf: Array(header.utf8))
+        data.append(contentsOf: elements)
+        return data
     }
 
     /// Reads the Python dict literal of a `.npy` header: string keys; string, boolean, integer and

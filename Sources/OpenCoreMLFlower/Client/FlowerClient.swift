@@ -1,0 +1,437 @@
+import Foundation
+import OpenCoreML
+import OpenCreateML
+
+/// A Flower SuperNode that trains an updatable OpenCoreML model on local data: it joins a
+/// SuperLink's Fleet API (flwr 1.40 and later, HTTP), and for each instruction of a Flower app —
+/// FedAvg's `train` and `evaluate` from the Message API — sets the received arrays into the model,
+/// trains with `MLUpdateTask`'s engine or evaluates, and replies with the updated arrays and metrics.
+///
+/// ```swift
+/// let client = try FlowerClient(model: model, trainingData: train, testData: test,
+///                               configuration: .init(superlink: "127.0.0.1:8000"))
+/// try client.run { event in print(event) }   // until stop() or the SuperLink goes away for good
+/// ```
+///
+/// Every weight blob training changes is exchanged — weights and biases of every updatable layer,
+/// see ``MLModel/updatableWeightKeys`` — named `<layer>.<blob>`. A `train` instruction's config
+/// record may set `local-epochs` (or `epochs`), `learning-rate` (or `lr`) and `batch-size`; the
+/// reply holds one ArrayRecord `arrays` and a MetricRecord `metrics` with `num-examples`, `loss`
+/// and `accuracy` (the last local epoch's). `evaluate` sets the arrays, does not train, and replies
+/// with the test data's `num-examples`, `loss` (mean cross-entropy) and `accuracy`. An instruction
+/// the client cannot carry out (arrays that do not fit the model, an unknown type) gets an error
+/// reply, as a failing Python ClientApp would, and the client goes on.
+///
+/// The SuperLink going away is not fatal: the client retries with backoff (1 s doubling to 30 s)
+/// and registers again when the SuperLink no longer knows it, until it has been unreachable for
+/// ``Configuration/maximumWait`` seconds.
+public final class FlowerClient: @unchecked Sendable {
+    /// How to reach the SuperLink and how patient to be.
+    public struct Configuration: Sendable {
+        /// `HOST:PORT` of the SuperLink's Fleet API (`flower-superlink --host --port`, 127.0.0.1:8000 by default).
+        public var superlink: String
+        /// HTTP instead of HTTPS (`flower-superlink --insecure`).
+        public var insecure: Bool
+        /// Seconds between heartbeats the SuperLink is told to expect (Flower's default 30).
+        public var heartbeatInterval: Double
+        /// Seconds between polls for instructions.
+        public var pollInterval: Double
+        /// Seconds of the SuperLink not answering after which ``FlowerClient/run(_:)`` gives up.
+        public var maximumWait: Double
+        /// Seconds without any instruction after which ``FlowerClient/run(_:)`` returns (nil: never).
+        public var maximumIdle: Double?
+        /// Seconds to wait for one answer.
+        public var requestTimeout: Double
+
+        public init(superlink: String, insecure: Bool = true, heartbeatInterval: Double = 30, pollInterval: Double = 1,
+                    maximumWait: Double = 600, maximumIdle: Double? = nil, requestTimeout: Double = 60) {
+            self.superlink = superlink
+            self.insecure = insecure
+            self.heartbeatInterval = heartbeatInterval
+            self.pollInterval = pollInterval
+            self.maximumWait = maximumWait
+            self.maximumIdle = maximumIdle
+            self.requestTimeout = requestTimeout
+        }
+    }
+
+    /// What the client reports while it runs.
+    public enum Event: Sendable, CustomStringConvertible {
+        /// Registered and activated as node `node`.
+        case joined(node: UInt64)
+        /// Local training for an instruction finished and the reply was sent. `round` is the
+        /// message's group (FedAvg's round); `trainingSeconds` the local epochs,
+        /// `communicationSeconds` pulling, unpacking, packing and pushing.
+        case trained(round: String, examples: Int, loss: Double?, accuracy: Double?, trainingSeconds: Double, communicationSeconds: Double)
+        /// An evaluation finished and the reply was sent.
+        case evaluated(round: String, examples: Int, loss: Double?, accuracy: Double, seconds: Double, communicationSeconds: Double)
+        /// An instruction could not be carried out; an error reply was sent.
+        case failed(round: String, type: String, reason: String)
+        /// The SuperLink did not answer; the next try is in `delay` seconds.
+        case retrying(reason: String, delay: Double)
+        /// Deactivated and unregistered.
+        case left
+
+        public var description: String {
+            func percent(_ value: Double?) -> String { value.map { String(format: "%.2f %%", 100 * $0) } ?? "–" }
+            func number(_ value: Double?) -> String { value.map { String(format: "%.4f", $0) } ?? "–" }
+            switch self {
+            case .joined(let node): return "joined as node \(node)"
+            case .trained(let round, let examples, let loss, let accuracy, let training, let communication):
+                return "round \(round): trained on \(examples) examples, loss \(number(loss)), accuracy \(percent(accuracy)), "
+                    + String(format: "%.1f s training + %.2f s Flower", training, communication)
+            case .evaluated(let round, let examples, let loss, let accuracy, let seconds, let communication):
+                return "round \(round): evaluated on \(examples) examples, loss \(number(loss)), accuracy \(percent(accuracy)), "
+                    + String(format: "%.1f s + %.2f s Flower", seconds, communication)
+            case .failed(let round, let type, let reason): return "round \(round): \(type) failed, replied with the error: \(reason)"
+            case .retrying(let reason, let delay): return "\(reason); retrying in \(String(format: "%.0f", delay)) s"
+            case .left: return "left the federation"
+            }
+        }
+    }
+
+    /// The model as it is now: the latest arrays received or trained.
+    public private(set) var model: MLModel
+    private let training: LabeledBatchProvider
+    private let testing: LabeledBatchProvider
+    private let trainingCount: Int
+    private let configuration: Configuration
+    private let transport: FleetTransport
+    private let state = NodeState()
+
+    /// A client for `model` (updatable) that trains on `trainingData` and evaluates on `testData`,
+    /// both bound onto the model's input and label as ``LabeledDataset/batchProvider(for:classNames:)``
+    /// does.
+    /// - Throws: When the model is not updatable, exchanges no arrays, or the data do not fit it.
+    public init(model: MLModel, trainingData: LabeledDataset, testData: LabeledDataset, configuration: Configuration) throws {
+        guard model.modelDescription.isUpdatable else {
+            throw FlowerClientError.badInstruction("the model is not updatable (make it so with `opencoreml make-updatable`)")
+        }
+        guard !model.updatableWeightKeys.isEmpty else {
+            throw FlowerClientError.badInstruction("the model has no updatable layer with weights to exchange")
+        }
+        self.model = model
+        training = try trainingData.batchProvider(for: model)
+        testing = try testData.batchProvider(for: model)
+        trainingCount = trainingData.count
+        self.configuration = configuration
+        transport = try FleetTransport(address: configuration.superlink, secure: !configuration.insecure, identity: NodeIdentity(),
+                                       timeout: configuration.requestTimeout)
+    }
+
+    /// Asks ``run(_:)`` to leave after the instruction in hand (or at once when there is none).
+    public func stop() { state.stopRequested = true }
+
+    /// Joins the SuperLink and carries out instructions until ``stop()`` is called,
+    /// ``Configuration/maximumIdle`` passes without one, or the SuperLink stays away longer than
+    /// ``Configuration/maximumWait``; then deactivates and unregisters.
+    /// - Throws: ``FlowerClientError/superlinkGone(address:seconds:lastError:)``, or an error the
+    ///   SuperLink gives when joining.
+    public func run(_ events: @escaping @Sendable (Event) -> Void = { _ in }) throws {
+        var lastInstruction = Date()
+        var unreachableSince: Date?
+        var delay = 1.0
+        defer { leave(events) }
+        while !state.stopRequested {
+            do {
+                if state.node == nil {
+                    try join()
+                    events(.joined(node: state.node!))
+                }
+                unreachableSince = nil
+                delay = 1
+                if try pollOnce(events) {
+                    lastInstruction = Date()
+                } else {
+                    if let idle = configuration.maximumIdle, Date().timeIntervalSince(lastInstruction) > idle { return }
+                    sleep(configuration.pollInterval)
+                }
+            } catch let error as FlowerClientError {
+                switch error {
+                case .unreachable(_, let reason):
+                    let since = unreachableSince ?? Date()
+                    unreachableSince = since
+                    let waited = Date().timeIntervalSince(since)
+                    if waited >= configuration.maximumWait {
+                        throw FlowerClientError.superlinkGone(address: configuration.superlink, seconds: waited, lastError: reason)
+                    }
+                    events(.retrying(reason: error.description, delay: delay))
+                    sleep(delay)
+                    delay = min(delay * 2, 30)
+                case .rejected(_, 401, _) where state.node != nil:
+                    // The SuperLink no longer knows this node (it restarted, or dropped us): join again.
+                    events(.retrying(reason: "the SuperLink no longer knows node \(state.node!)", delay: 0))
+                    state.node = nil
+                case .rejected where state.node == nil:
+                    throw error
+                default:
+                    events(.retrying(reason: error.description, delay: delay))
+                    sleep(delay)
+                    delay = min(delay * 2, 30)
+                }
+            }
+        }
+    }
+
+    // MARK: Joining and leaving
+
+    private func join() throws {
+        let publicKey = transport.identity.publicKeyPEM
+        var register = Flower_Fleet_RegisterNodeFleetRequest()
+        register.publicKey = publicKey
+        do {
+            let _: Flower_Fleet_RegisterNodeFleetResponse = try transport.call(.registerNode, register)
+        } catch FlowerClientError.rejected(_, 409, _) {
+            // Already registered (after a lost answer): activating is what matters.
+        }
+        var activate = Flower_Fleet_ActivateNodeRequest()
+        activate.publicKey = publicKey
+        activate.heartbeatInterval = configuration.heartbeatInterval
+        let response: Flower_Fleet_ActivateNodeResponse = try transport.call(.activateNode, activate)
+        state.node = response.nodeID
+        startHeartbeat(node: response.nodeID)
+    }
+
+    /// Heartbeats on their own thread while `node` is the current node, so that long local
+    /// training does not make the SuperLink think the node is gone.
+    private func startHeartbeat(node: UInt64) {
+        let interval = configuration.heartbeatInterval
+        let thread = Thread { [weak self] in
+            while let self, !self.state.stopRequested, self.state.node == node {
+                Thread.sleep(forTimeInterval: max(1, interval * 0.8))
+                guard self.state.node == node else { return }
+                var request = Flower_Fleet_SendNodeHeartbeatRequest()
+                request.node.nodeID = node
+                request.heartbeatInterval = interval
+                _ = try? self.transport.call(.sendNodeHeartbeat, request, as: Flower_Fleet_SendNodeHeartbeatResponse.self, timeout: 5)
+            }
+        }
+        thread.name = "Flower heartbeat"
+        thread.start()
+    }
+
+    private func leave(_ events: (Event) -> Void) {
+        guard let node = state.node else { return }
+        state.node = nil
+        var deactivate = Flower_Fleet_DeactivateNodeRequest()
+        deactivate.nodeID = node
+        _ = try? transport.call(.deactivateNode, deactivate, as: Flower_Fleet_DeactivateNodeResponse.self, timeout: 5)
+        var unregister = Flower_Fleet_UnregisterNodeFleetRequest()
+        unregister.nodeID = node
+        _ = try? transport.call(.unregisterNode, unregister, as: Flower_Fleet_UnregisterNodeFleetResponse.self, timeout: 5)
+        events(.left)
+    }
+
+    // MARK: Instructions
+
+    /// Pulls one instruction, if there is one, carries it out and pushes the reply; returns whether
+    /// there was one.
+    private func pollOnce(_ events: (Event) -> Void) throws -> Bool {
+        guard let node = state.node else { return false }
+        var pull = Flower_Fleet_PullMessagesRequest()
+        pull.node.nodeID = node
+        let response: Flower_Fleet_PullMessagesResponse = try transport.call(.pullMessages, pull)
+        guard let delivered = response.messagesList.first else { return false }
+        guard let tree = response.messageObjectTrees.first else {
+            throw FlowerClientError.protocolViolation("a message came without its object tree")
+        }
+        let started = Date()
+        let metadata = delivered.metadata
+        let objects = try pullObjects(tree, node: node, run: metadata.runID)
+        var confirm = Flower_Fleet_ConfirmMessageReceivedRequest()
+        confirm.node.nodeID = node
+        confirm.runID = metadata.runID
+        confirm.messageObjectID = metadata.messageID
+        let _: Flower_Fleet_ConfirmMessageReceivedResponse = try transport.call(.confirmMessageReceived, confirm)
+        let message = try ObjectGraph.inflateMessage(tree: tree, objects: objects, metadata: metadata)
+        let received = Date().timeIntervalSince(started)
+
+        let reply: FlowerMessage
+        var report: Event
+        do {
+            guard let content = message.content else {
+                throw FlowerClientError.badInstruction("the instruction carries an error, not content")
+            }
+            switch metadata.messageType {
+            case "train":
+                let outcome = try train(content)
+                reply = .reply(to: metadata, content: outcome.content, now: Date().timeIntervalSince1970)
+                report = .trained(round: metadata.groupID, examples: trainingCount, loss: outcome.loss, accuracy: outcome.accuracy,
+                                  trainingSeconds: outcome.seconds, communicationSeconds: received)
+            case "evaluate":
+                let outcome = try evaluate(content)
+                reply = .reply(to: metadata, content: outcome.content, now: Date().timeIntervalSince1970)
+                report = .evaluated(round: metadata.groupID, examples: outcome.examples, loss: outcome.loss, accuracy: outcome.accuracy ?? 0,
+                                    seconds: outcome.seconds, communicationSeconds: received)
+            default:
+                throw FlowerClientError.badInstruction("message type '\(metadata.messageType)' is not one this client carries out (train, evaluate)")
+            }
+        } catch {
+            var failure = Flower_Fleet_Error()
+            failure.code = 2  // Flower's CLIENT_APP_RAISED_EXCEPTION
+            failure.reason = "OpenCoreML client: \(error)"
+            reply = .reply(to: metadata, content: nil, error: failure, now: Date().timeIntervalSince1970)
+            report = .failed(round: metadata.groupID, type: metadata.messageType, reason: "\(error)")
+        }
+        guard reply.metadata.ttl > 0 else {
+            events(.failed(round: metadata.groupID, type: metadata.messageType, reason: "the instruction expired before the reply was ready"))
+            return true
+        }
+        let pushStarted = Date()
+        try push(reply, node: node)
+        let pushed = Date().timeIntervalSince(pushStarted)
+        switch report {
+        case .trained(let round, let examples, let loss, let accuracy, let seconds, let communication):
+            report = .trained(round: round, examples: examples, loss: loss, accuracy: accuracy, trainingSeconds: seconds, communicationSeconds: communication + pushed)
+        case .evaluated(let round, let examples, let loss, let accuracy, let seconds, let communication):
+            report = .evaluated(round: round, examples: examples, loss: loss, accuracy: accuracy, seconds: seconds, communicationSeconds: communication + pushed)
+        default: break
+        }
+        events(report)
+        return true
+    }
+
+    /// Every object of `tree`, children first, each checked against its id; an object the SuperLink
+    /// has not received yet is asked for again with backoff.
+    private func pullObjects(_ tree: Flower_Fleet_ObjectTree, node: UInt64, run: UInt64) throws -> [String: FlowerObject] {
+        var objects: [String: FlowerObject] = [:]
+        func visit(_ tree: Flower_Fleet_ObjectTree) throws {
+            for child in tree.children { try visit(child) }
+            guard objects[tree.objectID] == nil else { return }
+            var request = Flower_Fleet_PullObjectRequest()
+            request.node.nodeID = node
+            request.runID = run
+            request.objectID = tree.objectID
+            var wait = 0.05
+            let deadline = Date().addingTimeInterval(configuration.requestTimeout)
+            while true {
+                let response: Flower_Fleet_PullObjectResponse = try transport.call(.pullObject, request)
+                guard response.objectFound else {
+                    throw FlowerClientError.protocolViolation("the SuperLink has no object \(tree.objectID) of the message it sent")
+                }
+                if response.objectAvailable {
+                    objects[tree.objectID] = try FlowerObject(content: response.objectContent, expectedID: tree.objectID)
+                    return
+                }
+                guard Date() < deadline else {
+                    throw FlowerClientError.protocolViolation("object \(tree.objectID) did not become available within \(Int(configuration.requestTimeout)) s")
+                }
+                sleep(wait)
+                wait = min(wait * 2, 1)
+            }
+        }
+        try visit(tree)
+        return objects
+    }
+
+    /// Sends `reply`: the message (content travels as objects) and its object tree, then every
+    /// object the SuperLink asks for.
+    private func push(_ reply: FlowerMessage, node: UInt64) throws {
+        let root = try ObjectGraph.deflate(reply)
+        var message = Flower_Fleet_Message()
+        message.metadata = reply.metadata
+        message.metadata.messageID = root.id
+        if let error = reply.error { message.error = error } else { message.content = Flower_Fleet_RecordDict() }
+        var request = Flower_Fleet_PushMessagesRequest()
+        request.node.nodeID = node
+        request.messagesList = [message]
+        request.messageObjectTrees = [root.tree]
+        let response: Flower_Fleet_PushMessagesResponse = try transport.call(.pushMessages, request)
+        let wanted = Set(response.objectsToPush)
+        for object in root.postOrder where wanted.contains(object.id) {
+            var push = Flower_Fleet_PushObjectRequest()
+            push.node.nodeID = node
+            push.runID = reply.metadata.runID
+            push.objectID = object.id
+            push.objectContent = object.content
+            push.sessionID = response.sessionID
+            let stored: Flower_Fleet_PushObjectResponse = try transport.call(.pushObject, push)
+            guard stored.stored else {
+                throw FlowerClientError.protocolViolation("the SuperLink did not store object \(object.id) of the reply")
+            }
+        }
+    }
+
+    // MARK: Training and evaluation
+
+    private struct Outcome {
+        var content: RecordDict
+        var examples: Int
+        var loss: Double?
+        var accuracy: Double?
+        var seconds: Double
+    }
+
+    private func train(_ content: RecordDict) throws -> Outcome {
+        guard let (recordName, arrays) = try content.singleArrayRecord() else {
+            throw FlowerClientError.badInstruction("a train instruction must carry the model's arrays (no ArrayRecord in it)")
+        }
+        let config = content.config
+        var parameters: [MLParameterKey: Any] = [:]
+        if let epochs = try Self.whole(config, ["local-epochs", "epochs"], atLeast: 1) { parameters[.epochs] = epochs }
+        if let batch = try Self.whole(config, ["batch-size"], atLeast: 0), batch > 0 { parameters[.miniBatchSize] = batch }
+        if let rate = try Self.number(config, ["learning-rate", "lr"]) {
+            guard rate > 0, rate.isFinite else { throw FlowerClientError.badInstruction("config learning-rate is \(rate); it must be a positive number") }
+            parameters[.learningRate] = rate
+        }
+        let started = Date()
+        let current = try ModelArrays.applying(arrays, to: model)
+        let result = try current.updated(with: training, parameters: parameters)
+        let seconds = Date().timeIntervalSince(started)
+        model = result.model
+        var metrics: [(String, MetricValue)] = [("num-examples", .int(Int64(trainingCount)))]
+        if let loss = result.epochs.last?.loss { metrics.append(("loss", .double(loss))) }
+        if let accuracy = result.epochs.last?.accuracy { metrics.append(("accuracy", .double(accuracy))) }
+        let reply = RecordDict([(recordName, .arrays(try ModelArrays.arrays(of: model))), ("metrics", .metrics(metrics))])
+        return Outcome(content: reply, examples: trainingCount, loss: result.epochs.last?.loss, accuracy: result.epochs.last?.accuracy, seconds: seconds)
+    }
+
+    private func evaluate(_ content: RecordDict) throws -> Outcome {
+        let started = Date()
+        if let (_, arrays) = try content.singleArrayRecord() {
+            model = try ModelArrays.applying(arrays, to: model)
+        }
+        let metrics = try MLClassifierMetrics(model: model, on: testing)
+        var values: [(String, MetricValue)] = [("num-examples", .int(Int64(metrics.exampleCount))), ("accuracy", .double(metrics.accuracy))]
+        if let loss = metrics.meanCrossEntropy { values.append(("loss", .double(loss))) }
+        return Outcome(content: RecordDict([("metrics", .metrics(values))]), examples: metrics.exampleCount,
+                       loss: metrics.meanCrossEntropy, accuracy: metrics.accuracy, seconds: Date().timeIntervalSince(started))
+    }
+
+    /// The first of `keys` in `config` as a whole number ≥ `minimum`, or nil when none is there.
+    private static func whole(_ config: [String: ConfigValue], _ keys: [String], atLeast minimum: Int) throws -> Int? {
+        guard let key = keys.first(where: { config[$0] != nil }), let value = config[key] else { return nil }
+        guard let number = value.number, number == number.rounded(), number >= Double(minimum), number < 1e9 else {
+            throw FlowerClientError.badInstruction("config \(key) is \(value); it must be a whole number ≥ \(minimum)")
+        }
+        return Int(number)
+    }
+
+    private static func number(_ config: [String: ConfigValue], _ keys: [String]) throws -> Double? {
+        guard let key = keys.first(where: { config[$0] != nil }), let value = config[key] else { return nil }
+        guard let number = value.number else { throw FlowerClientError.badInstruction("config \(key) is \(value); it must be a number") }
+        return number
+    }
+
+    private func sleep(_ seconds: Double) {
+        let end = Date().addingTimeInterval(seconds)
+        while !state.stopRequested, Date() < end { Thread.sleep(forTimeInterval: min(0.1, seconds)) }
+    }
+}
+
+/// What the main loop and the heartbeat thread share.
+private final class NodeState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _node: UInt64?
+    private var _stop = false
+
+    var node: UInt64? {
+        get { lock.withLock { _node } }
+        set { lock.withLock { _node = newValue } }
+    }
+
+    var stopRequested: Bool {
+        get { lock.withLock { _stop } }
+        set { lock.withLock { _stop = newValue } }
+    }
+}
