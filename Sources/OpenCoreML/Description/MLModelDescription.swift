@@ -101,8 +101,10 @@ public final class MLModelDescription: @unchecked Sendable, CustomStringConverti
     func checkOverrides(_ overrides: [MLParameterKey: Any]) throws -> [MLParameterKey: Any] {
         var accepted: [MLParameterKey: Any] = [:]
         for (key, value) in overrides {
-            // Layer-scoped weights and biases are not hyperparameters; they are checked where they are used.
-            if key.name == MLParameterKey.weights.name || key.name == MLParameterKey.biases.name {
+            // Layer weights (weights, biases, or any blob named by `layerWeight(_:)` and scoped to a
+            // layer) are not hyperparameters; they are checked where they are used.
+            if key.name == MLParameterKey.weights.name || key.name == MLParameterKey.biases.name
+                || key.scope != nil && parameterDescriptionsByKey[MLParameterKey(key.name)] == nil {
                 accepted[key] = value
                 continue
             }

@@ -122,6 +122,13 @@ public final class FlowerClient: @unchecked Sendable {
     /// Asks ``run(_:)`` to leave after the instruction in hand (or at once when there is none).
     public func stop() { state.stopRequested = true }
 
+    /// For tests of a node that dies: after pulling this many instructions, ``run(_:)`` returns at
+    /// once — no reply, no more heartbeats, no goodbye — as if the process were killed.
+    package var crashAfterInstructions: Int?
+    private var instructionsPulled = 0
+    /// Whether ``crashAfterInstructions`` has ended ``run(_:)``.
+    package var isCrashed: Bool { state.crashed }
+
     /// Joins the SuperLink and carries out instructions until ``stop()`` is called,
     /// ``Configuration/maximumIdle`` passes without one, or the SuperLink stays away longer than
     /// ``Configuration/maximumWait``; then deactivates and unregisters.
@@ -131,7 +138,7 @@ public final class FlowerClient: @unchecked Sendable {
         var lastInstruction = Date()
         var unreachableSince: Date?
         var delay = 1.0
-        defer { leave(events) }
+        defer { if !state.crashed { leave(events) } }
         while !state.stopRequested {
             do {
                 if state.node == nil {
@@ -197,7 +204,7 @@ public final class FlowerClient: @unchecked Sendable {
     private func startHeartbeat(node: UInt64) {
         let interval = configuration.heartbeatInterval
         let thread = Thread { [weak self] in
-            while let self, !self.state.stopRequested, self.state.node == node {
+            while let self, !self.state.stopRequested, !self.state.crashed, self.state.node == node {
                 Thread.sleep(forTimeInterval: max(1, interval * 0.8))
                 guard self.state.node == node else { return }
                 var request = Flower_Fleet_SendNodeHeartbeatRequest()
@@ -245,6 +252,12 @@ public final class FlowerClient: @unchecked Sendable {
         let _: Flower_Fleet_ConfirmMessageReceivedResponse = try transport.call(.confirmMessageReceived, confirm)
         let message = try ObjectGraph.inflateMessage(tree: tree, objects: objects, metadata: metadata)
         let received = Date().timeIntervalSince(started)
+        instructionsPulled += 1
+        if let crashAfterInstructions, instructionsPulled >= crashAfterInstructions {
+            state.crashed = true
+            state.stopRequested = true
+            return true
+        }
 
         let reply: FlowerMessage
         var report: Event
@@ -424,6 +437,12 @@ private final class NodeState: @unchecked Sendable {
     private let lock = NSLock()
     private var _node: UInt64?
     private var _stop = false
+    private var _crashed = false
+
+    var crashed: Bool {
+        get { lock.withLock { _crashed } }
+        set { lock.withLock { _crashed = newValue } }
+    }
 
     var node: UInt64? {
         get { lock.withLock { _node } }
