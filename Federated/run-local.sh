@@ -124,6 +124,12 @@ flwr run "$ROOT/Federated/flower-app" local-opencoreml --run-config "$config" --
     exit 1
 }
 [[ -f "$out/history.json" ]] || { echo "error: the app wrote no history; see $out/run.log and $out/superlink.log" >&2; exit 1; }
+if [[ ! -f "$out/final.mlmodel" ]]; then
+    "$OPENCOREML" federated report "$out/history.json" || true
+    echo "error: the app wrote no final model; see $out/run.log:" >&2
+    grep -E "ERROR|Error|error" "$out/run.log" | tail -n 5 >&2
+    exit 1
+fi
 
 "$OPENCOREML" federated report "$out/history.json" --chart "$out/rounds.png"
 echo "Final global model: $out/final.mlmodel"

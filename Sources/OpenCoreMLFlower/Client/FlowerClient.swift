@@ -259,6 +259,8 @@ public final class FlowerClient: @unchecked Sendable {
             return true
         }
 
+        // FedAvg puts the round in the config record (`server-round`); other apps may use the group.
+        let round = message.content?.config["server-round"]?.number.map { String(Int($0)) } ?? metadata.groupID
         let reply: FlowerMessage
         var report: Event
         do {
@@ -269,12 +271,12 @@ public final class FlowerClient: @unchecked Sendable {
             case "train":
                 let outcome = try train(content)
                 reply = .reply(to: metadata, content: outcome.content, now: Date().timeIntervalSince1970)
-                report = .trained(round: metadata.groupID, examples: trainingCount, loss: outcome.loss, accuracy: outcome.accuracy,
+                report = .trained(round: round, examples: trainingCount, loss: outcome.loss, accuracy: outcome.accuracy,
                                   trainingSeconds: outcome.seconds, communicationSeconds: received)
             case "evaluate":
                 let outcome = try evaluate(content)
                 reply = .reply(to: metadata, content: outcome.content, now: Date().timeIntervalSince1970)
-                report = .evaluated(round: metadata.groupID, examples: outcome.examples, loss: outcome.loss, accuracy: outcome.accuracy ?? 0,
+                report = .evaluated(round: round, examples: outcome.examples, loss: outcome.loss, accuracy: outcome.accuracy ?? 0,
                                     seconds: outcome.seconds, communicationSeconds: received)
             default:
                 throw FlowerClientError.badInstruction("message type '\(metadata.messageType)' is not one this client carries out (train, evaluate)")
@@ -284,10 +286,10 @@ public final class FlowerClient: @unchecked Sendable {
             failure.code = 2  // Flower's CLIENT_APP_RAISED_EXCEPTION
             failure.reason = "OpenCoreML client: \(error)"
             reply = .reply(to: metadata, content: nil, error: failure, now: Date().timeIntervalSince1970)
-            report = .failed(round: metadata.groupID, type: metadata.messageType, reason: "\(error)")
+            report = .failed(round: round, type: metadata.messageType, reason: "\(error)")
         }
         guard reply.metadata.ttl > 0 else {
-            events(.failed(round: metadata.groupID, type: metadata.messageType, reason: "the instruction expired before the reply was ready"))
+            events(.failed(round: round, type: metadata.messageType, reason: "the instruction expired before the reply was ready"))
             return true
         }
         let pushStarted = Date()
@@ -389,7 +391,13 @@ public final class FlowerClient: @unchecked Sendable {
         }
         let started = Date()
         let current = try ModelArrays.applying(arrays, to: model)
-        let result = try current.updated(with: training, parameters: parameters)
+        let result: MLUpdateResult
+        do {
+            result = try current.updated(with: training, parameters: parameters)
+        } catch {
+            let asked = parameters.map { "\($0.key.name) \($0.value)" }.sorted().joined(separator: ", ")
+            throw FlowerClientError.badInstruction("local training with \(asked.isEmpty ? "the model's settings" : asked) failed: \(error)")
+        }
         let seconds = Date().timeIntervalSince(started)
         model = result.model
         var metrics: [(String, MetricValue)] = [("num-examples", .int(Int64(trainingCount)))]

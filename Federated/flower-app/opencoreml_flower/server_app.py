@@ -1,0 +1,116 @@
+"""FedAvg over OpenCoreML's Swift clients (`opencoreml federated join`).
+
+Run config (pyproject.toml, or `flwr run … --run-config`):
+  num-server-rounds   rounds of train + evaluate
+  model               path of the initial updatable .mlmodel; its exchanged arrays (weights.py) are
+                      the initial global model
+  fraction-train, fraction-evaluate, min-nodes
+                      FedAvg's sampling (min-nodes is the minimum for training, evaluation and
+                      availability alike)
+  local-epochs, learning-rate, batch-size (0: the model's)
+                      the train config record every client receives
+  history             a JSON file rewritten after every round: the federated evaluation, each
+                      client's loss and accuracy weighted by its number of examples
+  output              where the final global model is written as an .mlmodel
+"""
+
+import json
+import os
+import tempfile
+from logging import INFO
+
+from flwr.app import Array, ArrayRecord, ConfigRecord, Context
+from flwr.common import log
+from flwr.serverapp import Grid, ServerApp
+from flwr.serverapp.strategy import FedAvg
+
+from .weights import arrays_from_spec, spec_with_arrays
+
+app = ServerApp()
+
+
+def _write_atomically(path, data: bytes):
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+class FedAvgWithHistory(FedAvg):
+    """FedAvg that records each round's federated evaluation and rewrites the history file."""
+
+    def __init__(self, history_path, **kwargs):
+        super().__init__(**kwargs)
+        self.history_path = history_path
+        self.rounds = []
+
+    def aggregate_evaluate(self, server_round, replies):
+        replies = list(replies)
+        aggregated = super().aggregate_evaluate(server_round, replies)
+        examples = 0
+        for reply in replies:
+            if reply.has_content() and "metrics" in reply.content:
+                examples += int(reply.content["metrics"].get("num-examples", 0))
+        entry = {"round": server_round, "loss": None, "accuracy": None, "num-examples": examples}
+        if aggregated is not None:
+            for key in ("loss", "accuracy"):
+                if key in aggregated:
+                    entry[key] = float(aggregated[key])
+        self.rounds.append(entry)
+        log(INFO, "round %d: federated evaluation loss %s, accuracy %s, %d examples",
+            server_round, entry["loss"], entry["accuracy"], examples)
+        if self.history_path:
+            _write_atomically(self.history_path, json.dumps({"rounds": self.rounds}, indent=2).encode())
+        return aggregated
+
+
+@app.main()
+def main(grid: Grid, context: Context) -> None:
+    from coremltools.models.utils import load_spec
+
+    config = context.run_config
+    model_path = str(config.get("model", ""))
+    if not model_path:
+        raise ValueError("run config 'model' is empty: give the initial .mlmodel (--run-config 'model=\"/path/Model.mlmodel\"')")
+    if not os.path.isfile(model_path):
+        raise FileNotFoundError(f"run config 'model': no file {model_path}")
+    spec = load_spec(model_path)
+    arrays = arrays_from_spec(spec)
+    log(INFO, "%s: %d arrays, %d values", model_path, len(arrays), sum(a.size for _, a in arrays))
+
+    min_nodes = int(config.get("min-nodes", 2))
+    strategy = FedAvgWithHistory(
+        history_path=str(config.get("history", "")),
+        fraction_train=float(config.get("fraction-train", 1.0)),
+        fraction_evaluate=float(config.get("fraction-evaluate", 1.0)),
+        min_train_nodes=min_nodes,
+        min_evaluate_nodes=min_nodes,
+        min_available_nodes=min_nodes,
+    )
+    train_config = ConfigRecord({
+        "local-epochs": int(config.get("local-epochs", 1)),
+        "learning-rate": float(config.get("learning-rate", 0.01)),
+        "batch-size": int(config.get("batch-size", 0)),
+    })
+    result = strategy.start(
+        grid=grid,
+        initial_arrays=ArrayRecord({name: Array(values) for name, values in arrays}),
+        train_config=train_config,
+        num_rounds=int(config.get("num-server-rounds", 3)),
+    )
+
+    output = str(config.get("output", ""))
+    if output:
+        final = {name: array.numpy() for name, array in result.arrays.items()}
+        if not final:
+            raise RuntimeError("no round produced trained arrays (every client's train reply was an error; see the log), "
+                               f"so no final model is written to {output}")
+        spec = spec_with_arrays(spec, final)
+        _write_atomically(output, spec.SerializeToString())
+        log(INFO, "wrote the final global model to %s", output)
