@@ -10,13 +10,16 @@ Run config (pyproject.toml, or `flwr run … --run-config`):
   local-epochs, learning-rate, batch-size (0: the model's)
                       the train config record every client receives
   history             a JSON file rewritten after every round: the federated evaluation, each
-                      client's loss and accuracy weighted by its number of examples
+                      client's loss and accuracy weighted by its number of examples, and the
+                      round's seconds from sending the train instructions to aggregating the
+                      evaluations
   output              where the final global model is written as an .mlmodel
 """
 
 import json
 import os
 import tempfile
+import time
 from logging import INFO
 
 from flwr.app import Array, ArrayRecord, ConfigRecord, Context
@@ -49,6 +52,11 @@ class FedAvgWithHistory(FedAvg):
         super().__init__(**kwargs)
         self.history_path = history_path
         self.rounds = []
+        self.round_started = None
+
+    def configure_train(self, server_round, arrays, config, grid):
+        self.round_started = time.monotonic()
+        return super().configure_train(server_round, arrays, config, grid)
 
     def aggregate_evaluate(self, server_round, replies):
         replies = list(replies)
@@ -57,7 +65,8 @@ class FedAvgWithHistory(FedAvg):
         for reply in replies:
             if reply.has_content() and "metrics" in reply.content:
                 examples += int(reply.content["metrics"].get("num-examples", 0))
-        entry = {"round": server_round, "loss": None, "accuracy": None, "num-examples": examples}
+        seconds = time.monotonic() - self.round_started if self.round_started is not None else None
+        entry = {"round": server_round, "loss": None, "accuracy": None, "num-examples": examples, "seconds": seconds}
         if aggregated is not None:
             for key in ("loss", "accuracy"):
                 if key in aggregated:

@@ -118,10 +118,11 @@ extension Federated {
         func run() throws {
             let record = try CLIError.wrapping { try FederatedHistory(contentsOf: URL(fileURLWithPath: history)) }
             guard !record.rounds.isEmpty else { throw CLIError.file(history, "holds no rounds yet") }
-            var table = TextTable(["round", "loss", "accuracy", "examples"], alignments: [.right, .right, .right, .right])
+            var table = TextTable(["round", "loss", "accuracy", "examples", "seconds"], alignments: [.right, .right, .right, .right, .right])
             for round in record.rounds {
                 table.append([String(round.round), round.loss.map { String(format: "%.4f", $0) } ?? "–",
-                              round.accuracy.map { String(format: "%.2f %%", 100 * $0) } ?? "–", grouped(round.examples)])
+                              round.accuracy.map { String(format: "%.2f %%", 100 * $0) } ?? "–", grouped(round.examples),
+                              round.seconds.map { String(format: "%.1f", $0) } ?? "–"])
             }
             print(table.render())
             if let chart {

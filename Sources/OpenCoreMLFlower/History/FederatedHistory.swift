@@ -5,7 +5,7 @@ import Foundation
 /// weighted by its number of examples.
 ///
 /// ```json
-/// {"rounds": [{"round": 1, "loss": 0.52, "accuracy": 0.81, "num-examples": 6000}, …]}
+/// {"rounds": [{"round": 1, "loss": 0.52, "accuracy": 0.81, "num-examples": 6000, "seconds": 4.2}, …]}
 /// ```
 public struct FederatedHistory: Sendable, Equatable, Codable {
     /// One round's evaluation.
@@ -17,16 +17,19 @@ public struct FederatedHistory: Sendable, Equatable, Codable {
         public var accuracy: Double?
         /// The evaluated examples over all clients.
         public var examples: Int
+        /// Seconds from sending the round's train instructions to aggregating its evaluations.
+        public var seconds: Double?
 
-        public init(round: Int, loss: Double?, accuracy: Double?, examples: Int) {
+        public init(round: Int, loss: Double?, accuracy: Double?, examples: Int, seconds: Double? = nil) {
             self.round = round
             self.loss = loss
             self.accuracy = accuracy
             self.examples = examples
+            self.seconds = seconds
         }
 
         enum CodingKeys: String, CodingKey {
-            case round, loss, accuracy
+            case round, loss, accuracy, seconds
             case examples = "num-examples"
         }
     }

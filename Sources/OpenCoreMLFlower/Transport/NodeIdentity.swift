@@ -35,7 +35,7 @@ struct NodeIdentity {
 
     /// `date` as Python's `datetime.isoformat()` prints a UTC time: `2026-11-24T06:40:12.123456+00:00`.
     static func timestamp(_ date: Date) -> String {
-        let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
+        let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
         let seconds = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
         var whole = seconds.quotient, fraction = seconds.remainder
         if fraction < 0 { whole -= 1; fraction += 1_000_000 }
