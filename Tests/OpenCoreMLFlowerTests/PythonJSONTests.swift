@@ -16,12 +16,12 @@ struct PythonJSONTests {
     }
 
     @Test func readsBackWhatItWritesKeepingKeyOrder() throws {
-        let value = PythonJSON.Value.object([("z", .string("1")), ("a", .array([.integer(0), .integer(2)])), ("é🙂", .object([]))])
+        let value = PythonJSON.Value.object([("z", .string("1")), ("a", .array([.integer(0), .integer(2)])), ("é🙂", .array([])), ("", .string("q\"\\\n"))])
         #expect(try PythonJSON.parse(Data(PythonJSON.dumps(value).utf8)) == value)
     }
 
     @Test func refusesWhatIsNotJSON() {
-        for text in ["{", "{\"a\" 1}", "[1,]x", "\"open", "{\"a\": tru}"] {
+        for text in ["{", "{\"a\" 1}", "[1,]x", "\"open", "{\"a\": tru}", "{\"a\": 1.5}", "{\"a\": {}}"] {
             #expect(throws: FlowerClientError.self) { try PythonJSON.parse(Data(text.utf8)) }
         }
     }

@@ -54,10 +54,14 @@ struct Federated: ParsableCommand {
         @Option(name: .customLong("max-wait"), help: "Give up after the SuperLink has not answered for this many seconds.")
         var maxWait: Double = 600
 
+        @Option(name: .customLong("poll-interval"), help: "Seconds between asks for instructions.")
+        var pollInterval: Double = 1
+
         func run() throws {
             let (part, parts) = try Self.parsePartition(partition)
             if let maxIdle, !(maxIdle > 0) { throw CLIError.model("--max-idle must be a positive number of seconds, got \(maxIdle)") }
             guard maxWait >= 0 else { throw CLIError.model("--max-wait must be 0 or more seconds, got \(maxWait)") }
+            guard pollInterval >= 0.01, pollInterval <= 3600 else { throw CLIError.model("--poll-interval must be 0.01 to 3600 seconds, got \(pollInterval)") }
             let partitioning: LabeledDataset.Partitioning = dirichlet.map { .dirichlet(alpha: $0) } ?? .iid
             let loaded = try loadModel(model)
             let (train, test) = try CLIError.wrapping { () throws -> (LabeledDataset, LabeledDataset) in
@@ -74,7 +78,7 @@ struct Federated: ParsableCommand {
             }
             let client = try CLIError.wrapping {
                 try FlowerClient(model: loaded, trainingData: train, testData: test,
-                                 configuration: .init(superlink: superlink, insecure: insecure, maximumWait: maxWait, maximumIdle: maxIdle))
+                                 configuration: .init(superlink: superlink, insecure: insecure, pollInterval: pollInterval, maximumWait: maxWait, maximumIdle: maxIdle))
             }
             say("\(train.name): \(grouped(train.count)) training and \(grouped(test.count)) test examples; \(loaded.updatableWeightKeys.count) arrays exchanged; SuperLink \(superlink)")
             let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in

@@ -7,14 +7,15 @@ import Foundation
 /// without a fraction or exponent that fit an `Int`), doubles (other numbers), strings, `true` and
 /// `false` as 1 and 0 (Booleans are integers in a table), `null` as a missing value, arrays as
 /// sequences and objects as dictionaries. A key that a row lacks is a missing value in that row.
-struct JSONTableReader {
+/// `package`: the Flower client reads its objects' JSON bodies with it too (keys in file order).
+package struct JSONTableReader {
     let location: String
     let bytes: UnsafeBufferPointer<UInt8>
-    var position = 0
+    package var position = 0
     /// Nesting deeper than this throws instead of exhausting the stack.
     static let maximumDepth = 512
 
-    init(location: String, bytes: UnsafeBufferPointer<UInt8>) {
+    package init(location: String, bytes: UnsafeBufferPointer<UInt8>) {
         self.location = location
         self.bytes = bytes
     }
@@ -100,9 +101,9 @@ struct JSONTableReader {
 
     // MARK: Tokens
 
-    func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
+    package func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
 
-    mutating func skipSpace() {
+    package mutating func skipSpace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
@@ -163,7 +164,7 @@ struct JSONTableReader {
     }
 
     /// The entries of the object at `position`, in file order.
-    mutating func parseObjectEntries(depth: Int) throws -> [(String, MLDataValue)] {
+    package mutating func parseObjectEntries(depth: Int) throws -> [(String, MLDataValue)] {
         guard depth <= Self.maximumDepth else { throw error(at: position, "the JSON nests deeper than \(Self.maximumDepth) levels") }
         position += 1  // "{"
         var entries: [(String, MLDataValue)] = []
