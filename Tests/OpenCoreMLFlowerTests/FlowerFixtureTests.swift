@@ -89,6 +89,9 @@ struct FlowerFixtureTests {
         metadata.createdAt = values["created_at"] as! Double
         metadata.ttl = values["ttl"] as! Double
         metadata.messageType = values["message_type"] as! String
+        // Task ids are uint64, written as decimal strings (null when unset).
+        if let task = values["src_task_id"] as? String { metadata.srcTaskID = UInt64(task)! }
+        if let task = values["dst_task_id"] as? String { metadata.dstTaskID = UInt64(task)! }
         return metadata
     }
 
@@ -113,6 +116,14 @@ struct FlowerFixtureTests {
             let chunkIDs = try Self.manifestObject(name)["chunk_ids"] as! [String]
             #expect(node.children.map(\.id) == Self.distinct(chunkIDs))
         }
+    }
+
+    @Test func atFlowersDefaultChunkSizeASmallArrayIsOneChunk() throws {
+        #expect(try Self.json("objects/manifest.json")["default_chunk_size"] as! Int == ObjectGraph.defaultChunkSize)
+        let node = ObjectGraph.deflate(try Self.array((0..<12).map(Float.init), [3, 4]))
+        try Self.expectSame(node, "array_small_default")
+        #expect(node.children.count == 1)
+        try Self.expectSame(node.children[0], "chunk_small")
     }
 
     @Test func recordsAndRecordDictsDeflateToFlowersBytes() throws {
@@ -142,6 +153,49 @@ struct FlowerFixtureTests {
         try Self.expectSame(replyNode, "message_reply")
         #expect(try replyNode.tree.serializedData() == (try Self.data("objects/message_reply.tree.bin")))
         #expect(replyNode.postOrder.map(\.id) == Self.distinct(try Self.manifestObject("message_reply")["post_order"] as! [String]))
+        #expect(try reply.pushed(id: replyNode.id).serializedData() == (try Self.data("objects/message_reply.proto.bin")))
+    }
+
+    @Test func aReplyToAServerAppTaskSwapsItsTaskIDsAsFlowerDoes() throws {
+        let content = RecordDict([("arrays", try Self.arrays), ("config", Self.config)])
+        let train = try ObjectGraph.deflate(FlowerMessage(metadata: Self.metadata("message_train_task"), content: content), chunkSize: 64)
+        try Self.expectSame(train, "message_train_task")
+
+        let delivered = try Flower_Fleet_Message(serializedBytes: Self.data("objects/message_train_task.proto.bin"))
+        #expect(delivered.metadata.messageID == train.id)
+        #expect(delivered.metadata.hasSrcTaskID && !delivered.metadata.hasDstTaskID)
+        let reply = FlowerMessage.reply(to: delivered.metadata, content: RecordDict([("arrays", try Self.arrays), ("metrics", Self.metrics)]),
+                                        now: 1_790_000_100.5)
+        #expect(reply.metadata.dstTaskID == delivered.metadata.srcTaskID && !reply.metadata.hasSrcTaskID)
+        let replyNode = try ObjectGraph.deflate(reply, chunkSize: 64)
+        try Self.expectSame(replyNode, "message_reply_task")
+        #expect(try replyNode.tree.serializedData() == (try Self.data("objects/message_reply_task.tree.bin")))
+        #expect(try reply.pushed(id: replyNode.id).serializedData() == (try Self.data("objects/message_reply_task.proto.bin")))
+    }
+
+    @Test func aPullResponseAsTheSuperLinkSendsItInflatesToTheInstruction() throws {
+        let response = try Flower_Fleet_PullMessagesResponse(serializedBytes: Self.data("objects/pull_messages_response.bin"))
+        #expect(response.messagesList.count == 1)
+        #expect(response.messageObjectTrees.count == 1)
+        let facts = try Self.manifestObject("message_train")
+        let tree = response.messageObjectTrees[0]
+        #expect(tree.objectID == facts["object_id"] as! String)
+        #expect(try tree.serializedData() == (try Self.data("objects/message_train.tree.bin")))
+
+        // Every object the tree names, from the fixture files, each checked against its id.
+        var objects: [String: FlowerObject] = [:]
+        for entry in try Self.json("objects/manifest.json")["objects"] as! [[String: Any]] {
+            guard let bytes = try? Self.data("objects/\(entry["case"] as! String).bin") else { continue }
+            let id = entry["object_id"] as! String
+            objects[id] = try FlowerObject(content: bytes, expectedID: id)
+        }
+        let message = try ObjectGraph.inflateMessage(tree: tree, objects: objects, metadata: response.messagesList[0].metadata)
+        #expect(message.metadata.messageID == facts["object_id"] as! String)
+        var expected = try Self.metadata("message_train")
+        expected.messageID = facts["object_id"] as! String
+        #expect(message.metadata == expected)
+        #expect(message.content == RecordDict([("arrays", try Self.arrays), ("config", Self.config)]))
+        #expect(message.error == nil)
     }
 
     @Test func objectsWhoseBytesDoNotMatchTheirIdAreRefused() throws {

@@ -82,6 +82,15 @@ final class LocalFederation: @unchecked Sendable {
         return output
     }
 
+    /// Runs `code` with the venv's Python and `arguments`; returns its exit status.
+    func python(_ code: String, _ arguments: String...) throws -> Int32 {
+        let log = folder.appendingPathComponent("python-\(UUID().uuidString.prefix(6)).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = try launch(["python", "-c", code] + arguments, output: log)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     private func launch(_ arguments: [String], output: URL) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -2,18 +2,20 @@
 
 Run config (pyproject.toml, or `flwr run … --run-config`):
   num-server-rounds   rounds of train + evaluate
-  model               path of the initial updatable .mlmodel; its exchanged arrays (weights.py) are
-                      the initial global model
+  model               absolute path of the initial updatable .mlmodel; its exchanged arrays
+                      (weights.py) are the initial global model
   fraction-train, fraction-evaluate, min-nodes
                       FedAvg's sampling (min-nodes is the minimum for training, evaluation and
                       availability alike)
   local-epochs, learning-rate, batch-size (0: the model's)
                       the train config record every client receives
-  history             a JSON file rewritten after every round: the federated evaluation, each
-                      client's loss and accuracy weighted by its number of examples, and the
-                      round's seconds from sending the train instructions to aggregating the
-                      evaluations
-  output              where the final global model is written as an .mlmodel
+  history             absolute path of a JSON file rewritten (atomically) after every round:
+                      {"rounds": [{"round", "loss", "accuracy", "num-examples", "seconds"}, …]},
+                      loss and accuracy being FedAvg's aggregate of the clients' evaluate replies
+                      (weighted by their "num-examples"), num-examples their total, seconds the
+                      time from sending the train instructions to aggregating the evaluations
+  output              absolute path where the final global model is written as an .mlmodel
+                      (atomically), after the last round
   poll-interval       seconds between asks for the clients' replies (0: Flower's own grid, 3 s)
 """
 
@@ -32,18 +34,41 @@ from .weights import arrays_from_spec, spec_with_arrays
 
 app = ServerApp()
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
 
 def _write_atomically(path, data: bytes):
+    """Writes `data` to a temporary file next to `path`, then renames it over `path`, so a reader
+    sees the old file or the new one, never a part."""
     folder = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(data)
+        os.chmod(temporary, 0o666 & ~_UMASK)  # mkstemp's file is private (0600)
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+_WHERE = "the ServerApp runs in the SuperLink's working folder, not where `flwr run` was started"
+
+
+def _output_path(config, key):
+    """The run config's `key` as an absolute path whose folder exists ("" when not set), checked
+    before any round runs. Relative paths are refused: the ServerApp is a process the SuperLink
+    starts, in the SuperLink's working folder."""
+    path = str(config.get(key, ""))
+    if not path:
+        return ""
+    if not os.path.isabs(path):
+        raise ValueError(f"run config '{key}': give an absolute path, not {path!r} ({_WHERE})")
+    if not os.path.isdir(os.path.dirname(path)):
+        raise FileNotFoundError(f"run config '{key}': no folder {os.path.dirname(path)}")
+    return path
 
 
 class PromptGrid:
@@ -87,10 +112,13 @@ class FedAvgWithHistory(FedAvg):
     def aggregate_evaluate(self, server_round, replies):
         replies = list(replies)
         aggregated = super().aggregate_evaluate(server_round, replies)
+        # FedAvg weighs each reply's (only) MetricRecord by its "num-examples"; the total is the sum.
         examples = 0
         for reply in replies:
-            if reply.has_content() and "metrics" in reply.content:
-                examples += int(reply.content["metrics"].get("num-examples", 0))
+            if not reply.has_error():
+                for metrics in reply.content.metric_records.values():
+                    examples += int(metrics.get(self.weighted_by_key, 0))
+                    break
         seconds = time.monotonic() - self.round_started if self.round_started is not None else None
         entry = {"round": server_round, "loss": None, "accuracy": None, "num-examples": examples, "seconds": seconds}
         if aggregated is not None:
@@ -112,16 +140,21 @@ def main(grid: Grid, context: Context) -> None:
     config = context.run_config
     model_path = str(config.get("model", ""))
     if not model_path:
-        raise ValueError("run config 'model' is empty: give the initial .mlmodel (--run-config 'model=\"/path/Model.mlmodel\"')")
+        raise ValueError("run config 'model' is empty: give the initial updatable .mlmodel "
+                         "(flwr run … --run-config 'model=\"/abs/path/Model.mlmodel\"')")
+    if not os.path.isabs(model_path):
+        raise ValueError(f"run config 'model': give an absolute path, not {model_path!r} ({_WHERE})")
     if not os.path.isfile(model_path):
         raise FileNotFoundError(f"run config 'model': no file {model_path}")
+    history_path = _output_path(config, "history")
+    output = _output_path(config, "output")
     spec = load_spec(model_path)
     arrays = arrays_from_spec(spec)
     log(INFO, "%s: %d arrays, %d values", model_path, len(arrays), sum(a.size for _, a in arrays))
 
     min_nodes = int(config.get("min-nodes", 2))
     strategy = FedAvgWithHistory(
-        history_path=str(config.get("history", "")),
+        history_path=history_path,
         fraction_train=float(config.get("fraction-train", 1.0)),
         fraction_evaluate=float(config.get("fraction-evaluate", 1.0)),
         min_train_nodes=min_nodes,
@@ -141,7 +174,6 @@ def main(grid: Grid, context: Context) -> None:
         num_rounds=int(config.get("num-server-rounds", 3)),
     )
 
-    output = str(config.get("output", ""))
     if output:
         final = {name: array.numpy() for name, array in result.arrays.items()}
         if not final:

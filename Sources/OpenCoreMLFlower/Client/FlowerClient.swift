@@ -343,13 +343,9 @@ public final class FlowerClient: @unchecked Sendable {
     /// object the SuperLink asks for.
     private func push(_ reply: FlowerMessage, node: UInt64) throws {
         let root = try ObjectGraph.deflate(reply)
-        var message = Flower_Fleet_Message()
-        message.metadata = reply.metadata
-        message.metadata.messageID = root.id
-        if let error = reply.error { message.error = error } else { message.content = Flower_Fleet_RecordDict() }
         var request = Flower_Fleet_PushMessagesRequest()
         request.node.nodeID = node
-        request.messagesList = [message]
+        request.messagesList = [reply.pushed(id: root.id)]
         request.messageObjectTrees = [root.tree]
         let response: Flower_Fleet_PushMessagesResponse = try transport.call(.pushMessages, request)
         let wanted = Set(response.objectsToPush)

@@ -129,4 +129,14 @@ struct FlowerMessage: Equatable {
         if instruction.hasSrcTaskID { metadata.dstTaskID = instruction.srcTaskID }
         return FlowerMessage(metadata: metadata, content: content, error: error)
     }
+
+    /// The message as a SuperNode pushes it, `id` being its object's id: the metadata with that
+    /// id, and the error or an empty content (the content itself travels as objects).
+    func pushed(id: String) -> Flower_Fleet_Message {
+        var message = Flower_Fleet_Message()
+        message.metadata = metadata
+        message.metadata.messageID = id
+        if let error { message.error = error } else { message.content = Flower_Fleet_RecordDict() }
+        return message
+    }
 }
