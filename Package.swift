@@ -35,7 +35,7 @@ let package = Package(
         /// Building and editing models in Swift: a result-builder DSL and model surgery.
         .target(name: "OpenCoreMLTools", dependencies: ["CoreMLSpec"]),
         /// Create ML's API: data tables, labelled data sets bound onto models, classifier and regressor
-        /// metrics, the image classifier, the activity classifier and logistic regression. Ships EfficientNet-Lite0's first 11 blocks (ImageNet, 8-bit weights, 772 KB,
+        /// metrics, the image classifier, the activity classifier and logistic regression. Ships EfficientNet-Lite0 up to block 9 (ImageNet, 8-bit weights, 513 KB,
         /// Apache-2.0; made by Scripts/make-bundled-extractor.sh) as the image classifier's default feature extractor.
         .target(
             name: "OpenCreateML",

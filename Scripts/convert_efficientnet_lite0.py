@@ -17,18 +17,20 @@ The Core ML model (built with coremltools' NeuralNetworkBuilder, spec version 4)
 is folded into the convolutions; depthwise convolutions are grouped convolutions (groups =
 channels); ReLU6 is a clip to [0, 6]; padding is "same" (bottom/right heavy, as TensorFlow's).
 
-    python Scripts/convert_efficientnet_lite0.py OUT.mlmodel [--features-only [--last-block N]] [--float16 | --bits B]
+    python Scripts/convert_efficientnet_lite0.py OUT.mlmodel [--features-only [--last-block N [--tap T] [--pool P]]] [--float16 | --bits B]
     python Scripts/convert_efficientnet_lite0.py --fixtures Tests/Fixtures/efficientnet
     python Scripts/convert_efficientnet_lite0.py --classify PHOTO.jpg [PHOTO.jpg ...]
 
 `--float16` stores every weight and bias as IEEE half precision (`WeightParams.float16Value`, which
 Core ML decodes to float32 when it loads the model): half the file. `--bits B` stores convolution
 weights as B-bit codes with a linear map per output channel (Core ML's `linearQuantization`) and
-biases as float16; `--last-block N` stops after MBConv block N and pools its output. With
-`--features-only --last-block 10 --bits 8` this is the feature extractor OpenCreateML ships
-(Sources/OpenCreateML/Resources/, made by Scripts/make-bundled-extractor.sh: 112 features, under
-1 MB). Fewer bits cost much more than they save: at 5 or 6 bits the block-12 features keep a cosine
-similarity of only 0.4-0.9 with the float32 ones, at 8 bits above 0.99.
+biases as float16; `--last-block N` stops after MBConv block N and pools its output (`--tap
+depthwise`: its depthwise ReLU6 activations, before the projection; `--pool max`: the maximum per
+channel instead of the average). With `--features-only --last-block 9 --tap depthwise --pool max
+--bits 8` this is the feature extractor OpenCreateML ships (Sources/OpenCreateML/Resources/, made by
+Scripts/make-bundled-extractor.sh: 672 features, under 1 MB). Fewer bits cost much more than they
+save: at 5 or 6 bits the block-12 features keep a cosine similarity of only 0.4-0.9 with the float32
+ones, at 8 bits above 0.99.
 
 `--fixtures` writes two deterministic 224x224 test pictures (PNG) and the features (and logits)
 an independent float64 numpy forward pass computes for them from the unfolded weights; the Swift
@@ -280,14 +282,15 @@ def to_codes(spec, bits):
     return converted
 
 
-def convert(state, output, features_only, float16=False, last_block=None, bits=None):
+def convert(state, output, features_only, float16=False, last_block=None, bits=None, tap="output", pool="average"):
     import coremltools as ct
     from coremltools.models import datatypes
     from coremltools.models.neural_network import NeuralNetworkBuilder
 
     # A classifier's first output becomes its probability dictionary; `features` is added after.
     final = list(blocks())[last_block] if last_block is not None else None
-    feature_count = final[5] if final else 1280
+    # A block's output has its output channels; its depthwise activations, the expanded ones.
+    feature_count = (final[4] * final[3] if tap == "depthwise" else final[5]) if final else 1280
     outputs = [("features" if features_only else "classLabelProbs", datatypes.Array(feature_count if features_only else 1000))]
     builder = NeuralNetworkBuilder(
         [("image", datatypes.Array(3, SIZE, SIZE))], outputs, mode=None if features_only else "classifier")
@@ -317,6 +320,8 @@ def convert(state, output, features_only, float16=False, last_block=None, bits=N
         w, b = folded(state, p + "_depthwise_conv.weight", p + "_bn1")
         add_conv(f"block{index}_depthwise", x, f"block{index}_depthwise", w, b, stride, groups=w.shape[0])
         x = add_relu6(f"block{index}_depthwise_relu6", f"block{index}_depthwise")
+        if index == last_block and tap == "depthwise":
+            break
         w, b = folded(state, p + "_project_conv.weight", p + "_bn2")
         add_conv(f"block{index}_project", x, f"block{index}_project", w, b, 1)
         x = f"block{index}_project"
@@ -329,7 +334,7 @@ def convert(state, output, features_only, float16=False, last_block=None, bits=N
         w, b = folded(state, "_conv_head.weight", "_bn1")
         add_conv("head", x, "head", w, b, 1)
         x = add_relu6("head_relu6", "head")
-    builder.add_pooling(name="pool", height=1, width=1, stride_height=1, stride_width=1, layer_type="AVERAGE",
+    builder.add_pooling(name="pool", height=1, width=1, stride_height=1, stride_width=1, layer_type=pool.upper(),
                         padding_type="VALID", input_name=x, output_name="features", is_global=True)
     if not features_only:
         builder.add_inner_product(name="classifier", W=state["_fc.weight"].astype(np.float32), b=state["_fc.bias"].astype(np.float32),
@@ -346,11 +351,12 @@ def convert(state, output, features_only, float16=False, last_block=None, bits=N
         image_scale=1.0 / STD)
     spec = builder.spec
     spec.specificationVersion = 4
+    where = f"block {last_block}'s " + ("depthwise ReLU6 activations" if tap == "depthwise" else "output")
     image = spec.description.input[0].type.imageType
     image.width, image.height = SIZE, SIZE
     spec.description.metadata.shortDescription = (
         "EfficientNet-Lite0 (ImageNet), converted by OpenCoreML's Scripts/convert_efficientnet_lite0.py: "
-        f"224x224 RGB image -> {feature_count}-d features" + ("" if final is None else f" (pooled after block {last_block})")
+        f"224x224 RGB image -> {feature_count}-d features" + ("" if final is None else f" ({where}, {pool} pooled)")
         + ("" if features_only else " and 1000 ImageNet classes")
         + (" (weights stored as float16)" if float16 else "") + (f" (convolution weights stored as {bits}-bit codes)" if bits else ""))
     spec.description.metadata.license = "Apache 2.0 (TensorFlow EfficientNet-Lite checkpoints)"
@@ -358,7 +364,7 @@ def convert(state, output, features_only, float16=False, last_block=None, bits=N
     for feature in spec.description.output:
         if feature.name == "features":
             feature.shortDescription = (f"global average of the last ReLU6 activations ({feature_count} values)" if final is None
-                                        else f"global average of block {last_block}'s output ({feature_count} values)")
+                                        else f"global {pool} of {where} ({feature_count} values)")
             feature.type.multiArrayType.dataType = feature.type.multiArrayType.FLOAT32
     parameters = sum(v.size for k, v in state.items() if not k.endswith("num_batches_tracked"))
     if float16:
@@ -444,6 +450,11 @@ def main():
     parser.add_argument("--float16", action="store_true", help="store the weights as half precision (half the file)")
     parser.add_argument("--last-block", type=int, metavar="N",
                         help="with --features-only: stop after MBConv block N (0-15) and pool its output (no head convolution)")
+    parser.add_argument("--tap", choices=["output", "depthwise"], default="output",
+                        help="with --last-block: pool the block's output (after the projection) or its depthwise "
+                             "ReLU6 activations (before it; the expanded channels)")
+    parser.add_argument("--pool", choices=["average", "max"], default="average",
+                        help="with --last-block: global average or global maximum per channel")
     parser.add_argument("--bits", type=int, choices=[4, 5, 6, 8],
                         help="store convolution weights as codes of this many bits, one linear map per output channel")
     parser.add_argument("--fixtures", metavar="DIR", help="write the test pictures and numpy reference outputs")
@@ -455,8 +466,10 @@ def main():
     state = load_state_dict(args.weights or weights_path())
     if args.last_block is not None and not (args.features_only and 0 <= args.last_block < len(list(blocks()))):
         parser.error("--last-block needs --features-only and a block from 0 to 15")
+    if args.last_block is None and (args.tap != "output" or args.pool != "average"):
+        parser.error("--tap and --pool need --last-block")
     if args.output:
-        convert(state, args.output, args.features_only, args.float16, args.last_block, args.bits)
+        convert(state, args.output, args.features_only, args.float16, args.last_block, args.bits, args.tap, args.pool)
     if args.fixtures:
         write_fixtures(state, args.fixtures)
     if args.classify:

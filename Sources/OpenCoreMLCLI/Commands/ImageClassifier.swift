@@ -18,7 +18,7 @@ struct ImageClassifier: ParsableCommand {
 
     /// The training options `train` and `cross-validate` share.
     struct TrainingOptions: ParsableArguments {
-        @Option(help: "A Core ML feature extractor (one image input). Default: the built-in EfficientNet-Lite0 (ImageNet, up to block 10, 8-bit weights), shipped with OpenCoreML.")
+        @Option(help: "A Core ML feature extractor (one image input). Default: the built-in EfficientNet-Lite0 (ImageNet, up to block 9, 672 max-pooled features, 8-bit weights), shipped with OpenCoreML.")
         var extractor: String?
 
         @Option(help: "The blob of --extractor whose values are the features (a layer output); default: its one multi-array output.")

@@ -5,9 +5,9 @@ extension MLImageClassifier {
     /// `MLImageClassifier.FeatureExtractorType`).
     public enum FeatureExtractorType: Sendable, Equatable, Hashable, CustomStringConvertible {
         /// The built-in feature extractor. Create ML's is Apple's Vision scene print; OpenCoreML's
-        /// is EfficientNet-Lite0 (ImageNet) up to its block 10 (112 pooled features, 8-bit weights,
-        /// under 1 MB), shipped inside the package: any `revision` (1, 2, or nil for the latest)
-        /// selects it.
+        /// is EfficientNet-Lite0 (ImageNet) up to block 9's depthwise convolution (672 features,
+        /// the maximum of each ReLU6 channel; 8-bit weights, 513 KB), shipped inside the package:
+        /// any `revision` (1, 2, or nil for the latest) selects it.
         case scenePrint(revision: Int?)
         /// A Core ML model that you provide, or one of its layers.
         case custom(CustomFeatureExtractor)
@@ -38,8 +38,8 @@ extension MLImageClassifier {
     }
 
     /// The `.mlmodel` file of the built-in feature extractor (`.scenePrint`), a resource of this
-    /// package: EfficientNet-Lite0 up to block 10, its 112 channels pooled, convolution weights as
-    /// 8-bit codes (made by `Scripts/make-bundled-extractor.sh`; Apache-2.0, see
+    /// package: EfficientNet-Lite0 up to block 9's depthwise convolution, its 672 ReLU6 channels
+    /// max-pooled, convolution weights as 8-bit codes (made by `Scripts/make-bundled-extractor.sh`; Apache-2.0, see
     /// `LICENSE-EfficientNet-Lite0.txt` beside it).
     public static var builtInFeatureExtractorURL: URL {
         get throws {
