@@ -1,7 +1,8 @@
 // The parts of Create ML's data-table API (MLDataTable, MLDataColumn, MLUntypedColumn, MLDataValue
-// and their companions) and of MLActivityClassifier that OpenCreateML does not port yet, written as the declarations Create ML
-// has, so that what is missing is plain. The list shrinks as pieces are ported; everything else of
-// these types is in Sources/OpenCreateML/DataTable/.
+// and their companions), of MLActivityClassifier and of MLImageClassifier that OpenCreateML does not
+// port yet, written as the declarations Create ML has, so that what is missing is plain. The list
+// shrinks as pieces are ported; everything else of these types is in Sources/OpenCreateML/DataTable/,
+// ActivityClassifier/ and ImageClassifier/.
 //
 // Differences in what *is* ported are documented at each declaration; the main ones:
 //   - Errors are `CreateMLError` (a message naming the file, line and column), not `MLCreateError`.
@@ -115,5 +116,17 @@ extension MLActivityClassifier {
                              parameters: ModelParameters, sessionParameters: MLTrainingSessionParameters) throws -> MLJob<MLActivityClassifier>
     public var description: String { get }
     // ModelParameters.Validation.dataSource(DataSource) is `.table(MLDataTable)` here.
+}
+
+// MLImageClassifier (ported: Sources/OpenCreateML/ImageClassifier/) lacks:
+extension MLImageClassifier {
+    // DataSource has .labeledDirectories(at:) and .filesByLabel(_:) only.
+    public enum DataSource { case labeledFiles(at: URL) }
+    public static func train(trainingData: DataSource, parameters: ModelParameters,
+                             sessionParameters: MLTrainingSessionParameters) throws -> MLJob<MLImageClassifier>
+    public init(checkpoint: MLCheckpoint) throws
+    public func predictions(from images: [CGImage]) throws -> [String]
+    public var description: String { get }
+    public enum ModelParameters.ClassifierType { case multilayerPerceptron(layerSizes: [Int]) }
 }
 */

@@ -6,6 +6,9 @@ extension MLImageClassifier {
         /// One sub-folder per class, named by its label, holding JPEG and PNG files (as Create ML's
         /// `.labeledDirectories(at:)`). Hidden files and other files are skipped.
         case labeledDirectories(at: URL)
+        /// Picture files by label (as Create ML's `.filesByLabel(_:)`). Labels are sorted; each
+        /// label's files keep their order. A label with no file counts as no class.
+        case filesByLabel([String: [URL]])
 
         /// The pictures with their labels, sorted by label then file name. Throws for a missing
         /// folder or one without any picture.
@@ -31,6 +34,10 @@ extension MLImageClassifier {
                     throw CreateMLError(root.path, "no pictures: expected one sub-folder per class holding .jpg, .jpeg or .png files")
                 }
                 return images
+            case .filesByLabel(let files):
+                let images = files.keys.sorted().flatMap { label in files[label]!.map { LabeledImage(url: $0, label: label) } }
+                guard !images.isEmpty else { throw CreateMLError("filesByLabel", "no pictures") }
+                return images
             }
         }
 
@@ -39,6 +46,7 @@ extension MLImageClassifier {
         var description: String {
             switch self {
             case .labeledDirectories(let url): return url.path
+            case .filesByLabel: return "filesByLabel"
             }
         }
     }

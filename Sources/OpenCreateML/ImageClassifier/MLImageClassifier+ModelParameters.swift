@@ -143,6 +143,14 @@ extension MLImageClassifier {
                       augmentationOptions: augmentationOptions)
         }
 
+        /// Training options as Create ML 1 first spelled them, with validation pictures by label;
+        /// `nil` splits validation pictures off the training data (`.split(strategy: .automatic)`).
+        public init(featureExtractor: FeatureExtractorType = .scenePrint(revision: 1), validationData: [String: [URL]]?,
+                    maxIterations: Int = 25, augmentationOptions: ImageAugmentationOptions = []) {
+            self.init(featureExtractor: featureExtractor, validation: validationData.map { .dataSource(.filesByLabel($0)) } ?? .split(strategy: .automatic),
+                      maxIterations: maxIterations, augmentationOptions: augmentationOptions)
+        }
+
         /// Training options as Create ML 3 and later spell them.
         ///
         /// - Parameters:

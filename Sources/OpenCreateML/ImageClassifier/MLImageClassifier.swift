@@ -64,8 +64,7 @@ public struct MLImageClassifier {
 
     /// Trains on pictures given as URLs by label (Create ML's dictionary form).
     public init(trainingData: [String: [URL]], parameters: ModelParameters = ModelParameters(), progress: (@Sendable (Progress) -> Void)? = nil) throws {
-        let images = trainingData.keys.sorted().flatMap { label in trainingData[label]!.map { LabeledImage(url: $0, label: label) } }
-        try self.init(trainingImages: { images }, source: "trainingData", parameters: parameters, progress: progress)
+        try self.init(trainingImages: DataSource.filesByLabel(trainingData).labeledImages, source: "trainingData", parameters: parameters, progress: progress)
     }
 
     /// Trains on the pictures `trainingImages` gives (read after the extractor is loaded, so that a
@@ -176,11 +175,7 @@ public struct MLImageClassifier {
 
     /// The metrics on pictures given as URLs by label (Create ML's dictionary form).
     public func evaluation(on labeledImages: [String: [URL]]) -> MLClassifierMetrics {
-        do {
-            return try evaluation(of: labeledImages.keys.sorted().flatMap { label in labeledImages[label]!.map { LabeledImage(url: $0, label: label) } })
-        } catch {
-            return MLClassifierMetrics(classLabels: classLabels, error: error)
-        }
+        evaluation(on: .filesByLabel(labeledImages))
     }
 
     func evaluation(of images: [LabeledImage]) throws -> MLClassifierMetrics {
