@@ -35,9 +35,6 @@ static void tile_scalar(const float *q, int nq, int ldq, const float *s, int ns,
 
 /* MARK: - Dispatch and threads */
 
-typedef void (*distance_tile_fn)(const float *q, int nq, int ldq, const float *s, int ns,
-                                 int lds, int D, float *out, int ldo);
-
 #if OCM_X86
 void ocm_distance_tile_avx2(const float *q, int nq, int ldq, const float *s, int ns, int lds,
                             int D, float *out, int ldo);
@@ -45,7 +42,7 @@ void ocm_distance_tile_avx512(const float *q, int nq, int ldq, const float *s, i
                               int D, float *out, int ldo);
 #endif
 
-static distance_tile_fn tile_for_isa(void) {
+ocm_distance_tile_fn ocm_distance_tile(void) {
     switch (ocm_isa()) {
 #if OCM_X86
     case OCM_ISA_AVX512: return ocm_distance_tile_avx512;
@@ -59,7 +56,7 @@ typedef struct distance_job {
     const float *queries, *samples;
     int Q, ldq, lds, D, ldo;
     float *out;
-    distance_tile_fn tile;
+    ocm_distance_tile_fn tile;
 } distance_job;
 
 /* Query rows are taken in blocks that stay in cache while a thread's samples stream past. */
@@ -84,7 +81,7 @@ void ocm_squared_distances(const float *queries, int Q, int ldq, const float *sa
     assert(Q == 0 || N == 0 || (queries != NULL && samples != NULL && out != NULL));
     assert(ldq >= D && lds >= D && ldo >= N);
     if (Q == 0 || N == 0) return;
-    distance_job job = {queries, samples, Q, ldq, lds, D, ldo, out, tile_for_isa()};
+    distance_job job = {queries, samples, Q, ldq, lds, D, ldo, out, ocm_distance_tile()};
     /* About 64k multiply-adds per chunk before a thread is worth waking. */
     size_t per_sample = (size_t)Q * (size_t)OCM_MAX(D, 1);
     size_t grain = OCM_MAX((size_t)1, (size_t)65536 / per_sample);

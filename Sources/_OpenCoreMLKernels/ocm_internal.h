@@ -169,6 +169,14 @@ extern const ocm_depthwise_ops ocm_depthwise_avx512;
 extern const ocm_gemm_arch ocm_gemm_neon;
 #endif
 
+/* MARK: - Distances */
+
+/* out[i·ldo + j] = Σ_d (q[i·ldq + d] − s[j·lds + d])² for i < nq, j < ns, for this processor's
+ * instruction set; a pair's value does not depend on the tile it is computed in. */
+typedef void (*ocm_distance_tile_fn)(const float *q, int nq, int ldq, const float *s, int ns,
+                                     int lds, int D, float *out, int ldo);
+ocm_distance_tile_fn ocm_distance_tile(void);
+
 /* MARK: - Threads */
 
 /* A body run once per part: part in [0, nparts). */

@@ -41,6 +41,63 @@ extension KernelTests {
             }
         }
 
+        /// The exact scan's answer: every distance, then the k smallest by (distance, index).
+        static func exactNeighbours(_ q: [Float], _ queries: Int, _ s: [Float], _ samples: Int, _ dimensions: Int, k: Int)
+            -> (indices: [Int32], distances: [Float]) {
+            var all = [Float](repeating: 0, count: queries * samples)
+            ocm_squared_distances(q, Int32(queries), Int32(dimensions), s, Int32(samples), Int32(dimensions), Int32(dimensions), &all, Int32(samples))
+            var indices = [Int32](repeating: 0, count: queries * k), distances = [Float](repeating: 0, count: queries * k)
+            for i in 0..<queries {
+                var rowIndices = [Int32](repeating: 0, count: k), rowDistances = [Float](repeating: 0, count: k)
+                _ = all.withUnsafeBufferPointer { ocm_k_smallest($0.baseAddress! + i * samples, Int32(samples), Int32(k), 0, &rowIndices, &rowDistances) }
+                indices.replaceSubrange((i * k)..<((i + 1) * k), with: rowIndices)
+                distances.replaceSubrange((i * k)..<((i + 1) * k), with: rowDistances)
+            }
+            return (indices, distances)
+        }
+
+        /// Samples with repeats (ties at every distance) and queries that copy samples (distance 0),
+        /// on odd sizes that cross the kernel's query blocks (256) and sample chunks (2048).
+        @Test(arguments: [(300, 2500, 33, 5), (17, 4099, 100, 1), (40, 1500, 7, 12), (3, 70, 1000, 70)])
+        func batchNeighboursAreTheExactScansTiesIncluded(shape: (Int, Int, Int, Int)) {
+            let (queries, samples, dimensions, k) = shape
+            var random = TestRandom(seed: UInt64(queries * 7 + samples + dimensions))
+            let distinct = random.floats((samples / 3 + 1) * dimensions, -2, 2)
+            var s: [Float] = []
+            for j in 0..<samples {
+                let source = random.int(0..<(samples / 3 + 1))
+                s += distinct[(source * dimensions)..<((source + 1) * dimensions)]
+                if j % 5 == 0 { s[j * dimensions] += 0.5 }
+            }
+            var q = random.floats(queries * dimensions, -2, 2)
+            for i in stride(from: 0, to: queries, by: 4) {
+                let source = random.int(0..<samples)
+                q.replaceSubrange((i * dimensions)..<((i + 1) * dimensions), with: s[(source * dimensions)..<((source + 1) * dimensions)])
+            }
+            forEachISAAndThreadCount { label in
+                // Each instruction set sums in its own order: the exact scan of the same one.
+                let expected = Self.exactNeighbours(q, queries, s, samples, dimensions, k: k)
+                var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
+                #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances), "\(label)")
+                #expect(indices == expected.indices, "\(label)")
+                #expect(distances == expected.distances, "\(label)")
+            }
+        }
+
+        /// Points far from the origin and close together: the GEMM's rounding bound covers most
+        /// samples, so queries fall back to the exact scan, with the same answer.
+        @Test func clusteredPointsFarFromTheOriginFallBackToTheExactScan() {
+            var random = TestRandom(seed: 9)
+            let (queries, samples, dimensions, k) = (20, 3000, 64, 3)
+            let s = random.floats(samples * dimensions, -0.01, 0.01).map { $0 + 1000 }
+            let q = random.floats(queries * dimensions, -0.01, 0.01).map { $0 + 1000 }
+            let expected = Self.exactNeighbours(q, queries, s, samples, dimensions, k: k)
+            var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
+            #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances))
+            #expect(indices == expected.indices)
+            #expect(distances == expected.distances)
+        }
+
         @Test(arguments: [0, 1, 3, 10, 50])
         func kSmallestIsTheSortedPrefixWithTiesByIndex(k: Int) {
             var random = TestRandom(seed: UInt64(k))

@@ -5,7 +5,9 @@ import _OpenCoreMLKernels
 /// Euclidean distance, through a linear scan or a kd-tree.
 ///
 /// Both structures return the same neighbours: distances are exact (Σ (q − s)², see
-/// `ocm_squared_distances`) and ties go to the lower sample index.
+/// `ocm_squared_distances`) and ties go to the lower sample index. Large batches against the
+/// linear index find candidates through a GEMM first (`ocm_k_nearest_batch`), with the same
+/// answer.
 ///
 /// The kd-tree stays correct and balanced under edits by never being edited in place:
 /// - it covers the samples present when it was built; samples appended later form an unindexed
@@ -100,7 +102,36 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
         }
     }
 
+    /// Batches at least this large, against at least `gemmMinimumSamples` samples of at least
+    /// `gemmMinimumDimensions` values, go through `ocm_k_nearest_batch` (a GEMM picks candidates,
+    /// exact distances decide: the same neighbours as the exact scan).
+    static let gemmMinimumQueries = 16
+    static let gemmMinimumSamples = 1024
+    static let gemmMinimumDimensions = 32
+
     private func linearSearch(_ queries: UnsafePointer<Float>, queryCount: Int, k: Int) -> [NeighborList] {
+        if queryCount >= Self.gemmMinimumQueries && count >= Self.gemmMinimumSamples && dimensions >= Self.gemmMinimumDimensions,
+           let results = gemmSearch(queries, queryCount: queryCount, k: k) {
+            return results
+        }
+        return exactSearch(queries, queryCount: queryCount, k: k)
+    }
+
+    /// The batch through `ocm_k_nearest_batch`; nil if it ran out of memory.
+    private func gemmSearch(_ queries: UnsafePointer<Float>, queryCount: Int, k: Int) -> [NeighborList]? {
+        var indices = [Int32](repeating: 0, count: queryCount * k)
+        var found = [Float](repeating: 0, count: queryCount * k)
+        let ok = samples.withUnsafeBufferPointer { all in
+            ocm_k_nearest_batch(queries, Int32(queryCount), all.baseAddress!, Int32(count), Int32(dimensions), Int32(k), &indices, &found)
+        }
+        guard ok else { return nil }
+        return (0..<queryCount).map { query in
+            NeighborList(indices: Array(indices[(query * k)..<((query + 1) * k)]), distances: Array(found[(query * k)..<((query + 1) * k)]))
+        }
+    }
+
+    /// Exact distances to every sample, a block of queries at a time, then the k smallest.
+    private func exactSearch(_ queries: UnsafePointer<Float>, queryCount: Int, k: Int) -> [NeighborList] {
         var results: [NeighborList] = []
         results.reserveCapacity(queryCount)
         let block = Self.queryBlock

@@ -247,6 +247,16 @@ void ocm_adam_update(float *w, const float *g, float *m, float *v, size_t n, flo
 void ocm_squared_distances(const float *queries, int Q, int ldq, const float *samples, int N,
                            int lds, int D, float *out, int ldo);
 
+/* The k nearest samples to each of Q queries (rows of D floats, contiguous), exactly as
+ * ocm_squared_distances followed by ocm_k_smallest give them: the same indices, the same
+ * distances, ties to the lower index. Candidates come from a GEMM (‖q‖² + ‖s‖² − 2·q·s, within a
+ * rounding-error bound of the k-th best), then their exact distances decide; a query whose
+ * candidates would not fit a small list falls back to the exact scan. For batches of queries
+ * against many samples. indices and distances receive Q rows of k entries, ascending; 0 < k <= N;
+ * values finite. Returns false if memory ran out (the outputs are then undefined). */
+bool ocm_k_nearest_batch(const float *queries, int Q, const float *samples, int N, int D, int k,
+                         int32_t *indices, float *distances);
+
 /* The k smallest of values[0..<n] in ascending order (ties: lower index first), as indices
  * (i + index_offset) and values; returns min(k, n). `indices` and `selected` hold k entries.
  * Values must not be NaN. */
