@@ -63,3 +63,47 @@ struct InspectCommandTests {
         #expect(losses.first?["target"] as? String == "output_true")
     }
 }
+
+/// `inspect` on ML Programs (`Tests/Fixtures/mlprogram`, made by coremltools 9.0).
+struct InspectMLProgramTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/mlprogram")
+
+    @Test func showsFunctionsOperationsAndStoredWeights() throws {
+        let result = try CommandRunner.run(["inspect", Self.folder.appendingPathComponent("Conv.mlpackage").path])
+        #expect(result.status == 0, "\(result.stderr)")
+        for line in ["ML Program · specification version 8 (Core ML 7, iOS 17)", "Function 'main' (opset CoreML7)",
+                     "inputs: x: float32 [1, 3, 16, 16]", "Operations (22)", "const        16", "max_pool      1",
+                     "float32        2   2,176  8,704", "Validation: valid"] {
+            #expect(result.stdout.contains(line), "\(line)\n\(result.stdout)")
+        }
+    }
+
+    @Test func jsonCountsFloat16Weights() throws {
+        let result = try CommandRunner.run(["inspect", "--json", Self.folder.appendingPathComponent("Dense16.mlpackage").path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["modelType"] as? String == "mlProgram")
+        let program = try #require(json["mlProgram"] as? [String: Any])
+        let weights = try #require(program["weights"] as? [[String: Any]])
+        #expect(weights.count == 1 && weights[0]["dataType"] as? String == "float16" && weights[0]["values"] as? Int == 592)
+    }
+
+    @Test func aDamagedWeightFileAndPredictionAreOneLineErrors() throws {
+        try withTemporaryDirectory { folder in
+            let package = folder.appendingPathComponent("Dense.mlpackage")
+            try FileManager.default.copyItem(at: Self.folder.appendingPathComponent("Dense.mlpackage"), to: package)
+            let input = folder.appendingPathComponent("x.json")
+            try Data("[\(Array(repeating: "0.5", count: 32).joined(separator: ","))]".utf8).write(to: input)
+            let predict = try CommandRunner.run(["predict", package.path, "--input", "x=\(input.path)"])
+            #expect(predict.status == 1 && predict.stderr.contains("running ML Programs is not supported yet"), "\(predict.stderr)")
+            #expect(predict.stderr.split(separator: "\n").count == 1)
+
+            let weights = package.appendingPathComponent("Data/com.apple.CoreML/weights/weight.bin")
+            try Data(try Data(contentsOf: weights).prefix(200)).write(to: weights)
+            let result = try CommandRunner.run(["inspect", package.path])
+            #expect(result.status == 1 && result.stdout.isEmpty)
+            #expect(result.stderr.contains("weight.bin") && result.stderr.contains("past the end of the file"), "\(result.stderr)")
+        }
+    }
+}

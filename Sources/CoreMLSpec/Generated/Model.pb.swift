@@ -299,6 +299,15 @@ public nonisolated struct CoreML_Specification_Model: @unchecked Sendable {
     set {_uniqueStorage()._type = .neuralNetwork(newValue)}
   }
 
+  /// An ML Program (spec version 6 and later; stored in an `.mlpackage`).
+  public var mlProgram: CoreML_Specification_MILSpec_Program {
+    get {
+      if case .mlProgram(let v)? = _storage._type {return v}
+      return CoreML_Specification_MILSpec_Program()
+    }
+    set {_uniqueStorage()._type = .mlProgram(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   /// The model kind; exactly one is set. Unmodeled kinds stay unknown fields.
@@ -311,6 +320,8 @@ public nonisolated struct CoreML_Specification_Model: @unchecked Sendable {
     case neuralNetworkClassifier(CoreML_Specification_NeuralNetworkClassifier)
     case kNearestNeighborsClassifier(CoreML_Specification_KNearestNeighborsClassifier)
     case neuralNetwork(CoreML_Specification_NeuralNetwork)
+    /// An ML Program (spec version 6 and later; stored in an `.mlpackage`).
+    case mlProgram(CoreML_Specification_MILSpec_Program)
 
   }
 
@@ -651,7 +662,7 @@ nonisolated extension CoreML_Specification_ModelDescription: SwiftProtobuf.Messa
 
 nonisolated extension CoreML_Specification_Model: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Model"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}specificationVersion\0\u{1}description\0\u{2}\u{8}isUpdatable\0\u{2}~\u{2}pipelineClassifier\0\u{1}pipelineRegressor\0\u{1}pipeline\0\u{2}e\u{1}neuralNetworkRegressor\0\u{2}a\u{1}glmClassifier\0\u{2}\u{3}neuralNetworkClassifier\0\u{1}kNearestNeighborsClassifier\0\u{2}`\u{1}neuralNetwork\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}specificationVersion\0\u{1}description\0\u{2}\u{8}isUpdatable\0\u{2}~\u{2}pipelineClassifier\0\u{1}pipelineRegressor\0\u{1}pipeline\0\u{2}e\u{1}neuralNetworkRegressor\0\u{2}a\u{1}glmClassifier\0\u{2}\u{3}neuralNetworkClassifier\0\u{1}kNearestNeighborsClassifier\0\u{2}`\u{1}neuralNetwork\0\u{2}\u{2}mlProgram\0")
 
   fileprivate class _StorageClass {
     var _specificationVersion: Int32 = 0
@@ -797,6 +808,19 @@ nonisolated extension CoreML_Specification_Model: SwiftProtobuf.Message, SwiftPr
             _storage._type = .neuralNetwork(v)
           }
         }()
+        case 502: try {
+          var v: CoreML_Specification_MILSpec_Program?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .mlProgram(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .mlProgram(v)
+          }
+        }()
         default: break
         }
       }
@@ -850,6 +874,10 @@ nonisolated extension CoreML_Specification_Model: SwiftProtobuf.Message, SwiftPr
       case .neuralNetwork?: try {
         guard case .neuralNetwork(let v)? = _storage._type else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 500)
+      }()
+      case .mlProgram?: try {
+        guard case .mlProgram(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 502)
       }()
       case nil: break
       }

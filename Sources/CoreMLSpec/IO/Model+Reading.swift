@@ -2,7 +2,9 @@ import Foundation
 import SwiftProtobuf
 
 extension CoreML_Specification_Model {
-    /// Reads a model from an `.mlmodel` file or an OpenCoreML `.mlmodelc` folder.
+    /// Reads a model from an `.mlmodel` file, an `.mlpackage` folder (its root model; an ML
+    /// Program's weights stay in the package, see ``ModelPackage``) or an OpenCoreML `.mlmodelc`
+    /// folder.
     ///
     /// Throws ``ModelFileError`` naming the path and the problem when nothing is there, the file is
     /// truncated or not protobuf, or the protobuf is not a Core ML model. It does not validate the
@@ -14,7 +16,9 @@ extension CoreML_Specification_Model {
             throw ModelFileError(.notFound, path: url.path, reason: "no such file or folder")
         }
         var fileURL = url
-        if isDirectory.boolValue {
+        if isDirectory.boolValue && ModelPackage.isPackage(url) {
+            fileURL = try ModelPackage(contentsOf: url).rootModelURL
+        } else if isDirectory.boolValue {
             fileURL = url.appendingPathComponent(CompiledModelLayout.specificationFileName)
             guard fileManager.fileExists(atPath: fileURL.path) else {
                 let apple = fileManager.fileExists(atPath: url.appendingPathComponent("coremldata.bin").path)

@@ -13,6 +13,7 @@ extension CoreML_Specification_Model {
         case .neuralNetworkClassifier: return "neuralNetworkClassifier"
         case .kNearestNeighborsClassifier: return "kNearestNeighborsClassifier"
         case .neuralNetwork: return "neuralNetwork"
+        case .mlProgram: return "mlProgram"
         case nil: return unsupportedModelType?.name ?? "unknown"
         }
     }
@@ -30,7 +31,7 @@ extension CoreML_Specification_Model {
     static let appleModelTypeNames: [Int: String] = [
         300: "glmRegressor", 301: "supportVectorRegressor", 302: "treeEnsembleRegressor",
         304: "bayesianProbitRegressor", 401: "supportVectorClassifier", 402: "treeEnsembleClassifier",
-        501: "itemSimilarityRecommender", 502: "mlProgram", 555: "customModel", 556: "linkedModel",
+        501: "itemSimilarityRecommender", 555: "customModel", 556: "linkedModel",
         560: "classConfidenceThresholding", 600: "oneHotEncoder", 601: "imputer",
         602: "featureVectorizer", 603: "dictVectorizer", 604: "scaler", 606: "categoricalMapping",
         607: "normalizer", 609: "arrayFeatureExtractor", 610: "nonMaximumSuppression", 900: "identity",

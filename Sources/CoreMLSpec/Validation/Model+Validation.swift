@@ -45,6 +45,8 @@ extension CoreML_Specification_Model {
             classifier.pipeline.validate(model: self, in: &context)
         case .pipelineRegressor(let regressor):
             regressor.pipeline.validate(model: self, in: &context)
+        case .mlProgram(let program):
+            program.validate(model: self, in: &context)
         case nil:
             if let unsupported = unsupportedModelType {
                 context.fail("\(unsupported.name) models (field \(unsupported.fieldNumber)) are not supported by OpenCoreML")

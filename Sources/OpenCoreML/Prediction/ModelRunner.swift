@@ -15,6 +15,8 @@ enum ModelRunners {
             return try NearestNeighborsRunner(specification: specification, parameters: parameters)
         case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
             return try PipelineRunner(specification: specification, models: specification.pipelineModels, parameters: parameters, memoryLimit: memoryLimit)
+        case .mlProgram?:
+            throw MLModelError(.generic, "running ML Programs is not supported yet: OpenCoreML reads, validates and inspects them (opencoreml inspect), and runs neural networks, k-NN, GLM classifiers and pipelines")
         default:
             guard specification.neuralNetworkSpecification != nil else {
                 throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")

@@ -48,6 +48,8 @@ extension ModelReport {
             self.pipeline = Self.reports(of: classifier.pipeline)
         case .pipelineRegressor(let regressor)?:
             self.pipeline = Self.reports(of: regressor.pipeline)
+        case .mlProgram(let program)?:
+            mlProgram = MLProgram(program)
         default:
             break
         }
@@ -186,4 +188,34 @@ extension ModelReport.NearestNeighbors {
 extension String {
     /// nil for the empty string, as the format stores "absent" text.
     var nonEmpty: String? { isEmpty ? nil : self }
+}
+
+extension ModelReport.MLProgram {
+    init(_ program: CoreML_Specification_MILSpec_Program) {
+        functions = program.functions.keys.sorted().map { name in
+            let function = program.functions[name]!
+            return Function(name: name, opset: function.opset, inputs: function.inputs.map { input in
+                let tensor = input.type.tensorType
+                let shape = tensor.dimensions.map { dimension -> String in
+                    if case .constant(let constant)? = dimension.dimension { return String(constant.size) }
+                    return "?"
+                }
+                return "\(input.name): \(tensor.dataType) [\(shape.joined(separator: ", "))]"
+            }, outputs: function.blockSpecializations[function.opset]?.outputs ?? [])
+        }
+        let counts = program.operationCounts
+        operationCount = counts.reduce(0) { $0 + $1.count }
+        operations = counts.map { OperationCount(type: $0.type, count: $0.count) }
+    }
+
+    /// Adds what the package's weight file holds.
+    mutating func addWeights(_ weights: MLProgramWeights) {
+        let byType = Dictionary(grouping: weights.entries, by: \.dataType)
+        self.weights = byType.keys.sorted { $0.rawValue < $1.rawValue }.map { type in
+            let entries = byType[type]!
+            return WeightType(dataType: "\(type)", blobs: entries.count, values: entries.reduce(0) { $0 + $1.count },
+                              bytes: entries.reduce(0) { $0 + $1.bytes })
+        }
+        immediateBytes = weights.immediateBytes
+    }
 }

@@ -45,6 +45,7 @@ extension ModelReport {
             lines.append("")
             lines.append("\(indent)Linear classifier: \(glmClassifier.classCount) classes × \(glmClassifier.inputDimensions) inputs, \(glmClassifier.classEncoding), \(glmClassifier.postEvaluationTransform)")
         }
+        if let mlProgram { lines += render(mlProgram, indent: indent) }
         if let pipeline {
             for (index, model) in pipeline.enumerated() {
                 lines.append("")
@@ -52,6 +53,29 @@ extension ModelReport {
                 lines.append("\(indent)── Model \(index + 1) of \(pipeline.count)\(name) ──")
                 lines += model.renderBody(indent: indent + "   ")
             }
+        }
+        return lines
+    }
+
+    private func render(_ program: MLProgram, indent: String) -> [String] {
+        var lines: [String] = []
+        for function in program.functions {
+            lines.append("")
+            lines.append("\(indent)Function '\(function.name)' (opset \(function.opset))")
+            lines.append("\(indent)  inputs: \(function.inputs.joined(separator: "; "))")
+            lines.append("\(indent)  outputs: \(function.outputs.joined(separator: ", "))")
+        }
+        lines.append("")
+        lines.append("\(indent)Operations (\(program.operationCount))")
+        var table = TextTable(["type", "count"], alignments: [.left, .right])
+        for operation in program.operations { table.append([operation.type, String(operation.count)]) }
+        lines.append(table.render(indent: indent + "  "))
+        if let weights = program.weights {
+            lines.append("")
+            lines.append("\(indent)Weights in blob files (\(grouped(weights.reduce(0) { $0 + $1.bytes })) bytes; \(grouped(program.immediateBytes ?? 0)) bytes inside the program)")
+            var table = TextTable(["stored as", "blobs", "values", "bytes"], alignments: [.left, .right, .right, .right])
+            for weight in weights { table.append([weight.dataType, String(weight.blobs), grouped(weight.values), grouped(weight.bytes)]) }
+            lines.append(table.render(indent: indent + "  "))
         }
         return lines
     }
@@ -116,7 +140,7 @@ extension ModelReport {
         "neuralNetwork": "Neural network", "neuralNetworkClassifier": "Neural network classifier",
         "neuralNetworkRegressor": "Neural network regressor", "kNearestNeighborsClassifier": "k-nearest neighbours classifier",
         "glmClassifier": "Linear (GLM) classifier", "pipeline": "Pipeline", "pipelineClassifier": "Pipeline classifier",
-        "pipelineRegressor": "Pipeline regressor",
+        "pipelineRegressor": "Pipeline regressor", "mlProgram": "ML Program",
     ]
 }
 

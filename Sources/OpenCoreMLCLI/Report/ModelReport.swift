@@ -95,6 +95,32 @@ struct ModelReport: Encodable {
         var inputDimensions: Int
     }
 
+    /// An ML Program: its functions, operations and stored weights.
+    struct MLProgram: Codable {
+        struct Function: Codable {
+            var name: String
+            var opset: String
+            var inputs: [String]
+            var outputs: [String]
+        }
+        struct OperationCount: Codable {
+            var type: String
+            var count: Int
+        }
+        struct WeightType: Codable {
+            var dataType: String
+            var blobs: Int
+            var values: Int
+            var bytes: Int
+        }
+        var functions: [Function]
+        var operationCount: Int
+        var operations: [OperationCount]
+        /// Values in blob files by stored type (nil when the package was not at hand).
+        var weights: [WeightType]?
+        var immediateBytes: Int?
+    }
+
     var path: String?
     var modelType: String
     var specificationVersion: Int
@@ -110,6 +136,7 @@ struct ModelReport: Encodable {
     var neuralNetwork: NeuralNetwork?
     var kNearestNeighbors: NearestNeighbors?
     var glmClassifier: LinearClassifier?
+    var mlProgram: MLProgram?
     /// The models of a pipeline, in order, with their names.
     var pipeline: [ModelReport]?
     var pipelineModelName: String?
