@@ -36,14 +36,18 @@ open class MLModel: MLWritable, @unchecked Sendable {
     /// Loads and validates the model at `url`; `configuration.parameters` must be values the model allows.
     ///
     /// - Parameters:
-    ///   - url: An `.mlmodel` file or a compiled `.mlmodelc` folder.
+    ///   - url: An `.mlmodel` file, an `.mlpackage` folder or a compiled `.mlmodelc` folder.
     ///   - configuration: The settings to load with; the model keeps a copy.
     /// - Throws: An ``MLModelError`` for a file that cannot be read, a model that is not valid, or a
     ///   parameter value the model does not allow (``MLModelError/Code/parameters``).
     public convenience init(contentsOf url: URL, configuration: MLModelConfiguration) throws {
-        let specification: CoreML_Specification_Model
+        var specification: CoreML_Specification_Model
         do {
             specification = try CoreML_Specification_Model(contentsOf: url)
+            // An ML Program's weights come into the program, so the model no longer needs its package.
+            if case .mlProgram? = specification.type, ModelPackage.isPackage(url) {
+                specification = try specification.inliningMLProgramWeights(from: ModelPackage(contentsOf: url))
+            }
         } catch {
             throw MLModelError(wrapping: error)
         }

@@ -16,7 +16,7 @@ enum ModelRunners {
         case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
             return try PipelineRunner(specification: specification, models: specification.pipelineModels, parameters: parameters, memoryLimit: memoryLimit)
         case .mlProgram?:
-            throw MLModelError(.generic, "running ML Programs is not supported yet: OpenCoreML reads, validates and inspects them (opencoreml inspect), and runs neural networks, k-NN, GLM classifiers and pipelines")
+            return try MLProgramRunner(specification: specification)
         default:
             guard specification.neuralNetworkSpecification != nil else {
                 throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")

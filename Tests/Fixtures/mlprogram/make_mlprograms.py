@@ -1,6 +1,8 @@
 """ML Program fixtures: small programs built with coremltools 9.0's MIL builder (no PyTorch needed),
 converted and saved as .mlpackage folders, with the facts coremltools' own protobuf classes read
-back from them (facts.json) for Tests/CoreMLSpecTests/MLProgramTests.swift.
+back from them (facts.json) for Tests/CoreMLSpecTests/MLProgramTests.swift, and each program's
+output for a seeded input computed by numpy from the same weights (float64), for
+Tests/OpenCoreMLTests/MLProgramPredictionTests.swift (coremltools cannot predict on Linux).
 
     python3 -m venv .venv-coremltools && .venv-coremltools/bin/pip install coremltools==9.0 numpy
     .venv-coremltools/bin/python Tests/Fixtures/mlprogram/make_mlprograms.py
@@ -46,6 +48,34 @@ def conv(x):
     y = mb.max_pool(x=y, kernel_sizes=[2, 2], strides=[2, 2], pad_type="valid")
     y = mb.reshape(x=y, shape=[1, 8 * 7 * 7])
     return mb.softmax(x=mb.linear(x=y, weight=W3, bias=B3), axis=-1)
+
+
+def softmax(z):
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def dense_reference(x):
+    """The Dense program in numpy (float64)."""
+    y = np.maximum(x @ W1.T.astype(np.float64) + B1, 0)
+    return softmax(y @ W2.T.astype(np.float64) + B2)
+
+
+def conv_reference(x):
+    """The Conv program in numpy (float64): valid 3×3 convolution, relu, 2×2 max pooling."""
+    _, c, h, w = x.shape
+    y = np.zeros((1, 8, h - 2, w - 2))
+    for i in range(h - 2):
+        for j in range(w - 2):
+            y[0, :, i, j] = np.tensordot(K.astype(np.float64), x[0, :, i:i + 3, j:j + 3], axes=([1, 2, 3], [0, 1, 2])) + KB
+    y = np.maximum(y, 0)
+    y = y.reshape(1, 8, 7, 2, 7, 2).max(axis=(3, 5))
+    return softmax(y.reshape(1, -1) @ W3.T.astype(np.float64) + B3)
+
+
+def reference(function, shape, seed):
+    x = np.random.default_rng(seed).uniform(-1, 1, shape).astype(np.float32)
+    return {"input": "x", "shape": list(shape), "x": x.ravel().tolist(), "y": function(x.astype(np.float64)).ravel().tolist()}
 
 
 def dtype_name(value):
@@ -107,6 +137,9 @@ def main():
         "Conv.mlpackage": save(conv, "Conv.mlpackage", minimum_deployment_target=ct.target.iOS17,
                                compute_precision=ct.precision.FLOAT32),
     }
+    result["Dense.mlpackage"]["reference"] = reference(dense_reference, (1, 32), 1)
+    result["Dense16.mlpackage"]["reference"] = reference(dense_reference, (1, 32), 2)
+    result["Conv.mlpackage"]["reference"] = reference(conv_reference, (1, 3, 16, 16), 3)
     with open(os.path.join(HERE, "facts.json"), "w") as file:
         json.dump(result, file, indent=1, sort_keys=True)
         file.write("\n")

@@ -1,0 +1,51 @@
+import CoreMLSpec
+import Foundation
+import _OpenCoreMLEngine
+
+/// Runs an ML Program's `main` function (compiled once by the engine's `ProgramPlan`): multi-array
+/// inputs in, float32 multi-arrays out (double where the model declares double outputs).
+final class MLProgramRunner: ModelRunner, @unchecked Sendable {
+    private let plan: ProgramPlan
+    private let outputs: [CoreML_Specification_FeatureDescription]
+
+    init(specification: CoreML_Specification_Model) throws {
+        guard case .mlProgram(let program)? = specification.type else { preconditionFailure("not an ML Program") }
+        do {
+            plan = try ProgramPlan(program: program)
+        } catch let error as MILProgramError {
+            throw MLModelError(.generic, "ML Program: \(error.description)")
+        }
+        outputs = specification.description_p.output
+    }
+
+    func predictions(_ examples: [MLFeatureProvider]) throws -> [MLFeatureProvider] {
+        try examples.map { example in
+            var inputs: [String: MILTensor] = [:]
+            for name in plan.inputNames {
+                guard let array = example.featureValue(for: name)?.multiArrayValue else {
+                    throw MLModelError(.featureType, "input '\(name)' is missing or not a multi-array")
+                }
+                var values = [Float](repeating: 0, count: array.count)
+                values.withUnsafeMutableBufferPointer { array.copyFloats(to: $0.baseAddress!) }
+                inputs[name] = MILTensor(shape: array.shape.map(\.intValue), values: values)
+            }
+            let results: [String: MILTensor]
+            do {
+                results = try plan.run(inputs)
+            } catch let error as MILProgramError {
+                throw MLModelError(.generic, "ML Program: \(error.description)")
+            }
+            var features: [String: MLFeatureValue] = [:]
+            for output in outputs {
+                guard let tensor = results[output.name] else { continue }
+                var dataType = MLMultiArrayDataType.float32
+                if case .multiArrayType(let declared)? = output.type.type, declared.dataType == .double { dataType = .double }
+                let array = try tensor.values.withUnsafeBufferPointer {
+                    try MLMultiArray.make(shape: tensor.shape, dataType: dataType, values: $0.baseAddress!)
+                }
+                features[output.name] = MLFeatureValue(multiArray: array)
+            }
+            return try MLDictionaryFeatureProvider(dictionary: features)
+        }
+    }
+}

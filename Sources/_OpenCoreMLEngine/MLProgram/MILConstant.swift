@@ -1,0 +1,88 @@
+import CoreMLSpec
+import Foundation
+
+/// A tensor while an ML Program runs: its shape and its values as Float (every numeric type is
+/// computed in float32: float16 and 8-bit weights are widened when the program is compiled).
+package struct MILTensor: Equatable, Sendable {
+    package var shape: [Int]
+    package var values: [Float]
+
+    package init(shape: [Int], values: [Float]) {
+        precondition(shape.reduce(1, *) == values.count, "shape \(shape) does not hold \(values.count) values")
+        self.shape = shape
+        self.values = values
+    }
+
+    package var count: Int { values.count }
+}
+
+/// A value known when the program is compiled: a numeric tensor or strings (pad types, dtypes).
+package enum MILConstant: Sendable {
+    case tensor(MILTensor)
+    case strings([String])
+
+    /// Decodes an immediate tensor value of its declared type.
+    ///
+    /// - Throws: `MILProgramError` for blob file values (inline them first), non-tensor values,
+    ///   unknown or unsupported data types, or a value count the shape does not match.
+    init(_ value: CoreML_Specification_MILSpec_Value, at place: String) throws {
+        guard case .immediateValue(let immediate)? = value.value else {
+            throw MILProgramError("\(place): a value stored in a blob file (load the model from its .mlpackage)")
+        }
+        guard case .tensor(let tensor)? = immediate.value else {
+            throw MILProgramError("\(place): only tensor values are supported, not \(String(describing: immediate.value))")
+        }
+        let type = value.type.tensorType
+        var shape: [Int] = []
+        for dimension in type.dimensions {
+            guard case .constant(let constant)? = dimension.dimension, constant.size <= UInt64(Int32.max) else {
+                throw MILProgramError("\(place): a constant with an unknown or huge dimension")
+            }
+            shape.append(Int(constant.size))
+        }
+        let values: [Float]
+        switch tensor.value {
+        case .floats(let floats)?: values = floats.values
+        case .doubles(let doubles)?: values = doubles.values.map { Float($0) }
+        case .ints(let ints)?: values = ints.values.map { Float($0) }
+        case .longInts(let longs)?: values = longs.values.map { Float($0) }
+        case .bools(let bools)?: values = bools.values.map { $0 ? 1 : 0 }
+        case .strings(let strings)?:
+            self = .strings(strings.values)
+            return
+        case .bytes(let bytes)?: values = try Self.decode(bytes.values, type.dataType, at: place)
+        case nil: values = []
+        }
+        let expected = shape.reduce(1, *)
+        guard values.count == expected else {
+            throw MILProgramError("\(place): \(values.count) values for shape \(shape)")
+        }
+        self = .tensor(MILTensor(shape: shape, values: values))
+    }
+
+    /// Raw little-endian values of `type` as Float.
+    static func decode(_ data: Data, _ type: CoreML_Specification_MILSpec_DataType, at place: String) throws -> [Float] {
+        let bytes = [UInt8](data)
+        switch type {
+        case .float16:
+            guard bytes.count % 2 == 0 else { throw MILProgramError("\(place): an odd number of float16 bytes") }
+            return HalfPrecision.floats(fromLittleEndian: data)
+        case .float32:
+            guard bytes.count % 4 == 0 else { throw MILProgramError("\(place): float32 bytes not a multiple of 4") }
+            return stride(from: 0, to: bytes.count, by: 4).map {
+                Float(bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16 | UInt32(bytes[$0 + 3]) << 24)
+            }
+        case .uint8: return bytes.map { Float($0) }
+        case .int8: return bytes.map { Float(Int8(bitPattern: $0)) }
+        default: throw MILProgramError("\(place): values of type \(type) are not supported yet")
+        }
+    }
+
+    var tensor: MILTensor? { if case .tensor(let tensor) = self { return tensor } else { return nil } }
+}
+
+/// An ML Program that cannot be compiled or run, with the operation and input at fault.
+package struct MILProgramError: Error, CustomStringConvertible, Sendable {
+    package var description: String
+    package init(_ description: String) { self.description = description }
+}

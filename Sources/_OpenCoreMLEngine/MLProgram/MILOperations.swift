@@ -1,0 +1,482 @@
+import CoreMLSpec
+import Foundation
+import _OpenCoreMLKernels
+
+/// The operations an ML Program may use, by MIL type: each compiles its arguments into a step.
+/// Shapes are checked when a step runs (inputs may have flexible shapes); parameters that must be
+/// constant (axes, strides, pad types) are read when the step is made.
+enum MILOperations {
+    typealias Arguments = [String: [ProgramPlan.Argument]]
+    typealias Make = @Sendable (Arguments, [Int], OperationContext) throws -> ProgramPlan.Step
+
+    static let table: [String: Make] = {
+        var table: [String: Make] = [
+            "relu": unary { max($0, 0) }, "relu6": unary { min(max($0, 0), 6) }, "sigmoid": unary { 1 / (1 + exp(-$0)) },
+            "tanh": unary { tanh($0) }, "exp": unary { exp($0) }, "sqrt": unary { $0.squareRoot() },
+            "abs": unary { abs($0) }, "square": unary { $0 * $0 },
+            "add": binary(+), "sub": binary(-), "mul": binary(*), "real_div": binary(/),
+            "maximum": binary { max($0, $1) }, "minimum": binary { min($0, $1) }, "pow": binary { pow($0, $1) },
+        ]
+        table["clip"] = clip
+        table["softmax"] = softmax
+        table["linear"] = linear
+        table["matmul"] = matmul
+        table["reshape"] = reshape
+        table["transpose"] = transpose
+        table["expand_dims"] = expandDims
+        table["squeeze"] = squeeze
+        table["concat"] = concat
+        table["cast"] = cast
+        table["conv"] = convolution
+        table["max_pool"] = pooling(max: true)
+        table["avg_pool"] = pooling(max: false)
+        return table
+    }()
+
+    // MARK: Arguments
+
+    static func argument(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> ProgramPlan.Argument {
+        guard let argument = arguments[name]?.first else { throw context.fail("input '\(name)' is missing") }
+        return argument
+    }
+
+    static func fetch(_ argument: ProgramPlan.Argument, _ slots: [MILTensor?]) -> MILTensor {
+        switch argument {
+        case .slot(let slot): return slots[slot]!
+        case .constant(let constant): return constant.tensor ?? MILTensor(shape: [0], values: [])
+        }
+    }
+
+    /// A parameter that must be constant, as integers (nil when absent).
+    static func constantInts(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> [Int]? {
+        guard let argument = arguments[name]?.first else { return nil }
+        guard case .constant(.tensor(let tensor)) = argument else { throw context.fail("input '\(name)' must be a constant") }
+        return tensor.values.map { Int($0) }
+    }
+
+    static func constantString(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> String? {
+        guard let argument = arguments[name]?.first else { return nil }
+        guard case .constant(.strings(let strings)) = argument, let first = strings.first else {
+            throw context.fail("input '\(name)' must be a constant string")
+        }
+        return first
+    }
+
+    static func constantFloat(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> Float? {
+        try constantInts(arguments, name, context) == nil ? nil : (arguments[name]?.first).flatMap { if case .constant(.tensor(let t)) = $0 { return t.values.first } else { return nil } }
+    }
+
+    static func axis(_ axis: Int, rank: Int, _ context: OperationContext) throws -> Int {
+        let resolved = axis < 0 ? axis + rank : axis
+        guard resolved >= 0 && resolved < max(rank, 1) else { throw context.fail("axis \(axis) is out of range for rank \(rank)") }
+        return resolved
+    }
+
+    // MARK: Elementwise
+
+    static func unary(_ f: @escaping @Sendable (Float) -> Float) -> Make {
+        { arguments, outputs, context in
+            let x = try argument(arguments, "x", context)
+            return { slots in
+                let input = fetch(x, slots)
+                slots[outputs[0]] = MILTensor(shape: input.shape, values: input.values.map(f))
+            }
+        }
+    }
+
+    static let clip: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard let alpha = try constantFloat(arguments, "alpha", context), let beta = try constantFloat(arguments, "beta", context) else {
+            throw context.fail("clip needs constant alpha and beta")
+        }
+        return { slots in
+            let input = fetch(x, slots)
+            slots[outputs[0]] = MILTensor(shape: input.shape, values: input.values.map { min(max($0, alpha), beta) })
+        }
+    }
+
+    /// NumPy-style broadcasting of `x` and `y`.
+    static func binary(_ f: @escaping @Sendable (Float, Float) -> Float) -> Make {
+        { arguments, outputs, context in
+            let x = try argument(arguments, "x", context), y = try argument(arguments, "y", context)
+            return { slots in
+                let a = fetch(x, slots), b = fetch(y, slots)
+                if a.shape == b.shape {
+                    slots[outputs[0]] = MILTensor(shape: a.shape, values: zip(a.values, b.values).map(f))
+                    return
+                }
+                let rank = max(a.shape.count, b.shape.count)
+                let sa = Array(repeating: 1, count: rank - a.shape.count) + a.shape
+                let sb = Array(repeating: 1, count: rank - b.shape.count) + b.shape
+                var shape: [Int] = []
+                for (p, q) in zip(sa, sb) {
+                    guard p == q || p == 1 || q == 1 else { throw context.fail("shapes \(a.shape) and \(b.shape) do not broadcast") }
+                    shape.append(max(p, q))
+                }
+                let stridesA = broadcastStrides(sa), stridesB = broadcastStrides(sb)
+                let count = shape.reduce(1, *)
+                var values = [Float](repeating: 0, count: count)
+                var index = [Int](repeating: 0, count: rank)
+                for position in 0..<count {
+                    var offsetA = 0, offsetB = 0
+                    for d in 0..<rank {
+                        offsetA += index[d] * stridesA[d]
+                        offsetB += index[d] * stridesB[d]
+                    }
+                    values[position] = f(a.values[offsetA], b.values[offsetB])
+                    var d = rank - 1
+                    while d >= 0 {
+                        index[d] += 1
+                        if index[d] < shape[d] { break }
+                        index[d] = 0
+                        d -= 1
+                    }
+                }
+                slots[outputs[0]] = MILTensor(shape: shape, values: values)
+            }
+        }
+    }
+
+    /// Row-major strides, 0 along size-1 (broadcast) dimensions.
+    static func broadcastStrides(_ shape: [Int]) -> [Int] {
+        var strides = [Int](repeating: 0, count: shape.count)
+        var step = 1
+        for d in stride(from: shape.count - 1, through: 0, by: -1) {
+            strides[d] = shape[d] == 1 ? 0 : step
+            step *= shape[d]
+        }
+        return strides
+    }
+
+    static let cast: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        let dtype = try constantString(arguments, "dtype", context) ?? "fp32"
+        let convert: @Sendable (Float) -> Float
+        switch dtype {
+        case "fp32", "fp64": convert = { $0 }
+        case "fp16": convert = { HalfPrecision.float(fromBits: HalfPrecision.bits(from: $0)) }
+        case "int32", "int16", "int8", "uint8", "uint16", "int64": convert = { $0.rounded(.towardZero) }
+        case "bool": convert = { $0 != 0 ? 1 : 0 }
+        default: throw context.fail("cast to '\(dtype)' is not supported")
+        }
+        return { slots in
+            let input = fetch(x, slots)
+            slots[outputs[0]] = MILTensor(shape: input.shape, values: input.values.map(convert))
+        }
+    }
+
+    // MARK: Reductions and shapes
+
+    static let softmax: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        let axisValue = try constantInts(arguments, "axis", context)?.first ?? -1
+        return { slots in
+            let input = fetch(x, slots)
+            let axis = try axis(axisValue, rank: input.shape.count, context)
+            let n = input.shape[axis], inner = input.shape[(axis + 1)...].reduce(1, *), outer = input.count / max(n * inner, 1)
+            var values = input.values
+            for o in 0..<outer {
+                for i in 0..<inner {
+                    let base = o * n * inner + i
+                    var largest = -Float.infinity
+                    for k in 0..<n { largest = max(largest, values[base + k * inner]) }
+                    var sum: Float = 0
+                    for k in 0..<n {
+                        let e = exp(values[base + k * inner] - largest)
+                        values[base + k * inner] = e
+                        sum += e
+                    }
+                    for k in 0..<n { values[base + k * inner] /= sum }
+                }
+            }
+            slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
+        }
+    }
+
+    static let reshape: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard let target = try constantInts(arguments, "shape", context) else { throw context.fail("reshape needs a constant shape") }
+        return { slots in
+            let input = fetch(x, slots)
+            var shape = target
+            for (d, size) in shape.enumerated() where size == 0 && d < input.shape.count { shape[d] = input.shape[d] }
+            let known = shape.filter { $0 != -1 }.reduce(1, *)
+            if let unknown = shape.firstIndex(of: -1) { shape[unknown] = known == 0 ? 0 : input.count / known }
+            guard shape.reduce(1, *) == input.count else { throw context.fail("cannot reshape \(input.shape) to \(target)") }
+            slots[outputs[0]] = MILTensor(shape: shape, values: input.values)
+        }
+    }
+
+    static let expandDims: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard let axes = try constantInts(arguments, "axes", context) else { throw context.fail("expand_dims needs constant axes") }
+        return { slots in
+            let input = fetch(x, slots)
+            var shape = input.shape
+            let rank = shape.count + axes.count
+            for axis in axes.map({ $0 < 0 ? $0 + rank : $0 }).sorted() {
+                guard axis >= 0 && axis <= shape.count else { throw context.fail("axis out of range") }
+                shape.insert(1, at: axis)
+            }
+            slots[outputs[0]] = MILTensor(shape: shape, values: input.values)
+        }
+    }
+
+    static let squeeze: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        let axes = try constantInts(arguments, "axes", context)
+        return { slots in
+            let input = fetch(x, slots)
+            let rank = input.shape.count
+            let doomed = Set(axes.map { $0.map { $0 < 0 ? $0 + rank : $0 } } ?? input.shape.indices.filter { input.shape[$0] == 1 })
+            guard doomed.allSatisfy({ $0 >= 0 && $0 < rank && input.shape[$0] == 1 }) else {
+                throw context.fail("squeeze of a dimension that is not 1 in \(input.shape)")
+            }
+            slots[outputs[0]] = MILTensor(shape: input.shape.indices.filter { !doomed.contains($0) }.map { input.shape[$0] }, values: input.values)
+        }
+    }
+
+    static let transpose: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard let perm = try constantInts(arguments, "perm", context) else { throw context.fail("transpose needs a constant perm") }
+        return { slots in
+            let input = fetch(x, slots)
+            let rank = input.shape.count
+            let order = perm.map { $0 < 0 ? $0 + rank : $0 }
+            guard order.sorted() == Array(0..<rank) else { throw context.fail("perm \(perm) is not a permutation of rank \(rank)") }
+            let shape = order.map { input.shape[$0] }
+            let inStrides = input.shape.indices.map { input.shape[($0 + 1)...].reduce(1, *) }
+            var values = [Float](repeating: 0, count: input.count)
+            var index = [Int](repeating: 0, count: rank)
+            for position in 0..<input.count {
+                var offset = 0
+                for d in 0..<rank { offset += index[d] * inStrides[order[d]] }
+                values[position] = input.values[offset]
+                var d = rank - 1
+                while d >= 0 {
+                    index[d] += 1
+                    if index[d] < shape[d] { break }
+                    index[d] = 0
+                    d -= 1
+                }
+            }
+            slots[outputs[0]] = MILTensor(shape: shape, values: values)
+        }
+    }
+
+    static let concat: Make = { arguments, outputs, context in
+        guard let parts = arguments["values"], !parts.isEmpty else { throw context.fail("concat needs values") }
+        guard let axisValue = try constantInts(arguments, "axis", context)?.first else { throw context.fail("concat needs a constant axis") }
+        return { slots in
+            let tensors = parts.map { fetch($0, slots) }
+            let rank = tensors[0].shape.count
+            let axis = try axis(axisValue, rank: rank, context)
+            for tensor in tensors where tensor.shape.count != rank || tensor.shape.indices.contains(where: { $0 != axis && tensor.shape[$0] != tensors[0].shape[$0] }) {
+                throw context.fail("shapes \(tensors.map(\.shape)) do not concatenate along axis \(axisValue)")
+            }
+            var shape = tensors[0].shape
+            shape[axis] = tensors.reduce(0) { $0 + $1.shape[axis] }
+            let outer = shape[..<axis].reduce(1, *), inner = shape[(axis + 1)...].reduce(1, *)
+            var values: [Float] = []
+            values.reserveCapacity(shape.reduce(1, *))
+            for o in 0..<outer {
+                for tensor in tensors {
+                    let run = tensor.shape[axis] * inner
+                    values += tensor.values[(o * run)..<((o + 1) * run)]
+                }
+            }
+            slots[outputs[0]] = MILTensor(shape: shape, values: values)
+        }
+    }
+
+    // MARK: Products
+
+    static let linear: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard case .constant(.tensor(let weight)) = try argument(arguments, "weight", context), weight.shape.count == 2 else {
+            throw context.fail("linear needs a constant 2-D weight")
+        }
+        let bias: MILTensor? = try arguments["bias"].map { _ in
+            guard case .constant(.tensor(let b)) = try argument(arguments, "bias", context), b.count == weight.shape[0] else {
+                throw context.fail("linear's bias must be a constant of \(weight.shape[0]) values")
+            }
+            return b
+        }
+        let (outFeatures, inFeatures) = (weight.shape[0], weight.shape[1])
+        return { slots in
+            let input = fetch(x, slots)
+            guard input.shape.last == inFeatures else { throw context.fail("input \(input.shape) does not end in \(inFeatures)") }
+            let rows = input.count / inFeatures
+            var values = [Float](repeating: 0, count: rows * outFeatures)
+            ocm_sgemm(false, true, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1, input.values, Int32(inFeatures),
+                      weight.values, Int32(inFeatures), 0, &values, Int32(outFeatures))
+            if let bias {
+                for r in 0..<rows { for o in 0..<outFeatures { values[r * outFeatures + o] += bias.values[o] } }
+            }
+            slots[outputs[0]] = MILTensor(shape: Array(input.shape.dropLast()) + [outFeatures], values: values)
+        }
+    }
+
+    static let matmul: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context), y = try argument(arguments, "y", context)
+        let transposeX = (try constantInts(arguments, "transpose_x", context)?.first ?? 0) != 0
+        let transposeY = (try constantInts(arguments, "transpose_y", context)?.first ?? 0) != 0
+        return { slots in
+            let a = fetch(x, slots), b = fetch(y, slots)
+            guard a.shape.count >= 2, b.shape.count >= 2 else { throw context.fail("matmul of rank below 2 is not supported yet") }
+            let (ar, ac) = (a.shape[a.shape.count - 2], a.shape[a.shape.count - 1])
+            let (br, bc) = (b.shape[b.shape.count - 2], b.shape[b.shape.count - 1])
+            let (m, k) = transposeX ? (ac, ar) : (ar, ac)
+            let (k2, n) = transposeY ? (bc, br) : (br, bc)
+            let batchA = Array(a.shape.dropLast(2)), batchB = Array(b.shape.dropLast(2))
+            guard k == k2, batchA == batchB || batchA.reduce(1, *) == 1 || batchB.reduce(1, *) == 1 else {
+                throw context.fail("shapes \(a.shape) and \(b.shape) do not multiply")
+            }
+            let batch = max(batchA.reduce(1, *), batchB.reduce(1, *))
+            var values = [Float](repeating: 0, count: batch * m * n)
+            a.values.withUnsafeBufferPointer { pa in
+                b.values.withUnsafeBufferPointer { pb in
+                    values.withUnsafeMutableBufferPointer { py in
+                        for i in 0..<batch {
+                            let oa = batchA.reduce(1, *) == 1 ? 0 : i * ar * ac, ob = batchB.reduce(1, *) == 1 ? 0 : i * br * bc
+                            ocm_sgemm(transposeX, transposeY, Int32(m), Int32(n), Int32(k), 1, pa.baseAddress! + oa, Int32(ac),
+                                      pb.baseAddress! + ob, Int32(bc), 0, py.baseAddress! + i * m * n, Int32(n))
+                        }
+                    }
+                }
+            }
+            slots[outputs[0]] = MILTensor(shape: (batchA.count >= batchB.count ? batchA : batchB) + [m, n], values: values)
+        }
+    }
+
+    // MARK: Convolution and pooling
+
+    /// The padding (top, bottom, left, right) and output size for a 2-D window.
+    static func window(_ padType: String, pad: [Int]?, size: (Int, Int), kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int),
+                       _ context: OperationContext) throws -> (pads: [Int], out: (Int, Int)) {
+        let effective = ((kernel.0 - 1) * dilation.0 + 1, (kernel.1 - 1) * dilation.1 + 1)
+        var pads = [0, 0, 0, 0]
+        switch padType {
+        case "valid": break
+        case "custom":
+            guard let pad, pad.count == 4 else { throw context.fail("custom padding needs 4 values") }
+            pads = pad
+        case "same", "same_lower":
+            for (d, (n, s, e)) in [(size.0, stride.0, effective.0), (size.1, stride.1, effective.1)].enumerated() {
+                let out = (n + s - 1) / s
+                let total = max((out - 1) * s + e - n, 0)
+                let small = total / 2, large = total - small
+                pads[2 * d] = padType == "same" ? small : large
+                pads[2 * d + 1] = padType == "same" ? large : small
+            }
+        default: throw context.fail("pad_type '\(padType)' is not supported")
+        }
+        let outH = (size.0 + pads[0] + pads[1] - effective.0) / stride.0 + 1
+        let outW = (size.1 + pads[2] + pads[3] - effective.1) / stride.1 + 1
+        guard outH > 0 && outW > 0 else { throw context.fail("the window is larger than the padded input \(size)") }
+        return (pads, (outH, outW))
+    }
+
+    static let convolution: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard case .constant(.tensor(let weight)) = try argument(arguments, "weight", context), weight.shape.count == 4 else {
+            throw context.fail("conv needs a constant 4-D weight (2-D convolution; other ranks are not supported yet)")
+        }
+        let bias = try arguments["bias"].map { _ -> MILTensor in
+            guard case .constant(.tensor(let b)) = try argument(arguments, "bias", context), b.count == weight.shape[0] else {
+                throw context.fail("conv's bias must be a constant of \(weight.shape[0]) values")
+            }
+            return b
+        }
+        let strides = try constantInts(arguments, "strides", context) ?? [1, 1]
+        let dilations = try constantInts(arguments, "dilations", context) ?? [1, 1]
+        let groups = try constantInts(arguments, "groups", context)?.first ?? 1
+        let padType = try constantString(arguments, "pad_type", context) ?? "valid"
+        let pad = try constantInts(arguments, "pad", context)
+        let (outChannels, perGroup, kh, kw) = (weight.shape[0], weight.shape[1], weight.shape[2], weight.shape[3])
+        guard groups >= 1, outChannels % groups == 0, strides.count == 2, dilations.count == 2, strides.allSatisfy({ $0 > 0 }), dilations.allSatisfy({ $0 > 0 }) else {
+            throw context.fail("bad strides, dilations or groups")
+        }
+        return { slots in
+            let input = fetch(x, slots)
+            guard input.shape.count == 4, input.shape[1] == perGroup * groups else {
+                throw context.fail("input \(input.shape) does not have \(perGroup * groups) channels in N×C×H×W")
+            }
+            let (n, c, h, w) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
+            let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kh, kw), stride: (strides[0], strides[1]),
+                                         dilation: (dilations[0], dilations[1]), context)
+            let plane = out.0 * out.1, rows = perGroup * kh * kw, outPerGroup = outChannels / groups
+            var columns = [Float](repeating: 0, count: rows * plane)
+            var values = [Float](repeating: 0, count: n * outChannels * plane)
+            input.values.withUnsafeBufferPointer { source in
+                weight.values.withUnsafeBufferPointer { kernel in
+                    values.withUnsafeMutableBufferPointer { result in
+                        for image in 0..<n {
+                            for group in 0..<groups {
+                                let channels = source.baseAddress! + (image * c + group * perGroup) * h * w
+                                ocm_im2col(channels, Int32(perGroup), Int32(h), Int32(w), Int32(kh), Int32(kw), Int32(strides[0]), Int32(strides[1]),
+                                           Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]), Int32(out.0), Int32(out.1), &columns)
+                                ocm_sgemm(false, false, Int32(outPerGroup), Int32(plane), Int32(rows), 1, kernel.baseAddress! + group * outPerGroup * rows,
+                                          Int32(rows), columns, Int32(plane), 0,
+                                          result.baseAddress! + (image * outChannels + group * outPerGroup) * plane, Int32(plane))
+                            }
+                        }
+                    }
+                }
+            }
+            if let bias {
+                for image in 0..<n {
+                    for o in 0..<outChannels {
+                        let base = (image * outChannels + o) * plane
+                        for p in 0..<plane { values[base + p] += bias.values[o] }
+                    }
+                }
+            }
+            slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
+        }
+    }
+
+    static func pooling(max isMax: Bool) -> Make {
+        { arguments, outputs, context in
+            let x = try argument(arguments, "x", context)
+            guard let kernel = try constantInts(arguments, "kernel_sizes", context), kernel.count == 2 else {
+                throw context.fail("2-D pooling needs two kernel sizes (other ranks are not supported yet)")
+            }
+            let strides = try constantInts(arguments, "strides", context) ?? [1, 1]
+            let padType = try constantString(arguments, "pad_type", context) ?? "valid"
+            let pad = try constantInts(arguments, "pad", context)
+            let excludePadding = (try constantInts(arguments, "exclude_padding_from_average", context)?.first ?? 0) != 0
+            if (try constantInts(arguments, "ceil_mode", context)?.first ?? 0) != 0 { throw context.fail("ceil_mode is not supported yet") }
+            return { slots in
+                let input = fetch(x, slots)
+                guard input.shape.count == 4 else { throw context.fail("input \(input.shape) is not N×C×H×W") }
+                let (n, c, h, w) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
+                let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kernel[0], kernel[1]), stride: (strides[0], strides[1]),
+                                             dilation: (1, 1), context)
+                var values = [Float](repeating: 0, count: n * c * out.0 * out.1)
+                for plane in 0..<(n * c) {
+                    let base = plane * h * w
+                    for oy in 0..<out.0 {
+                        for ox in 0..<out.1 {
+                            var result: Float = isMax ? -.infinity : 0
+                            var count = 0
+                            for ky in 0..<kernel[0] {
+                                let y = oy * strides[0] + ky - pads[0]
+                                for kx in 0..<kernel[1] {
+                                    let x = ox * strides[1] + kx - pads[2]
+                                    guard y >= 0 && y < h && x >= 0 && x < w else { continue }
+                                    let value = input.values[base + y * w + x]
+                                    result = isMax ? Swift.max(result, value) : result + value
+                                    count += 1
+                                }
+                            }
+                            if !isMax { result /= Float(excludePadding ? Swift.max(count, 1) : kernel[0] * kernel[1]) }
+                            values[(plane * out.0 + oy) * out.1 + ox] = result
+                        }
+                    }
+                }
+                slots[outputs[0]] = MILTensor(shape: [n, c, out.0, out.1], values: values)
+            }
+        }
+    }
+}
