@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rewrites the committed seed corpus (Fuzz/corpus/) and the protobuf dictionary (Fuzz/model.dict).
 #
-#   model/  the small fixture models (Tests/Fixtures/models and knn; not the 2.3 MB
+#   model/  the small fixture models (Tests/Fixtures/models and knn, and the ML Programs of
+#           Tests/Fixtures/mlprogram as self-contained .mlmodel files; not the 2.3 MB
 #           lenet_updatable.mlmodel, whose shape gen-lenet-tiny-*.mlmodel keep at 1 KB) and one
 #           generated model per layer type and variant (MakeSeeds)
 #   data/   FuzzData inputs (format byte, options byte, file): generated CSV, JSON, IDX, NPY
@@ -19,6 +20,12 @@ mkdir -p Fuzz/corpus/model Fuzz/corpus/data
 for model in Tests/Fixtures/models/*.mlmodel Tests/Fixtures/knn/*.mlmodel; do
     case "$(basename "$model")" in lenet_updatable.mlmodel) continue ;; esac
     cp "$model" "Fuzz/corpus/model/fixture-$(basename "$model")"
+done
+
+# The ML Program fixtures as single .mlmodel files (their weights copied into the program).
+swift build -c release --product opencoreml
+for package in Tests/Fixtures/mlprogram/*.mlpackage; do
+    .build/release/opencoreml convert "$package" "Fuzz/corpus/model/mlprogram-$(basename "$package" .mlpackage).mlmodel" >/dev/null
 done
 
 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 OPENCOREML_NUM_THREADS=1 \

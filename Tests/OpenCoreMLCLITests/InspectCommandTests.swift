@@ -98,6 +98,12 @@ struct InspectMLProgramTests {
             let predict = try CommandRunner.run(["predict", package.path, "--input", "x=\(input.path)"])
             #expect(predict.status == 0 && predict.stdout.contains("softmax_0: shape [1, 4]"), "\(predict.stdout)\(predict.stderr)")
 
+            // One self-contained file: the weights come into the program.
+            let single = folder.appendingPathComponent("Dense.mlmodel")
+            #expect(try CommandRunner.run(["convert", package.path, single.path]).status == 0)
+            let again = try CommandRunner.run(["predict", single.path, "--input", "x=\(input.path)"])
+            #expect(again.status == 0 && again.stdout == predict.stdout, "\(again.stdout)\(again.stderr)")
+
             let weights = package.appendingPathComponent("Data/com.apple.CoreML/weights/weight.bin")
             try Data(try Data(contentsOf: weights).prefix(200)).write(to: weights)
             let result = try CommandRunner.run(["inspect", package.path])

@@ -8,10 +8,10 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     private let plan: ProgramPlan
     private let outputs: [CoreML_Specification_FeatureDescription]
 
-    init(specification: CoreML_Specification_Model) throws {
+    init(specification: CoreML_Specification_Model, memoryLimit: Int) throws {
         guard case .mlProgram(let program)? = specification.type else { preconditionFailure("not an ML Program") }
         do {
-            plan = try ProgramPlan(program: program)
+            plan = try ProgramPlan(program: program, memoryLimit: memoryLimit)
         } catch let error as MILProgramError {
             throw MLModelError(.generic, "ML Program: \(error.description)")
         }
@@ -40,8 +40,9 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
                 guard let tensor = results[output.name] else { continue }
                 var dataType = MLMultiArrayDataType.float32
                 if case .multiArrayType(let declared)? = output.type.type, declared.dataType == .double { dataType = .double }
+                guard !tensor.shape.contains(0) else { throw MLModelError(.generic, "ML Program: output '\(output.name)' is empty (shape \(tensor.shape))") }
                 let array = try tensor.values.withUnsafeBufferPointer {
-                    try MLMultiArray.make(shape: tensor.shape, dataType: dataType, values: $0.baseAddress!)
+                    try MLMultiArray.make(shape: tensor.shape.isEmpty ? [1] : tensor.shape, dataType: dataType, values: $0.baseAddress!)
                 }
                 features[output.name] = MLFeatureValue(multiArray: array)
             }

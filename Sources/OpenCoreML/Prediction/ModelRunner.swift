@@ -16,7 +16,7 @@ enum ModelRunners {
         case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
             return try PipelineRunner(specification: specification, models: specification.pipelineModels, parameters: parameters, memoryLimit: memoryLimit)
         case .mlProgram?:
-            return try MLProgramRunner(specification: specification)
+            return try MLProgramRunner(specification: specification, memoryLimit: memoryLimit)
         default:
             guard specification.neuralNetworkSpecification != nil else {
                 throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")

@@ -6,10 +6,10 @@ import Foundation
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compile an .mlmodel into an .mlmodelc folder, or turn an .mlmodelc back into an .mlmodel.",
-        discussion: "The model is validated first. OUT is written atomically: it appears only once complete."
+        discussion: "The model is validated first. OUT is written atomically: it appears only once complete. An .mlpackage (ML Program) becomes one self-contained .mlmodel or .mlmodelc: its weights are copied into the program."
     )
 
-    @Argument(help: "The .mlmodel file or .mlmodelc folder to read.")
+    @Argument(help: "The .mlmodel file, .mlpackage or .mlmodelc folder to read.")
     var input: String
 
     @Argument(help: "Where to write: a path ending in .mlmodel or .mlmodelc.")
@@ -25,7 +25,9 @@ struct Convert: ParsableCommand {
     func run() throws {
         try checkOutputs(output)
         do {
-            let model = try CoreML_Specification_Model(contentsOf: URL(fileURLWithPath: input))
+            let url = URL(fileURLWithPath: input)
+            var model = try CoreML_Specification_Model(contentsOf: url)
+            if ModelPackage.isPackage(url) { model = try model.inliningMLProgramWeights(from: ModelPackage(contentsOf: url)) }
             try model.validate()
             try model.write(to: URL(fileURLWithPath: output))
             print("Wrote \(output) (\(ModelReport.kindNames[model.modelTypeName] ?? model.modelTypeName), specification version \(model.specificationVersion)).")

@@ -14,6 +14,21 @@ package struct MILTensor: Equatable, Sendable {
     }
 
     package var count: Int { values.count }
+
+    /// The number of values `shape` holds, checked: no negative size, no overflow, at most
+    /// `limit` values.
+    static func checkedCount(_ shape: [Int], limit: Int, _ place: String) throws -> Int {
+        var count = 1
+        for size in shape {
+            guard size >= 0 else { throw MILProgramError("\(place): negative size in shape \(shape)") }
+            let (product, overflow) = count.multipliedReportingOverflow(by: size)
+            guard !overflow, product <= limit else {
+                throw MILProgramError("\(place): shape \(shape) holds more than the memory limit allows (\(limit) values)")
+            }
+            count = product
+        }
+        return count
+    }
 }
 
 /// A value known when the program is compiled: a numeric tensor or strings (pad types, dtypes).
@@ -53,7 +68,7 @@ package enum MILConstant: Sendable {
         case .bytes(let bytes)?: values = try Self.decode(bytes.values, type.dataType, at: place)
         case nil: values = []
         }
-        let expected = shape.reduce(1, *)
+        let expected = try MILTensor.checkedCount(shape, limit: Int(Int32.max), place)
         guard values.count == expected else {
             throw MILProgramError("\(place): \(values.count) values for shape \(shape)")
         }

@@ -51,7 +51,12 @@ enum MILOperations {
     static func constantInts(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> [Int]? {
         guard let argument = arguments[name]?.first else { return nil }
         guard case .constant(.tensor(let tensor)) = argument else { throw context.fail("input '\(name)' must be a constant") }
-        return tensor.values.map { Int($0) }
+        return try tensor.values.map { value in
+            guard let integer = Int(exactly: value.rounded(.towardZero)), abs(integer) <= 1 << 30 else {
+                throw context.fail("input '\(name)' holds \(value), not a usable integer")
+            }
+            return integer
+        }
     }
 
     static func constantString(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> String? {
@@ -68,7 +73,7 @@ enum MILOperations {
 
     static func axis(_ axis: Int, rank: Int, _ context: OperationContext) throws -> Int {
         let resolved = axis < 0 ? axis + rank : axis
-        guard resolved >= 0 && resolved < max(rank, 1) else { throw context.fail("axis \(axis) is out of range for rank \(rank)") }
+        guard resolved >= 0 && resolved < rank else { throw context.fail("axis \(axis) is out of range for rank \(rank)") }
         return resolved
     }
 
@@ -114,8 +119,8 @@ enum MILOperations {
                     shape.append(max(p, q))
                 }
                 let stridesA = broadcastStrides(sa), stridesB = broadcastStrides(sb)
-                let count = shape.reduce(1, *)
-                var values = [Float](repeating: 0, count: count)
+                var values = try context.buffer(shape)
+                let count = values.count
                 var index = [Int](repeating: 0, count: rank)
                 for position in 0..<count {
                     var offsetA = 0, offsetB = 0
@@ -200,9 +205,14 @@ enum MILOperations {
             let input = fetch(x, slots)
             var shape = target
             for (d, size) in shape.enumerated() where size == 0 && d < input.shape.count { shape[d] = input.shape[d] }
-            let known = shape.filter { $0 != -1 }.reduce(1, *)
+            guard shape.filter({ $0 == -1 }).count <= 1, shape.allSatisfy({ $0 >= -1 }) else {
+                throw context.fail("cannot reshape \(input.shape) to \(target)")
+            }
+            let known = try MILTensor.checkedCount(shape.filter { $0 != -1 }, limit: context.limit, context.place)
             if let unknown = shape.firstIndex(of: -1) { shape[unknown] = known == 0 ? 0 : input.count / known }
-            guard shape.reduce(1, *) == input.count else { throw context.fail("cannot reshape \(input.shape) to \(target)") }
+            guard try MILTensor.checkedCount(shape, limit: context.limit, context.place) == input.count else {
+                throw context.fail("cannot reshape \(input.shape) to \(target)")
+            }
             slots[outputs[0]] = MILTensor(shape: shape, values: input.values)
         }
     }
@@ -276,6 +286,7 @@ enum MILOperations {
             }
             var shape = tensors[0].shape
             shape[axis] = tensors.reduce(0) { $0 + $1.shape[axis] }
+            _ = try MILTensor.checkedCount(shape, limit: context.limit, context.place)
             let outer = shape[..<axis].reduce(1, *), inner = shape[(axis + 1)...].reduce(1, *)
             var values: [Float] = []
             values.reserveCapacity(shape.reduce(1, *))
@@ -303,11 +314,12 @@ enum MILOperations {
             return b
         }
         let (outFeatures, inFeatures) = (weight.shape[0], weight.shape[1])
+        guard outFeatures > 0 && inFeatures > 0 else { throw context.fail("linear's weight \(weight.shape) is empty") }
         return { slots in
             let input = fetch(x, slots)
             guard input.shape.last == inFeatures else { throw context.fail("input \(input.shape) does not end in \(inFeatures)") }
             let rows = input.count / inFeatures
-            var values = [Float](repeating: 0, count: rows * outFeatures)
+            var values = try context.buffer([rows, outFeatures])
             ocm_sgemm(false, true, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1, input.values, Int32(inFeatures),
                       weight.values, Int32(inFeatures), 0, &values, Int32(outFeatures))
             if let bias {
@@ -332,8 +344,10 @@ enum MILOperations {
             guard k == k2, batchA == batchB || batchA.reduce(1, *) == 1 || batchB.reduce(1, *) == 1 else {
                 throw context.fail("shapes \(a.shape) and \(b.shape) do not multiply")
             }
-            let batch = max(batchA.reduce(1, *), batchB.reduce(1, *))
-            var values = [Float](repeating: 0, count: batch * m * n)
+            guard m > 0 && n > 0 && k > 0 else { throw context.fail("shapes \(a.shape) and \(b.shape) are empty") }
+            let batchShape = batchA.reduce(1, *) >= batchB.reduce(1, *) ? batchA : batchB
+            let batch = batchShape.reduce(1, *)
+            var values = try context.buffer(batchShape + [m, n])
             a.values.withUnsafeBufferPointer { pa in
                 b.values.withUnsafeBufferPointer { pb in
                     values.withUnsafeMutableBufferPointer { py in
@@ -345,7 +359,7 @@ enum MILOperations {
                     }
                 }
             }
-            slots[outputs[0]] = MILTensor(shape: (batchA.count >= batchB.count ? batchA : batchB) + [m, n], values: values)
+            slots[outputs[0]] = MILTensor(shape: batchShape + [m, n], values: values)
         }
     }
 
@@ -354,12 +368,18 @@ enum MILOperations {
     /// The padding (top, bottom, left, right) and output size for a 2-D window.
     static func window(_ padType: String, pad: [Int]?, size: (Int, Int), kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int),
                        _ context: OperationContext) throws -> (pads: [Int], out: (Int, Int)) {
+        guard kernel.0 > 0, kernel.1 > 0, stride.0 > 0, stride.1 > 0, dilation.0 > 0, dilation.1 > 0,
+              kernel.0 <= 1 << 16, kernel.1 <= 1 << 16, dilation.0 <= 1 << 16, dilation.1 <= 1 << 16 else {
+            throw context.fail("kernel \(kernel), strides \(stride) and dilations \(dilation) must be positive (kernel and dilations at most 65536)")
+        }
         let effective = ((kernel.0 - 1) * dilation.0 + 1, (kernel.1 - 1) * dilation.1 + 1)
         var pads = [0, 0, 0, 0]
         switch padType {
         case "valid": break
         case "custom":
-            guard let pad, pad.count == 4 else { throw context.fail("custom padding needs 4 values") }
+            guard let pad, pad.count == 4, pad.allSatisfy({ $0 >= 0 && $0 <= 1 << 16 }) else {
+                throw context.fail("custom padding needs 4 values from 0 to 65536")
+            }
             pads = pad
         case "same", "same_lower":
             for (d, (n, s, e)) in [(size.0, stride.0, effective.0), (size.1, stride.1, effective.1)].enumerated() {
@@ -394,7 +414,7 @@ enum MILOperations {
         let padType = try constantString(arguments, "pad_type", context) ?? "valid"
         let pad = try constantInts(arguments, "pad", context)
         let (outChannels, perGroup, kh, kw) = (weight.shape[0], weight.shape[1], weight.shape[2], weight.shape[3])
-        guard groups >= 1, outChannels % groups == 0, strides.count == 2, dilations.count == 2, strides.allSatisfy({ $0 > 0 }), dilations.allSatisfy({ $0 > 0 }) else {
+        guard !weight.shape.contains(0), groups >= 1, outChannels % groups == 0, strides.count == 2, dilations.count == 2, strides.allSatisfy({ $0 > 0 }), dilations.allSatisfy({ $0 > 0 }) else {
             throw context.fail("bad strides, dilations or groups")
         }
         return { slots in
@@ -406,8 +426,8 @@ enum MILOperations {
             let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kh, kw), stride: (strides[0], strides[1]),
                                          dilation: (dilations[0], dilations[1]), context)
             let plane = out.0 * out.1, rows = perGroup * kh * kw, outPerGroup = outChannels / groups
-            var columns = [Float](repeating: 0, count: rows * plane)
-            var values = [Float](repeating: 0, count: n * outChannels * plane)
+            var columns = try context.buffer([rows, out.0, out.1])
+            var values = try context.buffer([n, outChannels, out.0, out.1])
             input.values.withUnsafeBufferPointer { source in
                 weight.values.withUnsafeBufferPointer { kernel in
                     values.withUnsafeMutableBufferPointer { result in
@@ -443,6 +463,7 @@ enum MILOperations {
                 throw context.fail("2-D pooling needs two kernel sizes (other ranks are not supported yet)")
             }
             let strides = try constantInts(arguments, "strides", context) ?? [1, 1]
+            guard strides.count == 2 else { throw context.fail("2-D pooling needs two strides") }
             let padType = try constantString(arguments, "pad_type", context) ?? "valid"
             let pad = try constantInts(arguments, "pad", context)
             let excludePadding = (try constantInts(arguments, "exclude_padding_from_average", context)?.first ?? 0) != 0
@@ -453,7 +474,7 @@ enum MILOperations {
                 let (n, c, h, w) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
                 let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kernel[0], kernel[1]), stride: (strides[0], strides[1]),
                                              dilation: (1, 1), context)
-                var values = [Float](repeating: 0, count: n * c * out.0 * out.1)
+                var values = try context.buffer([n, c, out.0, out.1])
                 for plane in 0..<(n * c) {
                     let base = plane * h * w
                     for oy in 0..<out.0 {

@@ -5,7 +5,9 @@ import CoreMLSpec
 /// Run it with the function's inputs by name; it returns the block's outputs by name.
 ///
 /// Every tensor is computed in float32, float16 programs too (their `cast` to fp16 rounds values
-/// to half precision, so results stay within float16's precision of Core ML's).
+/// to half precision, so results stay within float16's precision of Core ML's). No tensor an
+/// operation makes may hold more than an eighth of `memoryLimit` bytes' worth of floats (a step and
+/// its inputs stay within the limit); a larger one is an error, never an allocation.
 package final class ProgramPlan: @unchecked Sendable {
     /// Where a step reads an argument: a slot filled while running, or a constant.
     enum Argument {
@@ -26,7 +28,7 @@ package final class ProgramPlan: @unchecked Sendable {
     ///
     /// - Throws: `MILProgramError` naming the first operation that cannot run (its type, or the
     ///   input whose value is not supported).
-    package init(program: CoreML_Specification_MILSpec_Program) throws {
+    package init(program: CoreML_Specification_MILSpec_Program, memoryLimit: Int) throws {
         guard let function = program.functions[CoreML_Specification_MILSpec_Program.mainFunctionName],
               let block = function.blockSpecializations[function.opset] else {
             throw MILProgramError("the program has no 'main' function with a body for its opset")
@@ -50,7 +52,10 @@ package final class ProgramPlan: @unchecked Sendable {
             guard let make = MILOperations.table[operation.type] else {
                 throw MILProgramError("\(place): operation type '\(operation.type)' is not supported yet")
             }
-            let context = OperationContext(operation: operation, place: place, builder: builder)
+            guard operation.outputs.count == 1 else {
+                throw MILProgramError("\(place): \(operation.outputs.count) outputs; the supported operations have one")
+            }
+            let context = OperationContext(operation: operation, place: place, builder: builder, limit: max(memoryLimit / 8, 1))
             let arguments = try context.arguments()
             let outputs = operation.outputs.map { builder.newSlot(named: $0.name) }
             steps.append(try make(arguments, outputs, context))
@@ -97,6 +102,13 @@ struct OperationContext {
     let operation: CoreML_Specification_MILSpec_Operation
     let place: String
     let builder: ProgramPlan.Builder
+    /// The most values one tensor may hold.
+    let limit: Int
+
+    /// A zero-filled buffer for a tensor of `shape`, checked against the limit.
+    func buffer(_ shape: [Int]) throws -> [Float] {
+        [Float](repeating: 0, count: try MILTensor.checkedCount(shape, limit: limit, place))
+    }
 
     func arguments() throws -> [String: [ProgramPlan.Argument]] {
         var result: [String: [ProgramPlan.Argument]] = [:]
