@@ -68,7 +68,11 @@ enum MILOperations {
     }
 
     static func constantFloat(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> Float? {
-        try constantInts(arguments, name, context) == nil ? nil : (arguments[name]?.first).flatMap { if case .constant(.tensor(let t)) = $0 { return t.values.first } else { return nil } }
+        guard let argument = arguments[name]?.first else { return nil }
+        guard case .constant(.tensor(let tensor)) = argument, let value = tensor.values.first else {
+            throw context.fail("input '\(name)' must be a constant number")
+        }
+        return value
     }
 
     static func axis(_ axis: Int, rank: Int, _ context: OperationContext) throws -> Int {

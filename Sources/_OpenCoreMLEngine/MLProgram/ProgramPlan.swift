@@ -55,7 +55,7 @@ package final class ProgramPlan: @unchecked Sendable {
             guard operation.outputs.count == 1 else {
                 throw MILProgramError("\(place): \(operation.outputs.count) outputs; the supported operations have one")
             }
-            let context = OperationContext(operation: operation, place: place, builder: builder, limit: max(memoryLimit / 8, 1))
+            let context = OperationContext(operation: operation, place: place, builder: builder, limit: max(memoryLimit / 8 / MemoryLayout<Float>.size, 1))
             let arguments = try context.arguments()
             let outputs = operation.outputs.map { builder.newSlot(named: $0.name) }
             steps.append(try make(arguments, outputs, context))
