@@ -133,16 +133,21 @@ enum MILOperations {
                         offsetB += index[d] * stridesB[d]
                     }
                     values[position] = f(a.values[offsetA], b.values[offsetB])
-                    var d = rank - 1
-                    while d >= 0 {
-                        index[d] += 1
-                        if index[d] < shape[d] { break }
-                        index[d] = 0
-                        d -= 1
-                    }
+                    advance(&index, within: shape)
                 }
                 slots[outputs[0]] = MILTensor(shape: shape, values: values)
             }
+        }
+    }
+
+    /// The next row-major index of a tensor of `shape` (an odometer: the last dimension turns first).
+    static func advance(_ index: inout [Int], within shape: [Int]) {
+        var d = shape.count - 1
+        while d >= 0 {
+            index[d] += 1
+            if index[d] < shape[d] { return }
+            index[d] = 0
+            d -= 1
         }
     }
 
@@ -266,13 +271,7 @@ enum MILOperations {
                 var offset = 0
                 for d in 0..<rank { offset += index[d] * inStrides[order[d]] }
                 values[position] = input.values[offset]
-                var d = rank - 1
-                while d >= 0 {
-                    index[d] += 1
-                    if index[d] < shape[d] { break }
-                    index[d] = 0
-                    d -= 1
-                }
+                advance(&index, within: shape)
             }
             slots[outputs[0]] = MILTensor(shape: shape, values: values)
         }
