@@ -3,23 +3,26 @@ import Foundation
 extension CoreML_Specification_Model {
     /// This ML Program with every value its package keeps in a weight file copied into the program
     /// as an immediate value (raw bytes of the declared type), so the model no longer needs its
-    /// package. Other models are returned unchanged.
+    /// package (for each function, the body for its opset; other specializations keep their
+    /// references). Other models are returned unchanged.
     ///
     /// - Throws: ``ModelFileError`` naming the weight file and offset for a missing file or a bad
     ///   record, or the operation whose stored type or size is not what the program declares
     ///   (checked as ``MLProgramWeights`` checks them).
     public func inliningMLProgramWeights(from package: ModelPackage) throws -> CoreML_Specification_Model {
         guard case .mlProgram(var program)? = type else { return self }
-        _ = try MLProgramWeights(program: program, package: package)  // every reference checked first
-        var files: [String: MILBlobFile] = [:]
+        // Every reference resolved and checked once; the values come from those entries.
+        var stored: [String: Data] = [:]
+        for entry in try MLProgramWeights(program: program, package: package).entries {
+            stored["\(entry.offset)@\(entry.fileName)"] = entry.data
+        }
         func inline(_ value: inout CoreML_Specification_MILSpec_Value) throws {
             guard case .blobFileValue(let blobValue)? = value.value else { return }
-            if files[blobValue.fileName] == nil {
-                files[blobValue.fileName] = try MILBlobFile(contentsOf: package.blobFileURL(blobValue.fileName))
+            guard let data = stored["\(blobValue.offset)@\(blobValue.fileName)"] else {
+                throw ModelFileError(.corrupt, path: package.rootModelURL.path, reason: "blob '\(blobValue.fileName)' at \(blobValue.offset) was not resolved")
             }
-            let blob = try files[blobValue.fileName]!.blob(at: blobValue.offset)
             var tensor = CoreML_Specification_MILSpec_TensorValue()
-            tensor.bytes.values = Data(blob.data)
+            tensor.bytes.values = Data(data)
             var immediate = CoreML_Specification_MILSpec_Value.ImmediateValue()
             immediate.tensor = tensor
             value.immediateValue = immediate
@@ -42,8 +45,10 @@ extension CoreML_Specification_Model {
                 }
             }
         }
+        // Each function's body for its opset: the blocks `allOperations` (and so the entries) cover.
         for name in program.functions.keys {
-            for opset in program.functions[name]!.blockSpecializations.keys {
+            let opset = program.functions[name]!.opset
+            if program.functions[name]!.blockSpecializations[opset] != nil {
                 try inline(&program.functions[name]!.blockSpecializations[opset]!)
             }
         }

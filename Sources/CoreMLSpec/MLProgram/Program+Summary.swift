@@ -53,6 +53,8 @@ public struct MLProgramWeights: Sendable {
         /// Values, and the bytes they take in the file.
         public var count: Int
         public var bytes: Int
+        /// The stored bytes (a slice of the mapped file).
+        public var data: Data
     }
 
     public let entries: [Entry]
@@ -99,7 +101,7 @@ public struct MLProgramWeights: Sendable {
                         }
                     }
                     entries.append(Entry(operation: owner, name: name, fileName: blobValue.fileName, offset: blobValue.offset,
-                                         dataType: blob.dataType, count: blob.count, bytes: blob.data.count))
+                                         dataType: blob.dataType, count: blob.count, bytes: blob.data.count, data: blob.data))
                 case .immediateValue(let immediateValue)?:
                     if case .tensor(let tensor)? = immediateValue.value { immediate += (try? tensor.serializedBytes() as [UInt8])?.count ?? 0 }
                 case nil:
