@@ -1,6 +1,16 @@
 import Foundation
 
 extension CoreML_Specification_Model {
+    /// Reads the model at `url` as ``init(contentsOf:)`` does; for an `.mlpackage` holding an ML
+    /// Program, with its weights copied into the program (``inliningMLProgramWeights(from:)``), so
+    /// the model stands alone.
+    public init(selfContainedContentsOf url: URL) throws {
+        self = try CoreML_Specification_Model(contentsOf: url)
+        if case .mlProgram? = type, ModelPackage.isPackage(url) {
+            self = try inliningMLProgramWeights(from: ModelPackage(contentsOf: url))
+        }
+    }
+
     /// This ML Program with every value its package keeps in a weight file copied into the program
     /// as an immediate value (raw bytes of the declared type), so the model no longer needs its
     /// package (for each function, the body for its opset; other specializations keep their

@@ -41,13 +41,10 @@ open class MLModel: MLWritable, @unchecked Sendable {
     /// - Throws: An ``MLModelError`` for a file that cannot be read, a model that is not valid, or a
     ///   parameter value the model does not allow (``MLModelError/Code/parameters``).
     public convenience init(contentsOf url: URL, configuration: MLModelConfiguration) throws {
-        var specification: CoreML_Specification_Model
+        let specification: CoreML_Specification_Model
         do {
-            specification = try CoreML_Specification_Model(contentsOf: url)
             // An ML Program's weights come into the program, so the model no longer needs its package.
-            if case .mlProgram? = specification.type, ModelPackage.isPackage(url) {
-                specification = try specification.inliningMLProgramWeights(from: ModelPackage(contentsOf: url))
-            }
+            specification = try CoreML_Specification_Model(selfContainedContentsOf: url)
         } catch {
             throw MLModelError(wrapping: error)
         }

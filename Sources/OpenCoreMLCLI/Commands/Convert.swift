@@ -25,9 +25,7 @@ struct Convert: ParsableCommand {
     func run() throws {
         try checkOutputs(output)
         do {
-            let url = URL(fileURLWithPath: input)
-            var model = try CoreML_Specification_Model(contentsOf: url)
-            if ModelPackage.isPackage(url) { model = try model.inliningMLProgramWeights(from: ModelPackage(contentsOf: url)) }
+            let model = try CoreML_Specification_Model(selfContainedContentsOf: URL(fileURLWithPath: input))
             try model.validate()
             try model.write(to: URL(fileURLWithPath: output))
             print("Wrote \(output) (\(ModelReport.kindNames[model.modelTypeName] ?? model.modelTypeName), specification version \(model.specificationVersion)).")
