@@ -41,6 +41,7 @@ typedef struct depthwise_job {
     float *y;
     const float *w;
     const float *bias;
+    float lo, hi;
     int channels;
     ocm_depthwise_geometry g;
     ocm_depthwise_plane_fn plane;
@@ -53,14 +54,14 @@ static void depthwise_range(void *context, size_t begin, size_t end) {
     for (size_t p = begin; p < end; p++) {
         int c = (int)(p % (size_t)job->channels);
         job->plane(job->x + p * (size_t)g->H * g->W, job->y + p * (size_t)g->outH * g->outW, job->w + (size_t)c * g->kh * g->kw,
-                   job->bias ? job->bias[c] : 0.0f, g, scratch);
+                   job->bias ? job->bias[c] : 0.0f, job->lo, job->hi, g, scratch);
     }
 }
 
 void ocm_depthwise_conv2d(const float *x, float *y, const float *w, const float *bias, int planes, int channels,
                           int H, int W, int outH, int outW, int kh, int kw, int sh, int sw, int dh, int dw,
-                          int pad_top, int pad_left) {
-    depthwise_job job = {x, y, w, bias, channels,
+                          int pad_top, int pad_left, float lo, float hi) {
+    depthwise_job job = {x, y, w, bias, lo, hi, channels,
                          {H, W, outH, outW, kh, kw, sh, sw, dh, dw, pad_top, pad_left},
                          ocm_kernels()->depthwise->plane};
     ocm_parallel_for((size_t)planes, depthwise_range, &job);

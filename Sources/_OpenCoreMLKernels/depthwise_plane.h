@@ -1,54 +1,103 @@
 /*
  * depthwise_plane.h — one channel plane of a depthwise convolution, written once and included by
  * depthwise.c (scalar) and depthwise_x86.c (AVX2, AVX-512), each time with its own TGT attribute and
- * SFX suffix. Not a public header. The compiler vectorises the inner loop over output columns.
- *
- * Output row by output row: the row starts at the bias, then each kernel tap whose input row lies
- * inside the picture adds weight · input over the output columns whose input column does too
- * (contiguous when the stride is 1), so a row is finished while it is still in the L1 cache.
+ * SFX suffix. Not a public header. The compiler vectorises the loops over outputs. Both paths end
+ * with the clamp to [lo, hi] (a fused ReLU or ReLU6; ±infinity for none).
  */
 
-/* Stride and dilation 1, planes up to 16 K floats with their padding: the plane is copied into a
- * zero-padded (outH + kh − 1) × (outW + kw − 1) buffer, which makes every tap one contiguous run
- * over the whole flattened plane (long vectors even for 7×7 planes); the columns past outW in
- * each padded row are computed and dropped. */
+/* Planes whose phase copies fit the scratch (OCM_DEPTHWISE_FLAT_MAX floats, and as many for the
+ * sums), with at most OCM_DEPTHWISE_TAPS kernel taps: the input is copied into sh × sw zero-padded
+ * "phase" planes, phase (a, b) holding padded rows a, a + sh, … and columns b, b + sw, …, all of
+ * width Wq = outW + ((kw − 1)·dw) / sw. Output (oy, ox) then reads, for tap (ky, kx), phase
+ * (ky·dh mod sh, kx·dw mod sw) at flattened position oy·Wq + ox plus a fixed offset, so every tap
+ * is one contiguous run over the whole flattened output, whatever the stride and dilation. The
+ * sums for a block of outputs stay in registers over all taps and are stored once; then each
+ * output row is copied out of the Wq-wide sums, clamped to [lo, hi]. */
+
+/* The sums over all taps: acc[i] = bias + Σ_t w[t]·src[t][i] for i < n rounded up to a multiple of
+ * OCM_DEPTHWISE_TAIL (the caller makes those extra reads safe), a block of outputs at a time, each
+ * block's sums kept in registers across the taps and stored once. */
+TGT static void SFX(depthwise_taps)(const float *const *src, const float *w, int taps, float bias, float *restrict acc, int n) {
+    enum { BLOCK = 64, TAIL = OCM_DEPTHWISE_TAIL };
+    const int rounded = (n + TAIL - 1) / TAIL * TAIL;
+    int i = 0;
+    for (; i + BLOCK <= rounded; i += BLOCK) {
+        float sum[BLOCK];
+        for (int j = 0; j < BLOCK; j++) sum[j] = bias;
+        for (int t = 0; t < taps; t++) {
+            const float weight = w[t];
+            const float *restrict from = src[t] + i;
+            for (int j = 0; j < BLOCK; j++) sum[j] += weight * from[j];
+        }
+        for (int j = 0; j < BLOCK; j++) acc[i + j] = sum[j];
+    }
+    for (; i < rounded; i += TAIL) {
+        float sum[TAIL];
+        for (int j = 0; j < TAIL; j++) sum[j] = bias;
+        for (int t = 0; t < taps; t++) {
+            const float weight = w[t];
+            const float *restrict from = src[t] + i;
+            for (int j = 0; j < TAIL; j++) sum[j] += weight * from[j];
+        }
+        for (int j = 0; j < TAIL; j++) acc[i + j] = sum[j];
+    }
+}
 
 TGT static void SFX(depthwise_plane_flat)(const float *restrict x, float *restrict y, const float *restrict w, float bias,
-                                          const ocm_depthwise_geometry *g, float *restrict scratch) {
-    const int Wp = g->outW + g->kw - 1, Hp = g->outH + g->kh - 1;
-    float *restrict padded = scratch;
+                                          float lo, float hi, const ocm_depthwise_geometry *g, float *restrict scratch) {
+    const int sh = g->sh, sw = g->sw;
+    const int Wq = g->outW + (g->kw - 1) * g->dw / sw, Hq = g->outH + (g->kh - 1) * g->dh / sh;
+    const int phase_size = Hq * Wq;
+    float *restrict phases = scratch;
     float *restrict acc = scratch + OCM_DEPTHWISE_FLAT_MAX;
-    for (int i = 0; i < Hp * Wp; i++) padded[i] = 0.0f;
-    for (int iy = 0; iy < g->H; iy++) {
-        int py = iy + g->pad_top;
-        if (py < 0 || py >= Hp) continue;
-        for (int ix = 0; ix < g->W; ix++) {
-            int px = ix + g->pad_left;
-            if (px >= 0 && px < Wp) padded[py * Wp + px] = x[(size_t)iy * g->W + ix];
+    /* The sums run up to OCM_DEPTHWISE_TAIL − 1 outputs past the plane: zeros to read there. */
+    for (int i = 0; i < OCM_DEPTHWISE_TAIL; i++) phases[sh * sw * phase_size + i] = 0.0f;
+    for (int a = 0; a < sh; a++) {
+        for (int b = 0; b < sw; b++) {
+            float *restrict phase = phases + (a * sw + b) * phase_size;
+            for (int r = 0; r < Hq; r++) {
+                float *restrict row = phase + r * Wq;
+                const int iy = sh * r + a - g->pad_top;
+                if (iy < 0 || iy >= g->H) {
+                    for (int c = 0; c < Wq; c++) row[c] = 0.0f;
+                    continue;
+                }
+                const float *restrict in = x + (size_t)iy * g->W;
+                for (int c = 0; c < Wq; c++) {
+                    const int ix = sw * c + b - g->pad_left;
+                    row[c] = ix >= 0 && ix < g->W ? in[ix] : 0.0f;
+                }
+            }
         }
     }
-    const int n = (g->outH - 1) * Wp + g->outW;
-    for (int i = 0; i < n; i++) acc[i] = bias;
+    const float *src[OCM_DEPTHWISE_TAPS];
+    const int taps = g->kh * g->kw;
     for (int ky = 0; ky < g->kh; ky++) {
         for (int kx = 0; kx < g->kw; kx++) {
-            const float weight = w[ky * g->kw + kx];
-            const float *restrict src = padded + ky * Wp + kx;
-            for (int i = 0; i < n; i++) acc[i] += weight * src[i];
+            const int dy = ky * g->dh, dx = kx * g->dw;
+            src[ky * g->kw + kx] = phases + ((dy % sh) * sw + dx % sw) * phase_size + (dy / sh) * Wq + dx / sw;
         }
     }
+    const int n = (g->outH - 1) * Wq + g->outW;
+    SFX(depthwise_taps)(src, w, taps, bias, acc, n);
     for (int oy = 0; oy < g->outH; oy++) {
-        for (int ox = 0; ox < g->outW; ox++) y[(size_t)oy * g->outW + ox] = acc[oy * Wp + ox];
+        const float *restrict sums = acc + oy * Wq;
+        float *restrict out = y + (size_t)oy * g->outW;
+        for (int ox = 0; ox < g->outW; ox++) out[ox] = OCM_CLAMP(sums[ox], lo, hi);
     }
 }
 
 TGT static void SFX(depthwise_plane)(const float *restrict x, float *restrict y, const float *restrict w, float bias,
-                                     const ocm_depthwise_geometry *g, float *scratch) {
+                                     float lo, float hi, const ocm_depthwise_geometry *g, float *scratch) {
     const int H = g->H, W = g->W, outH = g->outH, outW = g->outW;
     const int kh = g->kh, kw = g->kw, sh = g->sh, sw = g->sw, dh = g->dh, dw = g->dw;
-    if (scratch != NULL && sh == 1 && sw == 1 && dh == 1 && dw == 1 && (outH + kh - 1) * (outW + kw - 1) <= OCM_DEPTHWISE_FLAT_MAX) {
-        SFX(depthwise_plane_flat)(x, y, w, bias, g, scratch);
+    if (scratch != NULL && kh * kw <= OCM_DEPTHWISE_TAPS && ocm_depthwise_fits_flat(g)) {
+        SFX(depthwise_plane_flat)(x, y, w, bias, lo, hi, g, scratch);
         return;
     }
+    /* Row by row (planes too large to copy, or many taps): the row starts at the bias, then each
+     * kernel tap whose input row lies inside the picture adds weight · input over the output
+     * columns whose input column does too (contiguous when the stride is 1). */
     for (int oy = 0; oy < outH; oy++) {
         float *restrict row = y + (size_t)oy * outW;
         for (int ox = 0; ox < outW; ox++) row[ox] = bias;
@@ -71,5 +120,6 @@ TGT static void SFX(depthwise_plane)(const float *restrict x, float *restrict y,
                 }
             }
         }
+        for (int ox = 0; ox < outW; ox++) row[ox] = OCM_CLAMP(row[ox], lo, hi);
     }
 }

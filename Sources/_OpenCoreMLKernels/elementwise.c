@@ -68,6 +68,18 @@ static void add_constant_scalar(float *y, size_t n, float value) {
     for (size_t i = 0; i < n; i++) y[i] += value;
 }
 
+static void clamp_scalar(const float *x, float *y, size_t n, float lo, float hi) {
+    for (size_t i = 0; i < n; i++) y[i] = OCM_CLAMP(x[i], lo, hi);
+}
+
+static void clamp_backward_scalar(const float *y, const float *dy, float *dx, size_t n, float lo, float hi) {
+    for (size_t i = 0; i < n; i++) dx[i] = y[i] > lo && y[i] < hi ? dy[i] : 0.0f;
+}
+
+static void add_scalar_clamp_scalar(float *y, size_t n, float value, float lo, float hi) {
+    for (size_t i = 0; i < n; i++) y[i] = OCM_CLAMP(y[i] + value, lo, hi);
+}
+
 static float sum_scalar(const float *x, size_t n) {
     float s[4] = {0, 0, 0, 0};
     size_t i = 0;
@@ -142,6 +154,9 @@ const ocm_elementwise_ops ocm_elementwise_scalar = {
     .scale = scale_scalar,
     .fill = fill_scalar,
     .add_scalar = add_constant_scalar,
+    .clamp = clamp_scalar,
+    .clamp_backward = clamp_backward_scalar,
+    .add_scalar_clamp = add_scalar_clamp_scalar,
     .sum = sum_scalar,
     .softmax = softmax_scalar,
     .copy_rows = copy_rows_scalar,
@@ -157,17 +172,19 @@ enum {
     ALIGN_UNIT = 64,  /* chunk edges fall on multiples of this many elements */
 };
 
-typedef enum { MAP_UNARY, MAP_UNARY_P, MAP_BINARY, MAP_BINARY_P, MAP_AXPY, MAP_FILL } map_kind;
+typedef enum { MAP_UNARY, MAP_UNARY_P, MAP_UNARY_PQ, MAP_BINARY, MAP_BINARY_P, MAP_BINARY_PQ, MAP_AXPY, MAP_FILL } map_kind;
 
 typedef struct map_job {
     map_kind kind;
     const float *a, *b;
     float *y;
-    float p;
+    float p, q;
     size_t n;
     union {
         void (*unary)(const float *, float *, size_t);
         void (*unary_p)(const float *, float *, size_t, float);
+        void (*unary_pq)(const float *, float *, size_t, float, float);
+        void (*binary_pq)(const float *, const float *, float *, size_t, float, float);
         void (*binary)(const float *, const float *, float *, size_t);
         void (*binary_p)(const float *, const float *, float *, size_t, float);
         void (*axpy)(const float *, float *, size_t, float);
@@ -182,6 +199,10 @@ static void map_range(void *raw, size_t begin, size_t end) {
     switch (job->kind) {
     case MAP_UNARY: job->fn.unary(job->a + lo, job->y + lo, count); break;
     case MAP_UNARY_P: job->fn.unary_p(job->a + lo, job->y + lo, count, job->p); break;
+    case MAP_UNARY_PQ: job->fn.unary_pq(job->a + lo, job->y + lo, count, job->p, job->q); break;
+    case MAP_BINARY_PQ:
+        job->fn.binary_pq(job->a + lo, job->b + lo, job->y + lo, count, job->p, job->q);
+        break;
     case MAP_BINARY: job->fn.binary(job->a + lo, job->b + lo, job->y + lo, count); break;
     case MAP_BINARY_P:
         job->fn.binary_p(job->a + lo, job->b + lo, job->y + lo, count, job->p);
@@ -233,6 +254,19 @@ void ocm_relu(const float *x, float *y, size_t n) { map_unary(ops()->relu, x, y,
 
 void ocm_relu_backward(const float *x, const float *dy, float *dx, size_t n) {
     map_binary(ops()->relu_backward, x, dy, dx, n);
+}
+
+void ocm_clamp(const float *x, float *y, size_t n, float lo, float hi) {
+    assert((x != NULL && y != NULL) || n == 0);
+    map_job job = {.kind = MAP_UNARY_PQ, .a = x, .y = y, .p = lo, .q = hi, .n = n, .fn.unary_pq = ops()->clamp};
+    run_map(&job);
+}
+
+void ocm_clamp_backward(const float *y, const float *dy, float *dx, size_t n, float lo, float hi) {
+    assert((y != NULL && dy != NULL && dx != NULL) || n == 0);
+    map_job job = {.kind = MAP_BINARY_PQ, .a = y, .b = dy, .y = dx, .p = lo, .q = hi, .n = n,
+                   .fn.binary_pq = ops()->clamp_backward};
+    run_map(&job);
 }
 
 void ocm_leaky_relu(const float *x, float *y, size_t n, float slope) {
@@ -288,6 +322,7 @@ typedef struct matrix_job {
     const float *v;
     int M, N, ldx, ldy;
     bool accumulate;
+    float lo, hi; /* ocm_add_col_vector_clamp */
 } matrix_job;
 
 static void sum_rows_range(void *raw, size_t begin, size_t end) {
@@ -366,6 +401,22 @@ void ocm_add_col_vector(float *x, const float *col, int M, int N, int ldx) {
     matrix_job job = {.y = x, .v = col, .M = M, .N = N, .ldy = ldx};
     ocm_parallel_for_grain((size_t)M, OCM_MAX((size_t)1, GRAIN / OCM_MAX((size_t)N, 1)),
                            add_col_range, &job);
+}
+
+static void add_col_clamp_range(void *raw, size_t begin, size_t end) {
+    const matrix_job *job = raw;
+    const ocm_elementwise_ops *o = ops();
+    for (size_t i = begin; i < end; i++) {
+        o->add_scalar_clamp(job->y + i * (size_t)job->ldy, (size_t)job->N, job->v ? job->v[i] : 0.0f, job->lo, job->hi);
+    }
+}
+
+void ocm_add_col_vector_clamp(float *x, const float *col, int M, int N, int ldx, float lo, float hi) {
+    assert(M >= 0 && N >= 0 && ldx >= N);
+    assert(x != NULL || M == 0 || N == 0);
+    matrix_job job = {.y = x, .v = col, .M = M, .N = N, .ldy = ldx, .lo = lo, .hi = hi};
+    ocm_parallel_for_grain((size_t)M, OCM_MAX((size_t)1, GRAIN / OCM_MAX((size_t)N, 1)),
+                           add_col_clamp_range, &job);
 }
 
 /* MARK: - Softmax and cross-entropy */

@@ -162,6 +162,24 @@ TGT static void SFX(add_scalar)(float *y, size_t n, float value) {
     SIMD_MAP1(y, y, n, V_ADD(vx, v));
 }
 
+/* lo > v ? lo : v > hi ? hi : v, per lane (NaN stays NaN, as OCM_CLAMP). */
+#define SIMD_CLAMP(v, vlo, vhi) V_SELECT_GT((vlo), (v), (vlo), V_SELECT_GT((v), (vhi), (vhi), (v)))
+
+TGT static void SFX(clamp)(const float *x, float *y, size_t n, float lo, float hi) {
+    const VT vlo = V_SET1(lo), vhi = V_SET1(hi);
+    SIMD_MAP1(x, y, n, SIMD_CLAMP(vx, vlo, vhi));
+}
+
+TGT static void SFX(clamp_backward)(const float *y, const float *dy, float *dx, size_t n, float lo, float hi) {
+    const VT vlo = V_SET1(lo), vhi = V_SET1(hi), zero = V_SET1(0.0f);
+    SIMD_MAP2(y, dy, dx, n, V_SELECT_GT(va, vlo, V_SELECT_GT(vhi, va, vb, zero), zero));
+}
+
+TGT static void SFX(add_scalar_clamp)(float *y, size_t n, float value, float lo, float hi) {
+    const VT v = V_SET1(value), vlo = V_SET1(lo), vhi = V_SET1(hi);
+    SIMD_MAP1(y, y, n, SIMD_CLAMP(V_ADD(vx, v), vlo, vhi));
+}
+
 TGT static float SFX(sum)(const float *x, size_t n) {
     VT s0 = V_SET1(0.0f), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
@@ -244,6 +262,8 @@ TGT static void SFX(adam)(float *w, const float *g, float *m, float *v, size_t n
         .tanh = SFX(tanh), .tanh_backward = SFX(tanh_backward), .add = SFX(add),             \
         .mul = SFX(mul), .axpy = SFX(axpy), .scale = SFX(scale), .fill = SFX(fill),          \
         .add_scalar = SFX(add_scalar), .sum = SFX(sum), .softmax = SFX(softmax),             \
+        .clamp = SFX(clamp), .clamp_backward = SFX(clamp_backward),                          \
+        .add_scalar_clamp = SFX(add_scalar_clamp),                                           \
         .copy_rows = SFX(copy_rows), .add_rows = SFX(add_rows), .sgd = SFX(sgd),             \
         .adam = SFX(adam),                                                                   \
     }

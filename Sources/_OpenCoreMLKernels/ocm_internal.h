@@ -23,6 +23,8 @@
 
 #define OCM_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define OCM_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* v limited to [lo, hi]; NaN stays NaN, and infinite bounds leave v as is. */
+#define OCM_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 
 /* MARK: - GEMM building blocks (one set per instruction set) */
 
@@ -82,6 +84,11 @@ typedef struct ocm_elementwise_ops {
     void (*scale)(const float *x, float *y, size_t n, float alpha);
     void (*fill)(float *y, size_t n, float value);
     void (*add_scalar)(float *y, size_t n, float value); /* y[i] += value */
+    /* y = OCM_CLAMP(x, lo, hi); its backward dx = lo < y < hi ? dy : 0 (y the output); and
+     * y[i] = OCM_CLAMP(y[i] + value, lo, hi). */
+    void (*clamp)(const float *x, float *y, size_t n, float lo, float hi);
+    void (*clamp_backward)(const float *y, const float *dy, float *dx, size_t n, float lo, float hi);
+    void (*add_scalar_clamp)(float *y, size_t n, float value, float lo, float hi);
     float (*sum)(const float *x, size_t n);
     /* One softmax row: y = exp(x − max) / Σ exp(x − max). */
     void (*softmax)(const float *x, float *y, size_t n);
@@ -118,13 +125,26 @@ typedef struct ocm_depthwise_geometry {
     int H, W, outH, outW, kh, kw, sh, sw, dh, dw, pad_top, pad_left;
 } ocm_depthwise_geometry;
 
-/* Scratch floats a plane kernel may use: twice the largest padded plane it flattens. */
+/* Scratch floats a plane kernel may use: twice the largest (phase-split) padded plane it flattens. */
 #define OCM_DEPTHWISE_FLAT_MAX 16384
 #define OCM_DEPTHWISE_SCRATCH (2 * OCM_DEPTHWISE_FLAT_MAX)
+/* The most kernel taps (kh·kw) the flattened path takes. */
+#define OCM_DEPTHWISE_TAPS 64
+/* The flattened path computes outputs in runs of this many (a multiple of every vector width). */
+#define OCM_DEPTHWISE_TAIL 16
 
-/* One channel plane: y (outH×outW) = bias + the kh×kw kernel w over x (H×W), zero padding.
- * scratch holds OCM_DEPTHWISE_SCRATCH floats, or is NULL (then the row-by-row path runs). */
-typedef void (*ocm_depthwise_plane_fn)(const float *x, float *y, const float *w, float bias,
+/* Whether a plane's phase copies (depthwise_plane.h), with a run of zeros after them, fit
+ * OCM_DEPTHWISE_FLAT_MAX floats. */
+static inline bool ocm_depthwise_fits_flat(const ocm_depthwise_geometry *g) {
+    if (g->outH < 1 || g->outW < 1 || g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1) return false;
+    long long rows = g->outH + (long long)(g->kh - 1) * g->dh / g->sh;
+    long long cols = g->outW + (long long)(g->kw - 1) * g->dw / g->sw;
+    return rows * cols * g->sh * g->sw + OCM_DEPTHWISE_TAIL <= OCM_DEPTHWISE_FLAT_MAX;
+}
+
+/* One channel plane: y (outH×outW) = clamp(bias + the kh×kw kernel w over x (H×W), lo, hi), zero
+ * padding. scratch holds OCM_DEPTHWISE_SCRATCH floats, or is NULL (then the row-by-row path runs). */
+typedef void (*ocm_depthwise_plane_fn)(const float *x, float *y, const float *w, float bias, float lo, float hi,
                                        const ocm_depthwise_geometry *g, float *scratch);
 
 typedef struct ocm_depthwise_ops {

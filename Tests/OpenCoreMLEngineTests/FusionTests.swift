@@ -4,22 +4,27 @@ import Testing
 import _OpenCoreMLKernels
 import _OpenCoreMLTestSupport
 
-/// Convolution → ReLU (→ max pooling) chains run fused: the same outputs, loss and gradients as
-/// the layers run one by one, gradients that pass finite differences, and no fusion where an
-/// in-between blob is read elsewhere.
-@Suite("Fused convolution, ReLU and max pooling", .serialized)
+/// Convolution → ReLU (→ max pooling) and convolution → clip chains run fused: the same outputs,
+/// loss and gradients as the layers run one by one, gradients that pass finite differences, and no
+/// fusion where an in-between blob is read elsewhere.
+@Suite("Fused convolution, ReLU or clip, and max pooling", .serialized)
 struct FusionTests {
     enum Pool: String, CaseIterable, Sendable {
         case none, twoByTwo, threeByThreePadded
     }
 
-    /// x [2, 7, 6] → trainable 1×1 conv → conv 3×3 → ReLU → pooling? → flatten → dense → MSE.
-    static func model(_ pool: Pool, extraReader: Bool = false) throws -> CoreML_Specification_Model {
+    /// x [2, 7, 6] → trainable 1×1 conv → conv 3×3 → ReLU (or a clip) → pooling? → flatten → dense → MSE.
+    static func model(_ pool: Pool, extraReader: Bool = false, clip: Bool = false) throws -> CoreML_Specification_Model {
         var net = TestNetwork(seed: 11, shape: [2, 7, 6])
         // A trainable layer first, so the fused convolution's input gradient is used and checked.
         net.convolution("pre", "x", "a", inputChannels: 2, outputChannels: 2, kernel: [1, 1])
         net.convolution("conv", "a", "b", inputChannels: 2, outputChannels: 3, kernel: [3, 3])
-        net.add("relu", ["b"], ["c"]) { $0.activation.reLu = .init() }
+        if clip {
+            // Bounds inside the outputs' range, so that both clamp.
+            net.add("relu", ["b"], ["c"]) { $0.clip.minVal = -0.3; $0.clip.maxVal = 0.2 }
+        } else {
+            net.add("relu", ["b"], ["c"]) { $0.activation.reLu = .init() }
+        }
         var last = "c"
         if pool != .none {
             net.add("pool", ["c"], ["d"]) {
@@ -81,6 +86,31 @@ struct FusionTests {
                 #expect(Self.close(fused.2.flatMap { $0 }, plain.2.flatMap { $0 }), "gradients, \(pool), batch \(batch), \(threads) threads")
             }
         }
+    }
+
+    @Test func fusedClipMatchesLayerByLayer() throws {
+        let model = try Self.model(.none, clip: true)
+        let network = try Network(model: model)
+        #expect(network.blobs["b"]!.isElided, "the clip is fused")
+        GradientCheck.fillRandomly(network, model: model, batch: 13, seed: 3)
+        network.forward(batch: 13)
+        let clipped = network.blobs["c"]!.value.array(13 * network.blobs["c"]!.shape.count)
+        #expect(clipped.contains(-0.3) && clipped.contains(0.2) && clipped.contains { $0 > -0.3 && $0 < 0.2 }, "both bounds clamp")
+        defer { ocm_set_num_threads(0) }
+        for threads: Int32 in [1, 2] {
+            ocm_set_num_threads(threads)
+            for batch in [1, 13] {
+                let fused = try Self.step(model, fusing: true, batch: batch)
+                let plain = try Self.step(model, fusing: false, batch: batch)
+                #expect(Self.close([fused.0], [plain.0]), "loss, batch \(batch), \(threads) threads")
+                #expect(Self.close(fused.1, plain.1), "outputs, batch \(batch), \(threads) threads")
+                #expect(Self.close(fused.2.flatMap { $0 }, plain.2.flatMap { $0 }), "gradients, batch \(batch), \(threads) threads")
+            }
+        }
+    }
+
+    @Test func fusedClipGradientsMatchFiniteDifferences() throws {
+        try GradientCheck.check(try Self.model(.none, clip: true), batch: 2, samples: 8, step: 1e-3)
     }
 
     /// A small step keeps the perturbed passes on the same side of the ReLU's and the pooling's

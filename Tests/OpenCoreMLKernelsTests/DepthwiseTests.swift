@@ -19,6 +19,13 @@ extension KernelTests {
             Geometry(h: 7, w: 7, kh: 5, kw: 3, sh: 1, sw: 2, dh: 1, dw: 1, padTop: 2, padLeft: 0, outH: 7, outW: 3),
             Geometry(h: 10, w: 17, kh: 3, kw: 3, sh: 1, sw: 1, dh: 2, dw: 3, padTop: 1, padLeft: 3, outH: 8, outW: 17),
             Geometry(h: 5, w: 1, kh: 3, kw: 1, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 1, padLeft: 0, outH: 5, outW: 1),
+            // EfficientNet's sizes: runs of 64 outputs and a tail; stride 2 over four phases; 7×7.
+            Geometry(h: 29, w: 27, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 1, padLeft: 1, outH: 29, outW: 27),
+            Geometry(h: 28, w: 28, kh: 5, kw: 5, sh: 2, sw: 2, dh: 1, dw: 1, padTop: 1, padLeft: 1, outH: 14, outW: 14),
+            Geometry(h: 7, w: 7, kh: 5, kw: 5, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 2, padLeft: 2, outH: 7, outW: 7),
+            // Too large to copy (the row-by-row path), and a kernel of more taps than the copy path takes.
+            Geometry(h: 131, w: 129, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 1, padLeft: 1, outH: 131, outW: 129),
+            Geometry(h: 12, w: 12, kh: 9, kw: 9, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 4, padLeft: 4, outH: 12, outW: 12),
         ]
 
         /// The convolution of every plane, in Double, straight from the definition.
@@ -49,15 +56,20 @@ extension KernelTests {
             var random = TestRandom(seed: UInt64(g.h * 100 + g.w))
             let x = random.floats(planes * g.h * g.w), w = random.floats(channels * g.kh * g.kw), bias = random.floats(channels)
             let expected = Self.reference(x, w, bias, planes: planes, channels: channels, g)
+            // No clamp, and a clamp whose bounds both fall inside the outputs' range (a fused clip).
+            let clamps: [(Float, Float)] = [(-.infinity, .infinity), (-0.3, 0.4)]
             forEachISAAndThreadCount { label in
                 for withBias in [true, false] {
-                    var y = [Float](repeating: .nan, count: planes * g.outH * g.outW)
-                    let b: [Float]? = withBias ? bias : nil
-                    ocm_depthwise_conv2d(x, &y, w, b, Int32(planes), Int32(channels), Int32(g.h), Int32(g.w), Int32(g.outH), Int32(g.outW),
-                                         Int32(g.kh), Int32(g.kw), Int32(g.sh), Int32(g.sw), Int32(g.dh), Int32(g.dw),
-                                         Int32(g.padTop), Int32(g.padLeft))
-                    let want = withBias ? expected : expected.enumerated().map { $1 - Double(bias[($0 / (g.outH * g.outW)) % channels]) }
-                    expectClose(y, want, relative: 1e-5, absolute: 1e-5, "\(label), bias \(withBias)")
+                    for (lo, hi) in clamps {
+                        var y = [Float](repeating: .nan, count: planes * g.outH * g.outW)
+                        let b: [Float]? = withBias ? bias : nil
+                        ocm_depthwise_conv2d(x, &y, w, b, Int32(planes), Int32(channels), Int32(g.h), Int32(g.w), Int32(g.outH), Int32(g.outW),
+                                             Int32(g.kh), Int32(g.kw), Int32(g.sh), Int32(g.sw), Int32(g.dh), Int32(g.dw),
+                                             Int32(g.padTop), Int32(g.padLeft), lo, hi)
+                        let sums = withBias ? expected : expected.enumerated().map { $1 - Double(bias[($0 / (g.outH * g.outW)) % channels]) }
+                        let want = sums.map { min(max($0, Double(lo)), Double(hi)) }
+                        expectClose(y, want, relative: 1e-5, absolute: 1e-5, "\(label), bias \(withBias), clamp \(lo)…\(hi)")
+                    }
                 }
             }
         }

@@ -175,7 +175,35 @@ extension KernelTests {
                     y = x
                     ocm_add_col_vector(&y, col, Int32(M), Int32(N), Int32(ld))
                     expectClose(y, expectedCol, relative: 1e-6, absolute: 1e-6, "add col \(M)×\(N) [\(context)]")
+                    // The bias and a clip in one pass; without a bias, the clip alone. Columns past N stay.
+                    let clamped = expectedCol.enumerated().map { $0.offset % ld < N ? min(max($0.element, -0.5), 0.75) : $0.element }
+                    y = x
+                    ocm_add_col_vector_clamp(&y, col, Int32(M), Int32(N), Int32(ld), -0.5, 0.75)
+                    expectClose(y, clamped, relative: 1e-6, absolute: 1e-6, "add col and clamp \(M)×\(N) [\(context)]")
+                    let clampedOnly = x.enumerated().map { $0.offset % ld < N ? min(max(Double($0.element), -0.5), 0.75) : Double($0.element) }
+                    y = x
+                    ocm_add_col_vector_clamp(&y, nil, Int32(M), Int32(N), Int32(ld), -0.5, 0.75)
+                    expectClose(y, clampedOnly, relative: 0, "clamp without bias \(M)×\(N) [\(context)]")
                 }
+            }
+        }
+
+        /// Core ML's clip (ReLU6 among them): both bounds, NaN kept, no bound at ±infinity; its
+        /// backward from the output passes the gradient strictly inside the bounds only.
+        @Test func clamp() {
+            checkUnary("clamp", relative: 0, reference: { min(max($0, -1.5), 2) }) { ocm_clamp($0, $1, $2, -1.5, 2) }
+            checkUnary("clamp without bounds", relative: 0, reference: { $0 }) { ocm_clamp($0, $1, $2, -.infinity, .infinity) }
+            checkBinary("clamp backward", relative: 0, reference: { $0 > -1.5 && $0 < 2 ? $1 : 0 }) {
+                ocm_clamp_backward($0, $1, $2, $3, -1.5, 2)
+            }
+            forEachISA { isa in
+                let x: [Float] = [.nan, -.infinity, .infinity, 6, 0, 7, -1]
+                var y = [Float](repeating: 0, count: x.count)
+                ocm_clamp(x, &y, x.count, 0, 6)
+                #expect(y[0].isNaN && Array(y[1...]) == [0, 6, 6, 0, 6, 0], "ReLU6 [\(isa)]")
+                var dx = [Float](repeating: .nan, count: x.count)
+                ocm_clamp_backward(y, [Float](repeating: 1, count: x.count), &dx, x.count, 0, 6)
+                #expect(dx == [0, 0, 0, 0, 0, 0, 0], "ReLU6 backward at and beyond the bounds [\(isa)]")
             }
         }
     }

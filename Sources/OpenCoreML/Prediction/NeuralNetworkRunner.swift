@@ -3,8 +3,10 @@ import Foundation
 import _OpenCoreMLEngine
 
 /// Runs a neural-network model's predictions through the engine: the network is compiled once,
-/// examples go through in batches, one batch at a time (a lock serializes callers).
+/// examples go through in passes of a few at a time (a lock serializes callers).
 final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
+    /// The most examples one pass takes; `Network.inferencePassSize` makes passes smaller for
+    /// networks with large activations, so that they stay in cache.
     static let batchLimit = 64
 
     private let network: Network
@@ -73,9 +75,11 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
         defer { lock.unlock() }
         var results: [MLFeatureProvider] = []
         results.reserveCapacity(examples.count)
+        var passSize = network.inferencePassSize(threads: OpenCoreMLRuntime.threadCount, limit: Self.batchLimit)
+        if let v = ProcessInfo.processInfo.environment["OCM_PASS"], let n = Int(v) { passSize = n } // TEMP
         var start = 0
         while start < examples.count {
-            let batch = min(Self.batchLimit, examples.count - start)
+            let batch = min(passSize, examples.count - start)
             if batch > checkedBatch {
                 do { try network.checkMemory(batch: batch, training: false, limit: memoryLimit) } catch let error as EngineError {
                     throw MLModelError(.generic, error.description)

@@ -1,9 +1,11 @@
 extension Network {
-    /// Fuses every convolution → ReLU (→ max pooling) chain whose in-between blobs only the next
-    /// layer of the chain reads and that are not in `kept` (model outputs, losses' inputs): the
-    /// convolution then applies the bias, the ReLU and the pooling image by image while the image's
-    /// output is still in cache, and the in-between blobs are never allocated. Results are the same
-    /// as running the layers one by one (the same kernels in the same order).
+    /// Fuses every convolution → ReLU (→ max pooling) and convolution → clip chain whose
+    /// in-between blobs only the next layer of the chain reads and that are not in `kept` (model
+    /// outputs, losses' inputs): the convolution then applies the bias, the activation and the
+    /// pooling image by image while the image's output is still in cache (a depthwise convolution
+    /// clamps as it stores), and the in-between blobs are never allocated. Results are the same as
+    /// running the layers one by one; only a clip's gradient for an input exactly on a bound differs
+    /// (see `FusedActivation`).
     static func fuseConvolutionChains(_ nodes: [LayerNode], keeping kept: Set<String>) {
         var readers: [ObjectIdentifier: [LayerNode]] = [:]
         for node in nodes {
@@ -16,18 +18,18 @@ extension Network {
             return list[0]
         }
         for case let convolution as ConvolutionNode in nodes where convolution.outputs.count == 1 {
-            guard let relu = soleReader(convolution.output) as? ActivationNode, relu.isPlainReLU,
-                  relu.outputs.count == 1 else { continue }
+            guard let reader = soleReader(convolution.output), reader.outputs.count == 1,
+                  let activation = FusedActivation(reader) else { continue }
             var pool: PoolingNode?
-            if let reader = soleReader(relu.output) as? PoolingNode, reader.fusesAsMaxPooling, reader.outputs.count == 1 {
-                pool = reader
+            if activation.bounds == nil, let next = soleReader(reader.output) as? PoolingNode, next.fusesAsMaxPooling, next.outputs.count == 1 {
+                pool = next
             }
-            convolution.fuse(relu: relu, pool: pool)
-            relu.fusedInto = convolution
+            convolution.fuse(activation, pool: pool)
+            reader.fusedInto = convolution
             convolution.output.isElided = true
             if let pool {
                 pool.fusedInto = convolution
-                relu.output.isElided = true
+                reader.output.isElided = true
             }
         }
     }

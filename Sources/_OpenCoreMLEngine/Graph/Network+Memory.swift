@@ -21,6 +21,21 @@ extension Network {
         }
     }
 
+    /// The bytes a prediction pass should keep its largest layer's input and output within: about
+    /// half of a server processor's last-level cache.
+    package static let inferenceCacheBytes = 16 << 20
+
+    /// How many examples a prediction pass should take at a time, at most `limit`: as many as keep
+    /// the largest blob's input and output for all of them within ``inferenceCacheBytes``, and at
+    /// least one per thread (each thread then runs its own example through a convolution). A batch
+    /// of large pictures goes through in small passes whose activations stay in cache, instead of
+    /// one pass that streams every layer's output for every picture through memory.
+    package func inferencePassSize(threads: Int, limit: Int) -> Int {
+        let largest = blobs.values.filter { !$0.isElided }.map { max($0.shape.count, 1) }.max() ?? 1
+        let fitting = Self.inferenceCacheBytes / (2 * 4 * largest)
+        return min(limit, max(threads, fitting, 1))
+    }
+
     /// Throws unless one example's blob values, by the layer table's `shapes`, fit in `limit` bytes.
     /// Checked before any layer is built, because layers size their own tables from the shapes.
     static func checkShapes(_ shapes: [String: [Int]], of network: any NeuralNetworkSpecification, limit: Int) throws {

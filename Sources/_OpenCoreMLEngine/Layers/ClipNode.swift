@@ -1,4 +1,5 @@
 import CoreMLSpec
+import _OpenCoreMLKernels
 
 /// Core ML's `clip`: `y = min(max(x, minVal), maxVal)`. The gradient passes where
 /// `minVal ≤ x ≤ maxVal` and is zero outside.
@@ -13,8 +14,7 @@ final class ClipNode: LayerNode, @unchecked Sendable {
 
     override func forward(batch: Int, training: Bool) {
         let n = batch * input.shape.count
-        let x = input.value.pointer, y = output.value.pointer
-        for i in 0..<n { y[i] = min(max(x[i], lower), upper) }
+        ocm_clamp(input.value.pointer, output.value.pointer, n, lower, upper)
     }
 
     override func backward(batch: Int) {

@@ -4,8 +4,9 @@ import _OpenCoreMLKernels
 /// A 2-D convolution (groups, stride, dilation, valid/same padding) by im2col and GEMM, images
 /// split over the threads. Each thread unfolds one image at a time into its own columns buffer
 /// (the backward pass unfolds it again rather than keeping every image's columns), so the
-/// columns stay in cache. The network can fuse a ReLU and a max pooling after the convolution
-/// into it (`fuse(relu:pool:)`): they then run on each image's output while it is in cache.
+/// columns stay in cache. The network can fuse a ReLU (then a max pooling) or a clip (ReLU6) after
+/// the convolution into it (`fuse(_:pool:)`): they then run on each image's output while it is in
+/// cache, a clip in the same pass as the bias.
 ///
 /// Deconvolution (`isDeconvolution`) is not supported.
 final class ConvolutionNode: LayerNode, @unchecked Sendable {
@@ -34,8 +35,9 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     /// The batch's output gradient before a fused ReLU (single-position convolutions).
     private let batchGradient = FloatBuffer()
 
-    /// The ReLU and max pooling run inside this layer, when fused (see `Network.fuseConvolutionChains`).
-    private(set) var fusedReLU: ActivationNode?
+    /// The ReLU or clip and the max pooling that run inside this layer, when fused (see
+    /// `Network.fuseConvolutionChains`).
+    private(set) var fusedActivation: FusedActivation?
     private(set) var fusedPool: PoolingNode?
 
     /// Per-chunk scratch: one image's columns (all groups).
@@ -97,16 +99,17 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
             || (kernel == (h, w) && dilation == (1, 1) && outputSize == (1, 1)))
     }
 
-    /// Runs `relu` (reading this layer's output) and then `pool` (reading the ReLU's output) inside
-    /// this layer; their in-between blobs are no longer filled.
-    func fuse(relu: ActivationNode, pool: PoolingNode?) {
-        fusedReLU = relu
+    /// Runs `activation` (reading this layer's output) and then `pool` (reading the ReLU's output;
+    /// a ReLU only) inside this layer; their in-between blobs are no longer filled.
+    func fuse(_ activation: FusedActivation, pool: PoolingNode?) {
+        precondition(pool == nil || activation.bounds == nil, "only a ReLU fuses with a pooling")
+        fusedActivation = activation
         fusedPool = pool
     }
 
     override var multiplyAddsPerExample: Int { input.shape.classic.outer * outputChannels * positions * patchSize }
 
-    override var producedOutputs: [Blob] { [fusedPool?.output ?? fusedReLU?.output ?? output] }
+    override var producedOutputs: [Blob] { [fusedPool?.output ?? fusedActivation?.output ?? output] }
 
     override func reserve(batch: Int, training: Bool) {
         let images = batch * input.shape.classic.outer
@@ -127,7 +130,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         if !isPointwise { columns.reserve(chunks * groups * patchSize * positions) }
         if fusedPool != nil { imageOutput.reserve(chunks * outputSize) }
         if training {
-            if fusedReLU != nil { outputGradient.reserve(chunks * outputSize) }
+            if fusedActivation != nil { outputGradient.reserve(chunks * outputSize) }
             if fusedPool != nil { pooledGradient.reserve(chunks * outputChannels * pooledPositions) }
             if !isPointwise { columnGradients.reserve(chunks * patchSize * positions) }
             weightPartials.reserve(Self.blockCount(images) * (weights.count + outputChannels))
@@ -157,25 +160,26 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     private func outputPointer(image: Int, chunk: Int) -> UnsafeMutablePointer<Float> {
         let size = outputChannels * positions
         if fusedPool != nil { return imageOutput.pointer + chunk * size }
-        return (fusedReLU?.output ?? output).value.pointer + image * size
+        return (fusedActivation?.output ?? output).value.pointer + image * size
     }
 
     override func forward(batch: Int, training: Bool) {
         let images = batch * input.shape.classic.outer
-        if !training && kernelChannels == 1 && groups == outputChannels && groups > 1 && fusedReLU == nil && fusedPool == nil {
+        if !training && kernelChannels == 1 && groups == outputChannels && groups > 1 && fusedPool == nil {
             let depthwise = DepthwiseConvolution(
                 channels: groups, input: (inputSize.h, inputSize.w), output: outputSize, kernel: kernel, stride: stride,
                 dilation: dilation, padTop: padTop, padLeft: padLeft)
-            depthwise.forward(planes: images * groups, x: input.value.pointer, y: output.value.pointer,
-                              weights: weights.value.pointer, bias: bias?.value.pointer)
+            depthwise.forward(planes: images * groups, x: input.value.pointer, y: (fusedActivation?.output ?? output).value.pointer,
+                              weights: weights.value.pointer, bias: bias?.value.pointer,
+                              bounds: fusedActivation?.clampBounds ?? (-.infinity, .infinity))
             return
         }
         if isSinglePosition {
-            let out = (fusedReLU?.output ?? output).value.pointer
+            let out = (fusedActivation?.output ?? output).value.pointer
             ocm_sgemm(false, true, Int32(images), Int32(outputChannels), Int32(patchSize), 1, input.value.pointer, Int32(patchSize),
                       weights.value.pointer, Int32(patchSize), 0, out, Int32(outputChannels))
             if let bias { ocm_add_row_vector(out, bias.value.pointer, Int32(images), Int32(outputChannels), Int32(outputChannels)) }
-            if fusedReLU != nil { ocm_relu(out, out, images * outputChannels) }
+            fusedActivation?.forward(out, count: images * outputChannels)
             return
         }
         let perGroupOut = outputChannels / groups
@@ -192,10 +196,15 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
                     ocm_sgemm(false, false, Int32(perGroupOut), Int32(outPlane), Int32(self.patchSize), 1,
                               w, Int32(self.patchSize), cols, Int32(outPlane), 0, out + group * perGroupOut * outPlane, Int32(outPlane))
                 }
-                if let bias = self.bias {
-                    ocm_add_col_vector(out, bias.value.pointer, Int32(self.outputChannels), Int32(outPlane), Int32(outPlane))
+                if let bounds = self.fusedActivation?.bounds {
+                    ocm_add_col_vector_clamp(out, self.bias?.value.pointer, Int32(self.outputChannels), Int32(outPlane), Int32(outPlane),
+                                             bounds.lower, bounds.upper)
+                } else {
+                    if let bias = self.bias {
+                        ocm_add_col_vector(out, bias.value.pointer, Int32(self.outputChannels), Int32(outPlane), Int32(outPlane))
+                    }
+                    self.fusedActivation?.forward(out, count: self.outputChannels * outPlane)
                 }
-                if self.fusedReLU != nil { ocm_relu(out, out, self.outputChannels * outPlane) }
                 if let pool = self.fusedPool {
                     let winners = self.keepsArgmax ? self.argmax.pointer + image * pooledSize : nil
                     ocm_maxpool2d(out, pool.output.value.pointer + image * pooledSize, winners, Int32(self.outputChannels),
@@ -217,7 +226,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     /// blob's, or made in chunk scratch from the fused layers' output gradient.
     private func outputGradientPointer(image: Int, chunk: Int) -> UnsafeMutablePointer<Float> {
         let size = outputChannels * positions
-        guard let relu = fusedReLU else { return output.gradient.pointer + image * size }
+        guard let activation = fusedActivation else { return output.gradient.pointer + image * size }
         let dy = outputGradient.pointer + chunk * size
         if let pool = fusedPool {
             // The ReLU passes a pooled gradient where the winner (the pooled value) is positive.
@@ -234,7 +243,8 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
                 ocm_maxpool2d_backward(masked, winners, dy, Int32(outputChannels), h, w, ph, pw, false)
             }
         } else {
-            ocm_relu_backward(relu.output.value.pointer + image * size, relu.output.gradient.pointer + image * size, dy, size)
+            activation.backward(output: activation.output.value.pointer + image * size,
+                                gradient: activation.output.gradient.pointer + image * size, into: dy, count: size)
         }
         return dy
     }
@@ -329,10 +339,10 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     private func backwardSinglePosition(images: Int) {
         let count = images * outputChannels
         var dy = output.gradient.pointer
-        if let relu = fusedReLU {
+        if let activation = fusedActivation {
             batchGradient.reserve(count)
             dy = batchGradient.pointer
-            ocm_relu_backward(relu.output.value.pointer, relu.output.gradient.pointer, dy, count)
+            activation.backward(output: activation.output.value.pointer, gradient: activation.output.gradient.pointer, into: dy, count: count)
         }
         let (n, k) = (Int32(outputChannels), Int32(patchSize))
         if weights.isTrainable {

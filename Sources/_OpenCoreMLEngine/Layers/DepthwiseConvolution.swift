@@ -15,11 +15,13 @@ struct DepthwiseConvolution {
     var padLeft: Int
 
     /// `planes` channel planes (images × channels) from `x` into `y`; `weights` holds one
-    /// `kernel.h × kernel.w` kernel per channel, `bias` one value per channel (or nil). The C kernel
-    /// (`ocm_depthwise_conv2d`, per instruction set) splits the planes over the thread pool.
-    func forward(planes: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?) {
+    /// `kernel.h × kernel.w` kernel per channel, `bias` one value per channel (or nil); every output
+    /// is then clamped to `bounds` (a fused ReLU or ReLU6). The C kernel (`ocm_depthwise_conv2d`,
+    /// per instruction set) splits the planes over the thread pool.
+    func forward(planes: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
+                 bounds: (lower: Float, upper: Float)) {
         ocm_depthwise_conv2d(x, y, weights, bias, Int32(planes), Int32(channels), Int32(input.h), Int32(input.w), Int32(output.h), Int32(output.w),
                              Int32(kernel.h), Int32(kernel.w), Int32(stride.h), Int32(stride.w), Int32(dilation.h), Int32(dilation.w),
-                             Int32(padTop), Int32(padLeft))
+                             Int32(padTop), Int32(padLeft), bounds.lower, bounds.upper)
     }
 }

@@ -126,10 +126,11 @@ void ocm_col2im_batch(const float *columns, int N, int C, int H, int W, int kh, 
 /* Depthwise convolution, inference: `planes` planes (images × channels) of H×W from x into y
  * (outH×outW each), plane p convolved with kernel w[p mod channels] (kh×kw each) plus
  * bias[p mod channels] (bias may be NULL); stride sh×sw, dilation dh×dw, zero padding starting at
- * pad_top / pad_left. The planes are split over the thread pool. */
+ * pad_top / pad_left; every output then limited to [lo, hi] (a fused ReLU is 0, INFINITY; ReLU6
+ * 0, 6; none −INFINITY, INFINITY). The planes are split over the thread pool. */
 void ocm_depthwise_conv2d(const float *x, float *y, const float *w, const float *bias, int planes, int channels,
                           int H, int W, int outH, int outW, int kh, int kw, int sh, int sw, int dh, int dw,
-                          int pad_top, int pad_left);
+                          int pad_top, int pad_left, float lo, float hi);
 
 /* Max pooling with window kh×kw, stride sh×sw, top/left padding pt/pl (padding never wins).
  * y is planes×outH×outW. argmax (same shape, may be NULL) receives the winner's index
@@ -180,6 +181,11 @@ void ocm_global_avgpool_backward(const float *dy, float *dx, int planes, int HW,
 void ocm_relu(const float *x, float *y, size_t n);
 /* dx = dy where x > 0, else 0. `x` may be relu's input or its output (same sign test). */
 void ocm_relu_backward(const float *x, const float *dy, float *dx, size_t n);
+/* y = min(max(x, lo), hi) (NaN stays NaN; an infinite bound is none): Core ML's clip, and ReLU6. */
+void ocm_clamp(const float *x, float *y, size_t n, float lo, float hi);
+/* dx = dy where lo < y < hi, else 0, with y the clamp's output (the gradient of a clamp fused into
+ * the layer before it, whose input is gone). */
+void ocm_clamp_backward(const float *y, const float *dy, float *dx, size_t n, float lo, float hi);
 /* y = x > 0 ? x : slope·x. */
 void ocm_leaky_relu(const float *x, float *y, size_t n, float slope);
 /* dx = x > 0 ? dy : slope·dy, with x the forward input (or output, when slope > 0). */
@@ -215,6 +221,9 @@ void ocm_sum_cols(const float *x, float *y, int M, int N, int ldx, bool accumula
 void ocm_add_row_vector(float *x, const float *row, int M, int N, int ldx);
 /* x[i][j] += col[i] for every column j (per-channel bias add on [C, H·W], in place). */
 void ocm_add_col_vector(float *x, const float *col, int M, int N, int ldx);
+/* x[i][j] = clamp(x[i][j] + col[i], lo, hi) in one pass (col may be NULL: no bias): a
+ * convolution's bias and fused clip. */
+void ocm_add_col_vector_clamp(float *x, const float *col, int M, int N, int ldx, float lo, float hi);
 
 /* y[i][:] = softmax(x[i][:]) for each of the M rows of N, computed stably (max subtracted).
  * y may alias x when ldy == ldx. */
