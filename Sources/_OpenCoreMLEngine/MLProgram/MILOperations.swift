@@ -30,8 +30,14 @@ enum MILOperations {
         table["conv"] = convolution
         table["max_pool"] = pooling(max: true)
         table["avg_pool"] = pooling(max: false)
+        for family in [activations, comparisons, normalizations, reductions, indexing, resizing] {
+            table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
+        }
         return table
     }()
+
+    /// The operation types that may have more than one output (the others have exactly one).
+    static let multipleOutputs: Set<String> = ["split"]
 
     // MARK: Arguments
 
@@ -51,11 +57,35 @@ enum MILOperations {
     static func constantInts(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> [Int]? {
         guard let argument = arguments[name]?.first else { return nil }
         guard case .constant(.tensor(let tensor)) = argument else { throw context.fail("input '\(name)' must be a constant") }
-        return try tensor.values.map { value in
-            guard let integer = Int(exactly: value.rounded(.towardZero)), abs(integer) <= 1 << 30 else {
+        return try integers(tensor.values, name, context)
+    }
+
+    /// `values` as integers of at most 2³⁰ in magnitude (an error naming the input otherwise).
+    static func integers(_ values: [Float], _ name: String, _ context: OperationContext) throws -> [Int] {
+        try values.map { value in
+            guard value.isFinite, let integer = Int(exactly: value.rounded(.towardZero)), abs(integer) <= 1 << 30 else {
                 throw context.fail("input '\(name)' holds \(value), not a usable integer")
             }
             return integer
+        }
+    }
+
+    /// An integer parameter the operation set allows to be computed: constant ones are read when
+    /// the step is made, computed ones each time it runs.
+    enum IntegerParameter {
+        case constant([Int])
+        case computed(ProgramPlan.Argument)
+
+        init?(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws {
+            guard let argument = arguments[name]?.first else { return nil }
+            if case .slot = argument { self = .computed(argument) } else { self = .constant(try constantInts(arguments, name, context)!) }
+        }
+
+        func values(_ name: String, _ slots: [MILTensor?], _ context: OperationContext) throws -> [Int] {
+            switch self {
+            case .constant(let values): return values
+            case .computed(let argument): return try integers(fetch(argument, slots).values, name, context)
+            }
         }
     }
 
@@ -65,6 +95,13 @@ enum MILOperations {
             throw context.fail("input '\(name)' must be a constant string")
         }
         return first
+    }
+
+    /// A tensor parameter that must be constant (nil when absent).
+    static func constantTensor(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> MILTensor? {
+        guard let argument = arguments[name]?.first else { return nil }
+        guard case .constant(.tensor(let tensor)) = argument else { throw context.fail("input '\(name)' must be a constant tensor") }
+        return tensor
     }
 
     static func constantFloat(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> Float? {
@@ -79,6 +116,14 @@ enum MILOperations {
         let resolved = axis < 0 ? axis + rank : axis
         guard resolved >= 0 && resolved < rank else { throw context.fail("axis \(axis) is out of range for rank \(rank)") }
         return resolved
+    }
+
+    /// Distinct axes resolved against `rank`, in increasing order (`nil` means every axis).
+    static func axes(_ axes: [Int]?, rank: Int, _ context: OperationContext) throws -> [Int] {
+        guard let axes else { return Array(0..<rank) }
+        let resolved = try axes.map { try axis($0, rank: rank, context) }
+        guard Set(resolved).count == resolved.count else { throw context.fail("axes \(axes) name an axis twice") }
+        return resolved.sorted()
     }
 
     // MARK: Elementwise
@@ -114,15 +159,8 @@ enum MILOperations {
                     slots[outputs[0]] = MILTensor(shape: a.shape, values: zip(a.values, b.values).map(f))
                     return
                 }
-                let rank = max(a.shape.count, b.shape.count)
-                let sa = Array(repeating: 1, count: rank - a.shape.count) + a.shape
-                let sb = Array(repeating: 1, count: rank - b.shape.count) + b.shape
-                var shape: [Int] = []
-                for (p, q) in zip(sa, sb) {
-                    guard p == q || p == 1 || q == 1 else { throw context.fail("shapes \(a.shape) and \(b.shape) do not broadcast") }
-                    shape.append(max(p, q))
-                }
-                let stridesA = broadcastStrides(sa), stridesB = broadcastStrides(sb)
+                let (shape, strides) = try broadcast([a.shape, b.shape], context)
+                let rank = shape.count, stridesA = strides[0], stridesB = strides[1]
                 var values = try context.buffer(shape)
                 let count = values.count
                 var index = [Int](repeating: 0, count: rank)
@@ -138,6 +176,30 @@ enum MILOperations {
                 slots[outputs[0]] = MILTensor(shape: shape, values: values)
             }
         }
+    }
+
+    /// The shape `shapes` broadcast to (NumPy's rule), and each one's strides over it (0 along
+    /// the dimensions it repeats).
+    static func broadcast(_ shapes: [[Int]], _ context: OperationContext) throws -> (shape: [Int], strides: [[Int]]) {
+        let rank = shapes.map(\.count).max() ?? 0
+        let padded = shapes.map { Array(repeating: 1, count: rank - $0.count) + $0 }
+        var shape = [Int](repeating: 1, count: rank)
+        for d in 0..<rank {
+            for sizes in padded where sizes[d] != 1 {
+                guard shape[d] == 1 || shape[d] == sizes[d] else {
+                    throw context.fail("shapes \(shapes.map { $0.description }.joined(separator: " and ")) do not broadcast")
+                }
+                shape[d] = sizes[d]
+            }
+        }
+        return (shape, padded.map(broadcastStrides))
+    }
+
+    /// Row-major strides of `shape`.
+    static func strides(_ shape: [Int]) -> [Int] {
+        var strides = [Int](repeating: 1, count: shape.count)
+        for d in stride(from: shape.count - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * shape[d + 1] }
+        return strides
     }
 
     /// The next row-major index of a tensor of `shape` (an odometer: the last dimension turns first).
