@@ -14,10 +14,12 @@ operation types each program holds (so a test notices when a fixture changes).
 - TorchTransformer.mlpackage: float32, iOS 17 — one pre-norm transformer encoder block: layer
   norm, two-head self-attention written out (linear, split, reshape, transpose, matmul, softmax),
   layer norm, MLP with exact GELU, residuals; a tanh-approximated GELU head.
-- TorchTransformer16.mlpackage: the same block with compute precision FLOAT16, iOS 16.
+- TorchTransformer16.mlpackage: the same block with compute precision FLOAT16, iOS 16, float32
+  input and output (so the program casts to and from float16).
 - TorchUNet.mlpackage: float16 compute precision, iOS 16 — a two-level encoder–decoder: conv,
   instance norm, leaky ReLU, max pooling, ELU, reflection padding, nearest-neighbour upsampling,
-  bilinear upsampling (align_corners False), channel concatenation, a channel slice, sigmoid.
+  bilinear upsampling (align_corners False), channel concatenation, a channel slice, sigmoid;
+  float16 input and output (coremltools' choice for float16 programs from iOS 16).
 """
 import json
 import os
@@ -118,12 +120,14 @@ def operation_counts(path):
     return dict(sorted(counts.items()))
 
 
-def save(name, model, shape, seed, target, precision):
+def save(name, model, shape, seed, target, precision, io=None):
+    """Converts `model` traced on a seeded input; `io` is the input and output type (coremltools'
+    choice when None)."""
     x = torch.from_numpy(np.random.default_rng(seed).uniform(-1, 1, shape).astype(np.float32))
     with torch.no_grad():
         traced = torch.jit.trace(model, x)
         y = model(x).numpy()
-    converted = ct.convert(traced, inputs=[ct.TensorType(name="x", shape=shape)], outputs=[ct.TensorType(name="y")],
+    converted = ct.convert(traced, inputs=[ct.TensorType(name="x", shape=shape, dtype=io)], outputs=[ct.TensorType(name="y", dtype=io)],
                            convert_to="mlprogram", minimum_deployment_target=target, compute_precision=precision)
     path = os.path.join(HERE, name)
     shutil.rmtree(path, ignore_errors=True)
@@ -142,7 +146,7 @@ def main():
     result["TorchTransformer.mlpackage"] = save("TorchTransformer.mlpackage", seeded(Block, 12), (1, 8, 16), 22,
                                                 ct.target.iOS17, ct.precision.FLOAT32)
     result["TorchTransformer16.mlpackage"] = save("TorchTransformer16.mlpackage", seeded(Block, 12), (1, 8, 16), 23,
-                                                  ct.target.iOS16, ct.precision.FLOAT16)
+                                                  ct.target.iOS16, ct.precision.FLOAT16, np.float32)
     result["TorchUNet.mlpackage"] = save("TorchUNet.mlpackage", seeded(UNet, 13), (1, 3, 16, 16), 24,
                                          ct.target.iOS16, ct.precision.FLOAT16)
     with open(os.path.join(HERE, "torch_facts.json"), "w") as file:
