@@ -5,7 +5,7 @@ import Testing
 /// are errors naming the operation and what is wrong, when the step is made or when it runs —
 /// never a crash. Also: `split`'s several outputs, and computed (not constant) indices.
 @Suite("ML Program operations: hostile parameters")
-struct MILOperationHostileTests {
+struct ProgramPlanHostileParameterTests {
     typealias Program = ProgramPlanTests.Program
 
     /// The error compiling `program` or running it on `x` (values 0, 1, 2, …) gives, if any.
