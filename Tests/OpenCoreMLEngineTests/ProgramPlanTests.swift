@@ -55,6 +55,10 @@ struct ProgramPlanTests {
         }
 
         mutating func operation(_ type: String, _ inputs: [String: [String]], output name: String) {
+            operation(type, inputs, outputs: [name])
+        }
+
+        mutating func operation(_ type: String, _ inputs: [String: [String]], outputs names: [String]) {
             var operation = CoreML_Specification_MILSpec_Operation()
             operation.type = type
             for (parameter, names) in inputs {
@@ -66,9 +70,11 @@ struct ProgramPlanTests {
                 }
                 operation.inputs[parameter] = argument
             }
-            var output = CoreML_Specification_MILSpec_NamedValueType()
-            output.name = name
-            operation.outputs = [output]
+            operation.outputs = names.map { name in
+                var output = CoreML_Specification_MILSpec_NamedValueType()
+                output.name = name
+                return output
+            }
             block.operations.append(operation)
         }
 
@@ -148,7 +154,7 @@ struct ProgramPlanTests {
     @Test func unsupportedOperationsAndMissingInputsAreErrors() throws {
         var p = Program()
         p.input("x", [2])
-        p.operation("gelu", ["x": ["x"]], output: "y")
+        p.operation("lstm", ["x": ["x"]], output: "y")
         #expect(throws: MILProgramError.self) { try p.plan(outputs: ["y"]) }
 
         var q = Program()

@@ -4,7 +4,8 @@ import _OpenCoreMLKernels
 
 /// The operations an ML Program may use, by MIL type: each compiles its arguments into a step.
 /// Shapes are checked when a step runs (inputs may have flexible shapes); parameters that must be
-/// constant (axes, strides, pad types) are read when the step is made.
+/// constant (axes, strides, pad types) are read when the step is made. The table gathers the
+/// families defined beside this file (`MILOperations+Activation.swift`, `+Normalization`, …).
 enum MILOperations {
     typealias Arguments = [String: [ProgramPlan.Argument]]
     typealias Make = @Sendable (Arguments, [Int], OperationContext) throws -> ProgramPlan.Step
@@ -30,8 +31,14 @@ enum MILOperations {
         table["conv"] = convolution
         table["max_pool"] = pooling(max: true)
         table["avg_pool"] = pooling(max: false)
+        for family in [activations, comparisons, normalizations, reductions, indexing, resizing] {
+            table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
+        }
         return table
     }()
+
+    /// The operation types that may have more than one output (the others have exactly one).
+    static let multipleOutputs: Set<String> = ["split"]
 
     // MARK: Arguments
 
@@ -51,11 +58,35 @@ enum MILOperations {
     static func constantInts(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> [Int]? {
         guard let argument = arguments[name]?.first else { return nil }
         guard case .constant(.tensor(let tensor)) = argument else { throw context.fail("input '\(name)' must be a constant") }
-        return try tensor.values.map { value in
-            guard let integer = Int(exactly: value.rounded(.towardZero)), abs(integer) <= 1 << 30 else {
+        return try integers(tensor.values, name, context)
+    }
+
+    /// `values` as integers of at most 2³⁰ in magnitude (an error naming the input otherwise).
+    static func integers(_ values: [Float], _ name: String, _ context: OperationContext) throws -> [Int] {
+        try values.map { value in
+            guard value.isFinite, let integer = Int(exactly: value.rounded(.towardZero)), abs(integer) <= 1 << 30 else {
                 throw context.fail("input '\(name)' holds \(value), not a usable integer")
             }
             return integer
+        }
+    }
+
+    /// An integer parameter the operation set allows to be computed: constant ones are read when
+    /// the step is made, computed ones each time it runs.
+    enum IntegerParameter {
+        case constant([Int])
+        case computed(ProgramPlan.Argument)
+
+        init?(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws {
+            guard let argument = arguments[name]?.first else { return nil }
+            if case .slot = argument { self = .computed(argument) } else { self = .constant(try constantInts(arguments, name, context)!) }
+        }
+
+        func values(_ name: String, _ slots: [MILTensor?], _ context: OperationContext) throws -> [Int] {
+            switch self {
+            case .constant(let values): return values
+            case .computed(let argument): return try integers(fetch(argument, slots).values, name, context)
+            }
         }
     }
 
@@ -65,6 +96,13 @@ enum MILOperations {
             throw context.fail("input '\(name)' must be a constant string")
         }
         return first
+    }
+
+    /// A tensor parameter that must be constant (nil when absent).
+    static func constantTensor(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> MILTensor? {
+        guard let argument = arguments[name]?.first else { return nil }
+        guard case .constant(.tensor(let tensor)) = argument else { throw context.fail("input '\(name)' must be a constant tensor") }
+        return tensor
     }
 
     static func constantFloat(_ arguments: Arguments, _ name: String, _ context: OperationContext) throws -> Float? {
@@ -79,6 +117,14 @@ enum MILOperations {
         let resolved = axis < 0 ? axis + rank : axis
         guard resolved >= 0 && resolved < rank else { throw context.fail("axis \(axis) is out of range for rank \(rank)") }
         return resolved
+    }
+
+    /// Distinct axes resolved against `rank`, in increasing order (`nil` means every axis).
+    static func axes(_ axes: [Int]?, rank: Int, _ context: OperationContext) throws -> [Int] {
+        guard let axes else { return Array(0..<rank) }
+        let resolved = try axes.map { try axis($0, rank: rank, context) }
+        guard Set(resolved).count == resolved.count else { throw context.fail("axes \(axes) name an axis twice") }
+        return resolved.sorted()
     }
 
     // MARK: Elementwise
@@ -114,15 +160,8 @@ enum MILOperations {
                     slots[outputs[0]] = MILTensor(shape: a.shape, values: zip(a.values, b.values).map(f))
                     return
                 }
-                let rank = max(a.shape.count, b.shape.count)
-                let sa = Array(repeating: 1, count: rank - a.shape.count) + a.shape
-                let sb = Array(repeating: 1, count: rank - b.shape.count) + b.shape
-                var shape: [Int] = []
-                for (p, q) in zip(sa, sb) {
-                    guard p == q || p == 1 || q == 1 else { throw context.fail("shapes \(a.shape) and \(b.shape) do not broadcast") }
-                    shape.append(max(p, q))
-                }
-                let stridesA = broadcastStrides(sa), stridesB = broadcastStrides(sb)
+                let (shape, strides) = try broadcast([a.shape, b.shape], context)
+                let rank = shape.count, stridesA = strides[0], stridesB = strides[1]
                 var values = try context.buffer(shape)
                 let count = values.count
                 var index = [Int](repeating: 0, count: rank)
@@ -138,6 +177,30 @@ enum MILOperations {
                 slots[outputs[0]] = MILTensor(shape: shape, values: values)
             }
         }
+    }
+
+    /// The shape `shapes` broadcast to (NumPy's rule), and each one's strides over it (0 along
+    /// the dimensions it repeats).
+    static func broadcast(_ shapes: [[Int]], _ context: OperationContext) throws -> (shape: [Int], strides: [[Int]]) {
+        let rank = shapes.map(\.count).max() ?? 0
+        let padded = shapes.map { Array(repeating: 1, count: rank - $0.count) + $0 }
+        var shape = [Int](repeating: 1, count: rank)
+        for d in 0..<rank {
+            for sizes in padded where sizes[d] != 1 {
+                guard shape[d] == 1 || shape[d] == sizes[d] else {
+                    throw context.fail("shapes \(shapes.map { $0.description }.joined(separator: " and ")) do not broadcast")
+                }
+                shape[d] = sizes[d]
+            }
+        }
+        return (shape, padded.map(broadcastStrides))
+    }
+
+    /// Row-major strides of `shape`.
+    static func strides(_ shape: [Int]) -> [Int] {
+        var strides = [Int](repeating: 1, count: shape.count)
+        for d in stride(from: shape.count - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * shape[d + 1] }
+        return strides
     }
 
     /// The next row-major index of a tensor of `shape` (an odometer: the last dimension turns first).
@@ -363,144 +426,6 @@ enum MILOperations {
                 }
             }
             slots[outputs[0]] = MILTensor(shape: batchShape + [m, n], values: values)
-        }
-    }
-
-    // MARK: Convolution and pooling
-
-    /// The padding (top, bottom, left, right) and output size for a 2-D window.
-    static func window(_ padType: String, pad: [Int]?, size: (Int, Int), kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int),
-                       _ context: OperationContext) throws -> (pads: [Int], out: (Int, Int)) {
-        guard kernel.0 > 0, kernel.1 > 0, stride.0 > 0, stride.1 > 0, dilation.0 > 0, dilation.1 > 0,
-              kernel.0 <= 1 << 16, kernel.1 <= 1 << 16, dilation.0 <= 1 << 16, dilation.1 <= 1 << 16 else {
-            throw context.fail("kernel \(kernel), strides \(stride) and dilations \(dilation) must be positive (kernel and dilations at most 65536)")
-        }
-        let effective = ((kernel.0 - 1) * dilation.0 + 1, (kernel.1 - 1) * dilation.1 + 1)
-        var pads = [0, 0, 0, 0]
-        switch padType {
-        case "valid": break
-        case "custom":
-            guard let pad, pad.count == 4, pad.allSatisfy({ $0 >= 0 && $0 <= 1 << 16 }) else {
-                throw context.fail("custom padding needs 4 values from 0 to 65536")
-            }
-            pads = pad
-        case "same", "same_lower":
-            for (d, (n, s, e)) in [(size.0, stride.0, effective.0), (size.1, stride.1, effective.1)].enumerated() {
-                let out = (n + s - 1) / s
-                let total = max((out - 1) * s + e - n, 0)
-                let small = total / 2, large = total - small
-                pads[2 * d] = padType == "same" ? small : large
-                pads[2 * d + 1] = padType == "same" ? large : small
-            }
-        default: throw context.fail("pad_type '\(padType)' is not supported")
-        }
-        let outH = (size.0 + pads[0] + pads[1] - effective.0) / stride.0 + 1
-        let outW = (size.1 + pads[2] + pads[3] - effective.1) / stride.1 + 1
-        guard outH > 0 && outW > 0 else { throw context.fail("the window is larger than the padded input \(size)") }
-        return (pads, (outH, outW))
-    }
-
-    static let convolution: Make = { arguments, outputs, context in
-        let x = try argument(arguments, "x", context)
-        guard case .constant(.tensor(let weight)) = try argument(arguments, "weight", context), weight.shape.count == 4 else {
-            throw context.fail("conv needs a constant 4-D weight (2-D convolution; other ranks are not supported yet)")
-        }
-        let bias = try arguments["bias"].map { _ -> MILTensor in
-            guard case .constant(.tensor(let b)) = try argument(arguments, "bias", context), b.count == weight.shape[0] else {
-                throw context.fail("conv's bias must be a constant of \(weight.shape[0]) values")
-            }
-            return b
-        }
-        let strides = try constantInts(arguments, "strides", context) ?? [1, 1]
-        let dilations = try constantInts(arguments, "dilations", context) ?? [1, 1]
-        let groups = try constantInts(arguments, "groups", context)?.first ?? 1
-        let padType = try constantString(arguments, "pad_type", context) ?? "valid"
-        let pad = try constantInts(arguments, "pad", context)
-        let (outChannels, perGroup, kh, kw) = (weight.shape[0], weight.shape[1], weight.shape[2], weight.shape[3])
-        guard !weight.shape.contains(0), groups >= 1, outChannels % groups == 0, strides.count == 2, dilations.count == 2, strides.allSatisfy({ $0 > 0 }), dilations.allSatisfy({ $0 > 0 }) else {
-            throw context.fail("bad strides, dilations or groups")
-        }
-        return { slots in
-            let input = fetch(x, slots)
-            guard input.shape.count == 4, input.shape[1] == perGroup * groups else {
-                throw context.fail("input \(input.shape) does not have \(perGroup * groups) channels in N×C×H×W")
-            }
-            let (n, c, h, w) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
-            let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kh, kw), stride: (strides[0], strides[1]),
-                                         dilation: (dilations[0], dilations[1]), context)
-            let plane = out.0 * out.1, rows = perGroup * kh * kw, outPerGroup = outChannels / groups
-            var columns = try context.buffer([rows, out.0, out.1])
-            var values = try context.buffer([n, outChannels, out.0, out.1])
-            input.values.withUnsafeBufferPointer { source in
-                weight.values.withUnsafeBufferPointer { kernel in
-                    values.withUnsafeMutableBufferPointer { result in
-                        for image in 0..<n {
-                            for group in 0..<groups {
-                                let channels = source.baseAddress! + (image * c + group * perGroup) * h * w
-                                ocm_im2col(channels, Int32(perGroup), Int32(h), Int32(w), Int32(kh), Int32(kw), Int32(strides[0]), Int32(strides[1]),
-                                           Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]), Int32(out.0), Int32(out.1), &columns)
-                                ocm_sgemm(false, false, Int32(outPerGroup), Int32(plane), Int32(rows), 1, kernel.baseAddress! + group * outPerGroup * rows,
-                                          Int32(rows), columns, Int32(plane), 0,
-                                          result.baseAddress! + (image * outChannels + group * outPerGroup) * plane, Int32(plane))
-                            }
-                        }
-                    }
-                }
-            }
-            if let bias {
-                for image in 0..<n {
-                    for o in 0..<outChannels {
-                        let base = (image * outChannels + o) * plane
-                        for p in 0..<plane { values[base + p] += bias.values[o] }
-                    }
-                }
-            }
-            slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
-        }
-    }
-
-    static func pooling(max isMax: Bool) -> Make {
-        { arguments, outputs, context in
-            let x = try argument(arguments, "x", context)
-            guard let kernel = try constantInts(arguments, "kernel_sizes", context), kernel.count == 2 else {
-                throw context.fail("2-D pooling needs two kernel sizes (other ranks are not supported yet)")
-            }
-            let strides = try constantInts(arguments, "strides", context) ?? [1, 1]
-            guard strides.count == 2 else { throw context.fail("2-D pooling needs two strides") }
-            let padType = try constantString(arguments, "pad_type", context) ?? "valid"
-            let pad = try constantInts(arguments, "pad", context)
-            let excludePadding = (try constantInts(arguments, "exclude_padding_from_average", context)?.first ?? 0) != 0
-            if (try constantInts(arguments, "ceil_mode", context)?.first ?? 0) != 0 { throw context.fail("ceil_mode is not supported yet") }
-            return { slots in
-                let input = fetch(x, slots)
-                guard input.shape.count == 4 else { throw context.fail("input \(input.shape) is not N×C×H×W") }
-                let (n, c, h, w) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
-                let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kernel[0], kernel[1]), stride: (strides[0], strides[1]),
-                                             dilation: (1, 1), context)
-                var values = try context.buffer([n, c, out.0, out.1])
-                for plane in 0..<(n * c) {
-                    let base = plane * h * w
-                    for oy in 0..<out.0 {
-                        for ox in 0..<out.1 {
-                            var result: Float = isMax ? -.infinity : 0
-                            var count = 0
-                            for ky in 0..<kernel[0] {
-                                let y = oy * strides[0] + ky - pads[0]
-                                for kx in 0..<kernel[1] {
-                                    let x = ox * strides[1] + kx - pads[2]
-                                    guard y >= 0 && y < h && x >= 0 && x < w else { continue }
-                                    let value = input.values[base + y * w + x]
-                                    result = isMax ? Swift.max(result, value) : result + value
-                                    count += 1
-                                }
-                            }
-                            if !isMax { result /= Float(excludePadding ? Swift.max(count, 1) : kernel[0] * kernel[1]) }
-                            values[(plane * out.0 + oy) * out.1 + ox] = result
-                        }
-                    }
-                }
-                slots[outputs[0]] = MILTensor(shape: [n, c, out.0, out.1], values: values)
-            }
         }
     }
 }

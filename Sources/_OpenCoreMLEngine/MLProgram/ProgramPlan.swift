@@ -52,8 +52,8 @@ package final class ProgramPlan: @unchecked Sendable {
             guard let make = MILOperations.table[operation.type] else {
                 throw MILProgramError("\(place): operation type '\(operation.type)' is not supported yet")
             }
-            guard operation.outputs.count == 1 else {
-                throw MILProgramError("\(place): \(operation.outputs.count) outputs; the supported operations have one")
+            guard operation.outputs.count == 1 || (MILOperations.multipleOutputs.contains(operation.type) && !operation.outputs.isEmpty) else {
+                throw MILProgramError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has one")
             }
             let context = OperationContext(operation: operation, place: place, builder: builder, limit: max(memoryLimit / 8 / MemoryLayout<Float>.size, 1))
             let arguments = try context.arguments()

@@ -1,0 +1,150 @@
+import _OpenCoreMLKernels
+
+/// 2-D convolution (`conv`, any group count, by im2col and one matrix product per group) and
+/// pooling (`max_pool`, `avg_pool`) over N×C×H×W inputs, with `valid`, `custom`, `same` and
+/// `same_lower` padding.
+extension MILOperations {
+    /// The padding (top, bottom, left, right) and output size for a 2-D window.
+    static func window(_ padType: String, pad: [Int]?, size: (Int, Int), kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int),
+                       _ context: OperationContext) throws -> (pads: [Int], out: (Int, Int)) {
+        guard kernel.0 > 0, kernel.1 > 0, stride.0 > 0, stride.1 > 0, dilation.0 > 0, dilation.1 > 0,
+              kernel.0 <= 1 << 16, kernel.1 <= 1 << 16, dilation.0 <= 1 << 16, dilation.1 <= 1 << 16 else {
+            throw context.fail("kernel \(kernel), strides \(stride) and dilations \(dilation) must be positive (kernel and dilations at most 65536)")
+        }
+        let effective = ((kernel.0 - 1) * dilation.0 + 1, (kernel.1 - 1) * dilation.1 + 1)
+        var pads = [0, 0, 0, 0]
+        switch padType {
+        case "valid": break
+        case "custom":
+            guard let pad, pad.count == 4, pad.allSatisfy({ $0 >= 0 && $0 <= 1 << 16 }) else {
+                throw context.fail("custom padding needs 4 values from 0 to 65536")
+            }
+            pads = pad
+        case "same", "same_lower":
+            for (d, (n, s, e)) in [(size.0, stride.0, effective.0), (size.1, stride.1, effective.1)].enumerated() {
+                let out = (n + s - 1) / s
+                let total = max((out - 1) * s + e - n, 0)
+                let small = total / 2, large = total - small
+                pads[2 * d] = padType == "same" ? small : large
+                pads[2 * d + 1] = padType == "same" ? large : small
+            }
+        default: throw context.fail("pad_type '\(padType)' is not supported")
+        }
+        let outH = (size.0 + pads[0] + pads[1] - effective.0) / stride.0 + 1
+        let outW = (size.1 + pads[2] + pads[3] - effective.1) / stride.1 + 1
+        guard outH > 0 && outW > 0 else { throw context.fail("the window is larger than the padded input \(size)") }
+        return (pads, (outH, outW))
+    }
+
+    static let convolution: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard case .constant(.tensor(let weight)) = try argument(arguments, "weight", context), weight.shape.count == 4 else {
+            throw context.fail("conv needs a constant 4-D weight (2-D convolution; other ranks are not supported yet)")
+        }
+        let bias = try arguments["bias"].map { _ -> MILTensor in
+            guard case .constant(.tensor(let b)) = try argument(arguments, "bias", context), b.count == weight.shape[0] else {
+                throw context.fail("conv's bias must be a constant of \(weight.shape[0]) values")
+            }
+            return b
+        }
+        let strides = try constantInts(arguments, "strides", context) ?? [1, 1]
+        let dilations = try constantInts(arguments, "dilations", context) ?? [1, 1]
+        let groups = try constantInts(arguments, "groups", context)?.first ?? 1
+        let padType = try constantString(arguments, "pad_type", context) ?? "valid"
+        let pad = try constantInts(arguments, "pad", context)
+        let (outChannels, perGroup, kh, kw) = (weight.shape[0], weight.shape[1], weight.shape[2], weight.shape[3])
+        guard !weight.shape.contains(0), groups >= 1, outChannels % groups == 0, strides.count == 2, dilations.count == 2, strides.allSatisfy({ $0 > 0 }), dilations.allSatisfy({ $0 > 0 }) else {
+            throw context.fail("bad strides, dilations or groups")
+        }
+        return { slots in
+            let input = fetch(x, slots)
+            guard input.shape.count == 4, input.shape[1] == perGroup * groups else {
+                throw context.fail("input \(input.shape) does not have \(perGroup * groups) channels in N×C×H×W")
+            }
+            let (n, c, h, w) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
+            let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kh, kw), stride: (strides[0], strides[1]),
+                                         dilation: (dilations[0], dilations[1]), context)
+            let plane = out.0 * out.1, rows = perGroup * kh * kw, outPerGroup = outChannels / groups
+            var values = try context.buffer([n, outChannels, out.0, out.1])
+            if perGroup == 1 && outPerGroup == 1 {
+                // Depthwise: one kernel per channel, bias included, by the C kernel (no im2col).
+                ocm_depthwise_conv2d(input.values, &values, weight.values, bias?.values, Int32(n * c), Int32(c), Int32(h), Int32(w),
+                                     Int32(out.0), Int32(out.1), Int32(kh), Int32(kw), Int32(strides[0]), Int32(strides[1]),
+                                     Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]))
+                slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
+                return
+            }
+            var columns = try context.buffer([rows, out.0, out.1])
+            input.values.withUnsafeBufferPointer { source in
+                weight.values.withUnsafeBufferPointer { kernel in
+                    values.withUnsafeMutableBufferPointer { result in
+                        for image in 0..<n {
+                            for group in 0..<groups {
+                                let channels = source.baseAddress! + (image * c + group * perGroup) * h * w
+                                ocm_im2col(channels, Int32(perGroup), Int32(h), Int32(w), Int32(kh), Int32(kw), Int32(strides[0]), Int32(strides[1]),
+                                           Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]), Int32(out.0), Int32(out.1), &columns)
+                                ocm_sgemm(false, false, Int32(outPerGroup), Int32(plane), Int32(rows), 1, kernel.baseAddress! + group * outPerGroup * rows,
+                                          Int32(rows), columns, Int32(plane), 0,
+                                          result.baseAddress! + (image * outChannels + group * outPerGroup) * plane, Int32(plane))
+                            }
+                        }
+                    }
+                }
+            }
+            if let bias {
+                for image in 0..<n {
+                    for o in 0..<outChannels {
+                        let base = (image * outChannels + o) * plane
+                        for p in 0..<plane { values[base + p] += bias.values[o] }
+                    }
+                }
+            }
+            slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
+        }
+    }
+
+    static func pooling(max isMax: Bool) -> Make {
+        { arguments, outputs, context in
+            let x = try argument(arguments, "x", context)
+            guard let kernel = try constantInts(arguments, "kernel_sizes", context), kernel.count == 2 else {
+                throw context.fail("2-D pooling needs two kernel sizes (other ranks are not supported yet)")
+            }
+            let strides = try constantInts(arguments, "strides", context) ?? [1, 1]
+            guard strides.count == 2 else { throw context.fail("2-D pooling needs two strides") }
+            let padType = try constantString(arguments, "pad_type", context) ?? "valid"
+            let pad = try constantInts(arguments, "pad", context)
+            let excludePadding = (try constantInts(arguments, "exclude_padding_from_average", context)?.first ?? 0) != 0
+            if (try constantInts(arguments, "ceil_mode", context)?.first ?? 0) != 0 { throw context.fail("ceil_mode is not supported yet") }
+            return { slots in
+                let input = fetch(x, slots)
+                guard input.shape.count == 4 else { throw context.fail("input \(input.shape) is not N×C×H×W") }
+                let (n, c, h, w) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
+                let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kernel[0], kernel[1]), stride: (strides[0], strides[1]),
+                                             dilation: (1, 1), context)
+                var values = try context.buffer([n, c, out.0, out.1])
+                for plane in 0..<(n * c) {
+                    let base = plane * h * w
+                    for oy in 0..<out.0 {
+                        for ox in 0..<out.1 {
+                            var result: Float = isMax ? -.infinity : 0
+                            var count = 0
+                            for ky in 0..<kernel[0] {
+                                let y = oy * strides[0] + ky - pads[0]
+                                for kx in 0..<kernel[1] {
+                                    let x = ox * strides[1] + kx - pads[2]
+                                    guard y >= 0 && y < h && x >= 0 && x < w else { continue }
+                                    let value = input.values[base + y * w + x]
+                                    result = isMax ? Swift.max(result, value) : result + value
+                                    count += 1
+                                }
+                            }
+                            if !isMax { result /= Float(excludePadding ? Swift.max(count, 1) : kernel[0] * kernel[1]) }
+                            values[(plane * out.0 + oy) * out.1 + ox] = result
+                        }
+                    }
+                }
+                slots[outputs[0]] = MILTensor(shape: [n, c, out.0, out.1], values: values)
+            }
+        }
+    }
+}

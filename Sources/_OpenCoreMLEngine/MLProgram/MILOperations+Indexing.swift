@@ -1,0 +1,279 @@
+/// Operations that pick, repeat or surround values: `split`, `slice_by_index`, `slice_by_size`,
+/// `gather`, `gather_along_axis`, `tile` and `pad`. Every index read from a tensor is checked
+/// against the dimension it indexes: out of range is an error naming the operation, never a read
+/// past the end.
+extension MILOperations {
+    static let indexing: [String: Make] = [
+        "split": split, "slice_by_index": sliceByIndex, "slice_by_size": sliceBySize,
+        "gather": gather, "gather_along_axis": gatherAlongAxis, "tile": tile, "pad": pad,
+    ]
+
+    /// A tensor of `shape` whose value at each row-major index is `input`'s at `source(index)`.
+    static func remap(_ input: MILTensor, to shape: [Int], _ context: OperationContext,
+                      source: ([Int]) throws -> Int) throws -> MILTensor {
+        var values = try context.buffer(shape)
+        var index = [Int](repeating: 0, count: shape.count)
+        for position in values.indices {
+            values[position] = input.values[try source(index)]
+            advance(&index, within: shape)
+        }
+        return MILTensor(shape: shape, values: values)
+    }
+
+    /// `x` cut along a constant `axis` into `num_splits` equal parts or parts of `split_sizes`,
+    /// one per output.
+    static let split: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard let axisValue = try constantInts(arguments, "axis", context)?.first else { throw context.fail("split needs a constant axis") }
+        let sizes = try constantInts(arguments, "split_sizes", context)
+        let parts = try constantInts(arguments, "num_splits", context)?.first
+        guard sizes != nil || parts != nil else { throw context.fail("split needs num_splits or split_sizes") }
+        if let sizes, sizes.contains(where: { $0 < 0 }) { throw context.fail("split_sizes \(sizes) holds a negative size") }
+        let count = sizes?.count ?? parts!
+        guard count >= 1, count == outputs.count, parts == nil || parts == count else {
+            throw context.fail("split into \(count) parts (num_splits \(parts.map(String.init) ?? "absent"), split_sizes \(sizes?.description ?? "absent")) for \(outputs.count) outputs")
+        }
+        return { slots in
+            let input = fetch(x, slots)
+            let axis = try axis(axisValue, rank: input.shape.count, context)
+            let length = input.shape[axis]
+            let lengths: [Int]
+            if let sizes {
+                guard sizes.reduce(0, +) == length else { throw context.fail("split_sizes \(sizes) do not add up to \(length) on axis \(axisValue)") }
+                lengths = sizes
+            } else {
+                guard length % count == 0 else { throw context.fail("\(length) does not split into \(count) equal parts on axis \(axisValue)") }
+                lengths = Array(repeating: length / count, count: count)
+            }
+            let outer = input.shape[..<axis].reduce(1, *), inner = input.shape[(axis + 1)...].reduce(1, *)
+            var start = 0
+            for (output, part) in zip(outputs, lengths) {
+                var shape = input.shape
+                shape[axis] = part
+                var values: [Float] = []
+                values.reserveCapacity(outer * part * inner)
+                for o in 0..<outer {
+                    let base = (o * length + start) * inner
+                    values += input.values[base..<(base + part * inner)]
+                }
+                slots[output] = MILTensor(shape: shape, values: values)
+                start += part
+            }
+        }
+    }
+
+    /// NumPy's `x[begin:end:stride, …]` per dimension: masks replace a begin or end with the
+    /// dimension's edge (which edge follows the stride's sign), `squeeze_mask` takes the single
+    /// index `begin` and drops the dimension.
+    static let sliceByIndex: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard let begin = try IntegerParameter(arguments, "begin", context), let end = try IntegerParameter(arguments, "end", context) else {
+            throw context.fail("slice_by_index needs begin and end")
+        }
+        let stride = try constantInts(arguments, "stride", context)
+        let beginMask = try constantInts(arguments, "begin_mask", context), endMask = try constantInts(arguments, "end_mask", context)
+        let squeezeMask = try constantInts(arguments, "squeeze_mask", context)
+        if let stride, stride.contains(0) { throw context.fail("stride \(stride) holds a zero") }
+        return { slots in
+            let input = fetch(x, slots)
+            let rank = input.shape.count
+            let begins = try begin.values("begin", slots, context), ends = try end.values("end", slots, context)
+            for (name, list) in [("begin", begins), ("end", ends), ("stride", stride), ("begin_mask", beginMask),
+                                 ("end_mask", endMask), ("squeeze_mask", squeezeMask)] where list != nil && list!.count != rank {
+                throw context.fail("\(name) holds \(list!.count) values for an input of rank \(rank)")
+            }
+            var starts = [Int](repeating: 0, count: rank), steps = stride ?? Array(repeating: 1, count: rank)
+            var shape = [Int](repeating: 0, count: rank)
+            for d in 0..<rank {
+                let n = input.shape[d], step = steps[d]
+                if squeezeMask?[d] ?? 0 != 0 {
+                    let index = begins[d] < 0 ? begins[d] + n : begins[d]
+                    guard index >= 0 && index < n else { throw context.fail("index \(begins[d]) is out of range for dimension \(d) of \(input.shape)") }
+                    (starts[d], steps[d], shape[d]) = (index, 1, 1)
+                    continue
+                }
+                // Python's slice.indices: clamp to [0, n] going forward, to [-1, n - 1] going back.
+                let (low, high) = step > 0 ? (0, n) : (-1, n - 1)
+                func resolve(_ value: Int) -> Int { min(max(value < 0 ? value + n : value, low), high) }
+                let first = beginMask?[d] ?? 0 != 0 ? (step > 0 ? 0 : n - 1) : resolve(begins[d])
+                let last = endMask?[d] ?? 0 != 0 ? (step > 0 ? n : -1) : resolve(ends[d])
+                starts[d] = first
+                shape[d] = step > 0 ? max(0, (last - first + step - 1) / step) : max(0, (first - last - step - 1) / -step)
+            }
+            let inStrides = strides(input.shape)
+            var result = try remap(input, to: shape, context) { index in
+                var offset = 0
+                for d in 0..<rank { offset += (starts[d] + index[d] * steps[d]) * inStrides[d] }
+                return offset
+            }
+            if let squeezeMask { result.shape = result.shape.indices.filter { squeezeMask[$0] == 0 }.map { result.shape[$0] } }
+            slots[outputs[0]] = result
+        }
+    }
+
+    /// `size[d]` values from `begin[d]` in each dimension (`-1`: to the end).
+    static let sliceBySize: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard let begin = try IntegerParameter(arguments, "begin", context), let size = try IntegerParameter(arguments, "size", context) else {
+            throw context.fail("slice_by_size needs begin and size")
+        }
+        return { slots in
+            let input = fetch(x, slots)
+            let rank = input.shape.count
+            let begins = try begin.values("begin", slots, context), sizes = try size.values("size", slots, context)
+            guard begins.count == rank, sizes.count == rank else {
+                throw context.fail("begin \(begins) and size \(sizes) do not both hold \(rank) values for input \(input.shape)")
+            }
+            var starts = begins, shape = sizes
+            for d in 0..<rank {
+                let n = input.shape[d]
+                if starts[d] < 0 { starts[d] += n }
+                if shape[d] == -1 { shape[d] = n - starts[d] }
+                guard starts[d] >= 0, shape[d] >= 0, starts[d] + shape[d] <= n else {
+                    throw context.fail("begin \(begins) and size \(sizes) reach outside input \(input.shape)")
+                }
+            }
+            let inStrides = strides(input.shape)
+            slots[outputs[0]] = try remap(input, to: shape, context) { index in
+                var offset = 0
+                for d in 0..<rank { offset += (starts[d] + index[d]) * inStrides[d] }
+                return offset
+            }
+        }
+    }
+
+    /// An index read from a tensor, negative ones counted from the end: an error unless in `0..<n`.
+    static func checkedIndex(_ value: Float, _ n: Int, _ context: OperationContext) throws -> Int {
+        guard value.isFinite, let raw = Int(exactly: value.rounded(.towardZero)), raw >= -n && raw < n else {
+            throw context.fail("index \(value) is out of range for a dimension of \(n)")
+        }
+        return raw < 0 ? raw + n : raw
+    }
+
+    /// `x`'s slices along `axis` at `indices`: the result's shape is
+    /// `x.shape[..<axis] + indices.shape[batch_dims...] + x.shape[(axis + 1)...]`, the first
+    /// `batch_dims` dimensions of `x` and `indices` paired instead of crossed.
+    static let gather: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context), indices = try argument(arguments, "indices", context)
+        let axisValue = try constantInts(arguments, "axis", context)?.first ?? 0
+        let batchDims = try constantInts(arguments, "batch_dims", context)?.first ?? 0
+        return { slots in
+            let input = fetch(x, slots), chosen = fetch(indices, slots)
+            let axis = try axis(axisValue, rank: input.shape.count, context)
+            guard batchDims >= 0, batchDims <= axis, batchDims <= chosen.shape.count,
+                  Array(input.shape[..<batchDims]) == Array(chosen.shape[..<batchDims]) else {
+                throw context.fail("batch_dims \(batchDims) does not fit x \(input.shape), indices \(chosen.shape) and axis \(axisValue)")
+            }
+            let batches = input.shape[..<batchDims].reduce(1, *), before = input.shape[batchDims..<axis].reduce(1, *)
+            let n = input.shape[axis], after = input.shape[(axis + 1)...].reduce(1, *)
+            let picks = chosen.shape[batchDims...].reduce(1, *)
+            let shape = Array(input.shape[..<axis]) + Array(chosen.shape[batchDims...]) + Array(input.shape[(axis + 1)...])
+            var values = try context.buffer(shape)
+            var position = 0
+            for b in 0..<batches {
+                for p in 0..<before {
+                    for k in 0..<picks {
+                        let index = try checkedIndex(chosen.values[b * picks + k], n, context)
+                        let base = ((b * before + p) * n + index) * after
+                        for a in 0..<after { values[position + a] = input.values[base + a] }
+                        position += after
+                    }
+                }
+            }
+            slots[outputs[0]] = MILTensor(shape: shape, values: values)
+        }
+    }
+
+    /// `output[…, i, …] = x[…, indices[…, i, …], …]` along `axis`: the result has `indices`'s shape,
+    /// which matches `x`'s everywhere but `axis`.
+    static let gatherAlongAxis: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context), indices = try argument(arguments, "indices", context)
+        let axisValue = try constantInts(arguments, "axis", context)?.first ?? 0
+        return { slots in
+            let input = fetch(x, slots), chosen = fetch(indices, slots)
+            let rank = input.shape.count
+            let axis = try axis(axisValue, rank: rank, context)
+            guard chosen.shape.count == rank, (0..<rank).allSatisfy({ $0 == axis || chosen.shape[$0] == input.shape[$0] }) else {
+                throw context.fail("indices \(chosen.shape) must match x \(input.shape) everywhere but axis \(axisValue)")
+            }
+            let inStrides = strides(input.shape)
+            var position = 0
+            slots[outputs[0]] = try remap(input, to: chosen.shape, context) { index in
+                defer { position += 1 }
+                var offset = try checkedIndex(chosen.values[position], input.shape[axis], context) * inStrides[axis]
+                for d in 0..<rank where d != axis { offset += index[d] * inStrides[d] }
+                return offset
+            }
+        }
+    }
+
+    /// `x` repeated `reps[d]` times along each dimension.
+    static let tile: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard let reps = try IntegerParameter(arguments, "reps", context) else { throw context.fail("tile needs reps") }
+        return { slots in
+            let input = fetch(x, slots)
+            let counts = try reps.values("reps", slots, context)
+            guard counts.count == input.shape.count, counts.allSatisfy({ $0 >= 0 }) else {
+                throw context.fail("reps \(counts) must hold \(input.shape.count) counts of 0 or more")
+            }
+            let shape = zip(input.shape, counts).map { $0 * $1 }
+            let inStrides = strides(input.shape)
+            slots[outputs[0]] = try remap(input, to: shape, context) { index in
+                var offset = 0
+                for d in index.indices { offset += (index[d] % input.shape[d]) * inStrides[d] }
+                return offset
+            }
+        }
+    }
+
+    /// The last `pad.count / 2` dimensions widened by `pad[2i]` values before and `pad[2i + 1]`
+    /// after: `constant_val` (mode `constant`, the default), the mirror image without the edge
+    /// (`reflect`) or the edge value repeated (`replicate`).
+    static let pad: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard let padding = try IntegerParameter(arguments, "pad", context) else { throw context.fail("pad needs pad") }
+        let mode = try constantString(arguments, "mode", context) ?? "constant"
+        guard ["constant", "reflect", "replicate"].contains(mode) else { throw context.fail("pad mode '\(mode)' is not constant, reflect or replicate") }
+        let fill = try constantFloat(arguments, "constant_val", context) ?? 0
+        return { slots in
+            let input = fetch(x, slots)
+            let amounts = try padding.values("pad", slots, context), rank = input.shape.count
+            guard amounts.count % 2 == 0, amounts.count / 2 <= rank, amounts.allSatisfy({ $0 >= 0 }) else {
+                throw context.fail("pad \(amounts) must hold two counts of 0 or more for each of at most \(rank) dimensions")
+            }
+            let before = Array(repeating: 0, count: rank - amounts.count / 2) + stride(from: 0, to: amounts.count, by: 2).map { amounts[$0] }
+            let after = Array(repeating: 0, count: rank - amounts.count / 2) + stride(from: 1, to: amounts.count, by: 2).map { amounts[$0] }
+            for d in 0..<rank where before[d] + after[d] > 0 {
+                let n = input.shape[d]
+                guard mode != "reflect" || (before[d] < n && after[d] < n), mode == "constant" || n > 0 else {
+                    throw context.fail("\(mode) padding of \(before[d]) and \(after[d]) does not fit dimension \(d) of \(input.shape)")
+                }
+            }
+            let shape = (0..<rank).map { input.shape[$0] + before[$0] + after[$0] }
+            let inStrides = strides(input.shape)
+            var values = try context.buffer(shape)
+            var index = [Int](repeating: 0, count: rank)
+            positions: for position in values.indices {
+                defer { advance(&index, within: shape) }
+                var offset = 0
+                for d in 0..<rank {
+                    var i = index[d] - before[d]
+                    let n = input.shape[d]
+                    if i < 0 || i >= n {
+                        switch mode {
+                        case "reflect": i = i < 0 ? -i : 2 * (n - 1) - i
+                        case "replicate": i = i < 0 ? 0 : n - 1
+                        default:
+                            values[position] = fill
+                            continue positions
+                        }
+                    }
+                    offset += i * inStrides[d]
+                }
+                values[position] = input.values[offset]
+            }
+            slots[outputs[0]] = MILTensor(shape: shape, values: values)
+        }
+    }
+}
