@@ -62,11 +62,21 @@ TGT static void SFX(depthwise_plane_flat)(const float *restrict x, float *restri
                     for (int c = 0; c < Wq; c++) row[c] = 0.0f;
                     continue;
                 }
-                const float *restrict in = x + (size_t)iy * g->W;
-                for (int c = 0; c < Wq; c++) {
-                    const int ix = sw * c + b - g->pad_left;
-                    row[c] = ix >= 0 && ix < g->W ? in[ix] : 0.0f;
+                /* Columns c with 0 ≤ sw·c + offset < W read the input; the others are padding. */
+                const int offset = b - g->pad_left;
+                int first = offset >= 0 ? 0 : (-offset + sw - 1) / sw;
+                int last = g->W - 1 - offset >= 0 ? (g->W - 1 - offset) / sw + 1 : 0;
+                if (first > Wq) first = Wq;
+                if (last > Wq) last = Wq;
+                if (last < first) last = first;
+                const float *restrict in = x + (size_t)iy * g->W + offset;
+                for (int c = 0; c < first; c++) row[c] = 0.0f;
+                if (sw == 1) {
+                    for (int c = first; c < last; c++) row[c] = in[c];
+                } else {
+                    for (int c = first; c < last; c++) row[c] = in[sw * c];
                 }
+                for (int c = last; c < Wq; c++) row[c] = 0.0f;
             }
         }
     }

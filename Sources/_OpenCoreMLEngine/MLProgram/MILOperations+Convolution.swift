@@ -70,7 +70,7 @@ extension MILOperations {
                 // Depthwise: one kernel per channel, bias included, by the C kernel (no im2col).
                 ocm_depthwise_conv2d(input.values, &values, weight.values, bias?.values, Int32(n * c), Int32(c), Int32(h), Int32(w),
                                      Int32(out.0), Int32(out.1), Int32(kh), Int32(kw), Int32(strides[0]), Int32(strides[1]),
-                                     Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]))
+                                     Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]), -.infinity, .infinity)
                 slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
                 return
             }
