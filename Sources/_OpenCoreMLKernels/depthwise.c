@@ -43,18 +43,53 @@ typedef struct depthwise_job {
     const float *bias;
     float lo, hi;
     int channels;
-    ocm_depthwise_geometry g;
+    ocm_depthwise_plan plan;
     ocm_depthwise_plane_fn plane;
 } depthwise_job;
 
+/* [first, last): the indices i < count with 0 ≤ step·i + offset < size. */
+static void inside_range(int count, int step, int offset, int size, int *first, int *last) {
+    int f = offset >= 0 ? 0 : (-offset + step - 1) / step;
+    int l = size - 1 - offset >= 0 ? (size - 1 - offset) / step + 1 : 0;
+    f = OCM_MIN(f, count);
+    l = OCM_MIN(l, count);
+    *first = f;
+    *last = OCM_MAX(l, f);
+}
+
+/* The plan of a call: the flattened path's layout when the phases fit the scratch. */
+static void make_plan(ocm_depthwise_plan *p) {
+    const ocm_depthwise_geometry *g = &p->g;
+    p->taps = g->kh * g->kw;
+    p->flat = false;
+    if (g->outH < 1 || g->outW < 1 || g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->kh < 1 || g->kw < 1) return;
+    if (g->sh > OCM_DEPTHWISE_MAX_STRIDE || g->sw > OCM_DEPTHWISE_MAX_STRIDE || p->taps > OCM_DEPTHWISE_TAPS) return;
+    const long long rows = g->outH + (long long)(g->kh - 1) * g->dh / g->sh;
+    const long long cols = g->outW + (long long)(g->kw - 1) * g->dw / g->sw;
+    if (rows * cols * g->sh * g->sw + OCM_DEPTHWISE_TAIL > OCM_DEPTHWISE_FLAT_MAX) return;
+    p->Hq = (int)rows;
+    p->Wq = (int)cols;
+    p->n = (g->outH - 1) * p->Wq + g->outW;
+    for (int a = 0; a < g->sh; a++) inside_range(p->Hq, g->sh, a - g->pad_top, g->H, &p->row_first[a], &p->row_last[a]);
+    for (int b = 0; b < g->sw; b++) inside_range(p->Wq, g->sw, b - g->pad_left, g->W, &p->col_first[b], &p->col_last[b]);
+    const int phase_size = p->Hq * p->Wq;
+    for (int ky = 0; ky < g->kh; ky++) {
+        for (int kx = 0; kx < g->kw; kx++) {
+            const int dy = ky * g->dh, dx = kx * g->dw;
+            p->tap_offset[ky * g->kw + kx] = ((dy % g->sh) * g->sw + dx % g->sw) * phase_size + (dy / g->sh) * p->Wq + dx / g->sw;
+        }
+    }
+    p->flat = true;
+}
+
 static void depthwise_range(void *context, size_t begin, size_t end) {
     const depthwise_job *job = context;
-    const ocm_depthwise_geometry *g = &job->g;
+    const ocm_depthwise_geometry *g = &job->plan.g;
     float *scratch = thread_scratch();
     for (size_t p = begin; p < end; p++) {
         int c = (int)(p % (size_t)job->channels);
         job->plane(job->x + p * (size_t)g->H * g->W, job->y + p * (size_t)g->outH * g->outW, job->w + (size_t)c * g->kh * g->kw,
-                   job->bias ? job->bias[c] : 0.0f, job->lo, job->hi, g, scratch);
+                   job->bias ? job->bias[c] : 0.0f, job->lo, job->hi, &job->plan, scratch);
     }
 }
 
@@ -62,7 +97,8 @@ void ocm_depthwise_conv2d(const float *x, float *y, const float *w, const float 
                           int H, int W, int outH, int outW, int kh, int kw, int sh, int sw, int dh, int dw,
                           int pad_top, int pad_left, float lo, float hi) {
     depthwise_job job = {x, y, w, bias, lo, hi, channels,
-                         {H, W, outH, outW, kh, kw, sh, sw, dh, dw, pad_top, pad_left},
+                         {.g = {H, W, outH, outW, kh, kw, sh, sw, dh, dw, pad_top, pad_left}},
                          ocm_kernels()->depthwise->plane};
+    make_plan(&job.plan);
     ocm_parallel_for((size_t)planes, depthwise_range, &job);
 }

@@ -6,7 +6,8 @@
  */
 
 /* Planes whose phase copies fit the scratch (OCM_DEPTHWISE_FLAT_MAX floats, and as many for the
- * sums), with at most OCM_DEPTHWISE_TAPS kernel taps: the input is copied into sh × sw zero-padded
+ * sums), with at most OCM_DEPTHWISE_TAPS kernel taps and strides up to OCM_DEPTHWISE_MAX_STRIDE
+ * (the call's plan, made once in depthwise.c, says): the input is copied into sh × sw zero-padded
  * "phase" planes, phase (a, b) holding padded rows a, a + sh, … and columns b, b + sw, …, all of
  * width Wq = outW + ((kw − 1)·dw) / sw. Output (oy, ox) then reads, for tap (ky, kx), phase
  * (ky·dh mod sh, kx·dw mod sw) at flattened position oy·Wq + ox plus a fixed offset, so every tap
@@ -18,78 +19,87 @@
  * OCM_DEPTHWISE_TAIL (the caller makes those extra reads safe), a block of outputs at a time, each
  * block's sums kept in registers across the taps and stored once. */
 TGT static void SFX(depthwise_taps)(const float *const *src, const float *w, int taps, float bias, float *restrict acc, int n) {
-    enum { BLOCK = 64, TAIL = OCM_DEPTHWISE_TAIL };
-    const int rounded = (n + TAIL - 1) / TAIL * TAIL;
+    /* 16-float vectors of the compiler's vector extension: one zmm, two ymm or four xmm registers
+     * by instruction set. Written out, because a local float array of sums ends up in memory. */
+    const int rounded = (n + OCM_DEPTHWISE_TAIL - 1) / OCM_DEPTHWISE_TAIL * OCM_DEPTHWISE_TAIL;
+    const ocm_v16 start = {bias, bias, bias, bias, bias, bias, bias, bias, bias, bias, bias, bias, bias, bias, bias, bias};
     int i = 0;
-    for (; i + BLOCK <= rounded; i += BLOCK) {
-        float sum[BLOCK];
-        for (int j = 0; j < BLOCK; j++) sum[j] = bias;
+    for (; i + 64 <= rounded; i += 64) {
+        ocm_v16 s0 = start, s1 = start, s2 = start, s3 = start;
         for (int t = 0; t < taps; t++) {
             const float weight = w[t];
-            const float *restrict from = src[t] + i;
-            for (int j = 0; j < BLOCK; j++) sum[j] += weight * from[j];
+            const ocm_v16u *from = (const ocm_v16u *)(src[t] + i);
+            s0 += weight * from[0];
+            s1 += weight * from[1];
+            s2 += weight * from[2];
+            s3 += weight * from[3];
         }
-        for (int j = 0; j < BLOCK; j++) acc[i + j] = sum[j];
+        ocm_v16u *to = (ocm_v16u *)(acc + i);
+        to[0] = s0;
+        to[1] = s1;
+        to[2] = s2;
+        to[3] = s3;
     }
-    for (; i < rounded; i += TAIL) {
-        float sum[TAIL];
-        for (int j = 0; j < TAIL; j++) sum[j] = bias;
-        for (int t = 0; t < taps; t++) {
-            const float weight = w[t];
-            const float *restrict from = src[t] + i;
-            for (int j = 0; j < TAIL; j++) sum[j] += weight * from[j];
-        }
-        for (int j = 0; j < TAIL; j++) acc[i + j] = sum[j];
+    for (; i < rounded; i += 16) {
+        ocm_v16 s0 = start;
+        for (int t = 0; t < taps; t++) s0 += w[t] * *(const ocm_v16u *)(src[t] + i);
+        *(ocm_v16u *)(acc + i) = s0;
     }
 }
 
 TGT static void SFX(depthwise_plane_flat)(const float *restrict x, float *restrict y, const float *restrict w, float bias,
-                                          float lo, float hi, const ocm_depthwise_geometry *g, float *restrict scratch) {
-    const int sh = g->sh, sw = g->sw;
-    const int Wq = g->outW + (g->kw - 1) * g->dw / sw, Hq = g->outH + (g->kh - 1) * g->dh / sh;
+                                          float lo, float hi, const ocm_depthwise_plan *p, float *restrict scratch) {
+    const ocm_depthwise_geometry *g = &p->g;
+    const int sh = g->sh, sw = g->sw, Hq = p->Hq, Wq = p->Wq;
     const int phase_size = Hq * Wq;
     float *restrict phases = scratch;
     float *restrict acc = scratch + OCM_DEPTHWISE_FLAT_MAX;
     /* The sums run up to OCM_DEPTHWISE_TAIL − 1 outputs past the plane: zeros to read there. */
     for (int i = 0; i < OCM_DEPTHWISE_TAIL; i++) phases[sh * sw * phase_size + i] = 0.0f;
     for (int a = 0; a < sh; a++) {
-        for (int b = 0; b < sw; b++) {
-            float *restrict phase = phases + (a * sw + b) * phase_size;
-            for (int r = 0; r < Hq; r++) {
-                float *restrict row = phase + r * Wq;
-                const int iy = sh * r + a - g->pad_top;
-                if (iy < 0 || iy >= g->H) {
+        for (int r = 0; r < Hq; r++) {
+            const bool inside = r >= p->row_first[a] && r < p->row_last[a];
+            /* Padded column 0 of the input row this phase row holds (before the row when padded). */
+            const float *in = x + (ptrdiff_t)(sh * r + a - g->pad_top) * g->W - g->pad_left;
+            int done = 0; /* columns of every phase of this row already written */
+            if (inside && sw == 2) {
+                /* Both column phases at once where both read the input: 32 inputs, split into
+                 * their even and odd columns. */
+                float *restrict even = phases + (a * 2) * phase_size + r * Wq;
+                float *restrict odd = even + phase_size;
+                const int lo = OCM_MAX(p->col_first[0], p->col_first[1]), hi = OCM_MIN(p->col_last[0], p->col_last[1]);
+                int c = 0;
+                for (; c < lo; c++) {
+                    even[c] = c >= p->col_first[0] && c < p->col_last[0] ? in[2 * c] : 0.0f;
+                    odd[c] = c >= p->col_first[1] && c < p->col_last[1] ? in[2 * c + 1] : 0.0f;
+                }
+                for (; c + 16 <= hi; c += 16) {
+                    const ocm_v16 v0 = *(const ocm_v16u *)(in + 2 * c), v1 = *(const ocm_v16u *)(in + 2 * c + 16);
+                    *(ocm_v16u *)(even + c) = __builtin_shufflevector(v0, v1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+                    *(ocm_v16u *)(odd + c) = __builtin_shufflevector(v0, v1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+                }
+                done = c;
+            }
+            for (int b = 0; b < sw; b++) {
+                float *restrict row = phases + (a * sw + b) * phase_size + r * Wq;
+                if (!inside) {
                     for (int c = 0; c < Wq; c++) row[c] = 0.0f;
                     continue;
                 }
-                /* Columns c with 0 ≤ sw·c + offset < W read the input; the others are padding. */
-                const int offset = b - g->pad_left;
-                int first = offset >= 0 ? 0 : (-offset + sw - 1) / sw;
-                int last = g->W - 1 - offset >= 0 ? (g->W - 1 - offset) / sw + 1 : 0;
-                if (first > Wq) first = Wq;
-                if (last > Wq) last = Wq;
-                if (last < first) last = first;
-                const float *restrict in = x + (size_t)iy * g->W + offset;
-                for (int c = 0; c < first; c++) row[c] = 0.0f;
+                const int first = OCM_MAX(p->col_first[b], done), last = OCM_MAX(p->col_last[b], first);
+                for (int c = done; c < first; c++) row[c] = 0.0f;
                 if (sw == 1) {
                     for (int c = first; c < last; c++) row[c] = in[c];
                 } else {
-                    for (int c = first; c < last; c++) row[c] = in[sw * c];
+                    for (int c = first; c < last; c++) row[c] = in[sw * c + b];
                 }
                 for (int c = last; c < Wq; c++) row[c] = 0.0f;
             }
         }
     }
     const float *src[OCM_DEPTHWISE_TAPS];
-    const int taps = g->kh * g->kw;
-    for (int ky = 0; ky < g->kh; ky++) {
-        for (int kx = 0; kx < g->kw; kx++) {
-            const int dy = ky * g->dh, dx = kx * g->dw;
-            src[ky * g->kw + kx] = phases + ((dy % sh) * sw + dx % sw) * phase_size + (dy / sh) * Wq + dx / sw;
-        }
-    }
-    const int n = (g->outH - 1) * Wq + g->outW;
-    SFX(depthwise_taps)(src, w, taps, bias, acc, n);
+    for (int t = 0; t < p->taps; t++) src[t] = phases + p->tap_offset[t];
+    SFX(depthwise_taps)(src, w, p->taps, bias, acc, p->n);
     for (int oy = 0; oy < g->outH; oy++) {
         const float *restrict sums = acc + oy * Wq;
         float *restrict out = y + (size_t)oy * g->outW;
@@ -98,11 +108,12 @@ TGT static void SFX(depthwise_plane_flat)(const float *restrict x, float *restri
 }
 
 TGT static void SFX(depthwise_plane)(const float *restrict x, float *restrict y, const float *restrict w, float bias,
-                                     float lo, float hi, const ocm_depthwise_geometry *g, float *scratch) {
+                                     float lo, float hi, const ocm_depthwise_plan *plan, float *scratch) {
+    const ocm_depthwise_geometry *g = &plan->g;
     const int H = g->H, W = g->W, outH = g->outH, outW = g->outW;
     const int kh = g->kh, kw = g->kw, sh = g->sh, sw = g->sw, dh = g->dh, dw = g->dw;
-    if (scratch != NULL && kh * kw <= OCM_DEPTHWISE_TAPS && ocm_depthwise_fits_flat(g)) {
-        SFX(depthwise_plane_flat)(x, y, w, bias, lo, hi, g, scratch);
+    if (scratch != NULL && plan->flat) {
+        SFX(depthwise_plane_flat)(x, y, w, bias, lo, hi, plan, scratch);
         return;
     }
     /* Row by row (planes too large to copy, or many taps): the row starts at the bias, then each

@@ -128,24 +128,35 @@ typedef struct ocm_depthwise_geometry {
 /* Scratch floats a plane kernel may use: twice the largest (phase-split) padded plane it flattens. */
 #define OCM_DEPTHWISE_FLAT_MAX 16384
 #define OCM_DEPTHWISE_SCRATCH (2 * OCM_DEPTHWISE_FLAT_MAX)
-/* The most kernel taps (kh·kw) the flattened path takes. */
+/* The most kernel taps (kh·kw), and the largest stride, the flattened path takes. */
 #define OCM_DEPTHWISE_TAPS 64
+#define OCM_DEPTHWISE_MAX_STRIDE 4
 /* The flattened path computes outputs in runs of this many (a multiple of every vector width). */
 #define OCM_DEPTHWISE_TAIL 16
 
-/* Whether a plane's phase copies (depthwise_plane.h), with a run of zeros after them, fit
- * OCM_DEPTHWISE_FLAT_MAX floats. */
-static inline bool ocm_depthwise_fits_flat(const ocm_depthwise_geometry *g) {
-    if (g->outH < 1 || g->outW < 1 || g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1) return false;
-    long long rows = g->outH + (long long)(g->kh - 1) * g->dh / g->sh;
-    long long cols = g->outW + (long long)(g->kw - 1) * g->dw / g->sw;
-    return rows * cols * g->sh * g->sw + OCM_DEPTHWISE_TAIL <= OCM_DEPTHWISE_FLAT_MAX;
-}
+/* What every plane of one call shares, worked out once per call (depthwise.c): the geometry and,
+ * when the flattened path applies (depthwise_plane.h), its layout. Phase (a, b) is an Hq × Wq
+ * plane; its rows [row_first[a], row_last[a]) and columns [col_first[b], col_last[b]) hold input
+ * row sh·r + a − pad_top and column sw·c + b − pad_left, everything else zero. Tap t reads the
+ * phases from tap_offset[t] on, and the sums cover n outputs of the flattened Wq-wide layout. */
+typedef struct ocm_depthwise_plan {
+    ocm_depthwise_geometry g;
+    bool flat;
+    int Hq, Wq, n, taps;
+    int tap_offset[OCM_DEPTHWISE_TAPS];
+    int row_first[OCM_DEPTHWISE_MAX_STRIDE], row_last[OCM_DEPTHWISE_MAX_STRIDE];
+    int col_first[OCM_DEPTHWISE_MAX_STRIDE], col_last[OCM_DEPTHWISE_MAX_STRIDE];
+} ocm_depthwise_plan;
+
+/* 16 floats as one value of the compiler's vector extension (the depthwise sums), and the same at
+ * any float alignment, for loads and stores. */
+typedef float ocm_v16 __attribute__((vector_size(64)));
+typedef float ocm_v16u __attribute__((vector_size(64), aligned(4)));
 
 /* One channel plane: y (outH×outW) = clamp(bias + the kh×kw kernel w over x (H×W), lo, hi), zero
  * padding. scratch holds OCM_DEPTHWISE_SCRATCH floats, or is NULL (then the row-by-row path runs). */
 typedef void (*ocm_depthwise_plane_fn)(const float *x, float *y, const float *w, float bias, float lo, float hi,
-                                       const ocm_depthwise_geometry *g, float *scratch);
+                                       const ocm_depthwise_plan *plan, float *scratch);
 
 typedef struct ocm_depthwise_ops {
     ocm_depthwise_plane_fn plane;

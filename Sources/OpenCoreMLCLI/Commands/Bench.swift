@@ -55,6 +55,14 @@ struct BenchGEMM: ParsableCommand {
         Shape(name: "dense1 weight gradient (dYᵀ·X)", transA: true, transB: false, m: 500, n: 1152, k: 128),
         Shape(name: "conv2 forward, one image (W·columns)", transA: false, transB: false, m: 32, n: 144, k: 128),
         Shape(name: "conv1 forward, one image (W·columns)", transA: false, transB: false, m: 32, n: 676, k: 9),
+        // EfficientNet-Lite0's pointwise convolutions, one picture (W·X): K short early, N short late.
+        Shape(name: "EfficientNet expand 16→96 at 112×112", transA: false, transB: false, m: 96, n: 12544, k: 16),
+        Shape(name: "EfficientNet project 96→24 at 56×56", transA: false, transB: false, m: 24, n: 3136, k: 96),
+        Shape(name: "EfficientNet expand 24→144 at 56×56", transA: false, transB: false, m: 144, n: 3136, k: 24),
+        Shape(name: "EfficientNet expand 80→480 at 14×14", transA: false, transB: false, m: 480, n: 196, k: 80),
+        Shape(name: "EfficientNet project 480→80 at 14×14", transA: false, transB: false, m: 80, n: 196, k: 480),
+        Shape(name: "EfficientNet expand 192→1152 at 7×7", transA: false, transB: false, m: 1152, n: 49, k: 192),
+        Shape(name: "EfficientNet project 1152→192 at 7×7", transA: false, transB: false, m: 192, n: 49, k: 1152),
     ]
 
     func validate() throws {
