@@ -93,6 +93,9 @@ typedef struct gemm_job {
 
 static inline int round_up(int x, int unit) { return (x + unit - 1) / unit * unit; }
 
+/* The most floats of A packed once for all column blocks (half of a 1 MB L2 cache). */
+enum { A_PACKED_ONCE_MAX = 1 << 17 };
+
 static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
     const ocm_gemm_arch *arch = g->arch;
     const int mr = arch->mr, nr = arch->nr, vw = arch->vw;
@@ -100,8 +103,18 @@ static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
     const int kc_max = OCM_MIN(arch->kc, K);
     const int nc_max = OCM_MIN(arch->nc, round_up(n1 - n0, nr));
     pack_buffers *buffers = thread_buffers();
-    float *Ap = reserve(&buffers->a, &buffers->a_cap, (size_t)kc_max * mr);
+    /* With the whole of K in one block and a small A (a pointwise convolution's weights), A is
+     * packed once for every column block rather than again for each. */
+    const size_t a_once = (size_t)round_up(m1 - m0, mr) * K;
+    const bool pack_a_once = K <= kc_max && n1 - n0 > nc_max && a_once <= A_PACKED_ONCE_MAX;
+    float *Ap = reserve(&buffers->a, &buffers->a_cap, pack_a_once ? a_once : (size_t)kc_max * mr);
     float *Bp = reserve(&buffers->b, &buffers->b_cap, (size_t)kc_max * nc_max);
+    if (pack_a_once) {
+        for (int ir = m0; ir < m1; ir += mr) {
+            const float *a = g->transA ? g->A + ir : g->A + (size_t)ir * g->lda;
+            arch->pack_a(g->transA, a, g->lda, OCM_MIN(mr, m1 - ir), K, mr, Ap + (size_t)(ir - m0) * K);
+        }
+    }
 
     for (int jc = n0; jc < n1; jc += nc_max) {
         const int nc = OCM_MIN(nc_max, n1 - jc);
@@ -116,12 +129,16 @@ static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
             }
             for (int ir = m0; ir < m1; ir += mr) {
                 const int m = OCM_MIN(mr, m1 - ir);
-                const float *a = g->transA ? g->A + (size_t)pc * g->lda + ir
-                                           : g->A + (size_t)ir * g->lda + pc;
-                arch->pack_a(g->transA, a, g->lda, m, kc, mr, Ap);
+                const float *panel = Ap + (size_t)(ir - m0) * K;
+                if (!pack_a_once) {
+                    const float *a = g->transA ? g->A + (size_t)pc * g->lda + ir
+                                               : g->A + (size_t)ir * g->lda + pc;
+                    arch->pack_a(g->transA, a, g->lda, m, kc, mr, Ap);
+                    panel = Ap;
+                }
                 float *c = g->C + (size_t)ir * g->ldc + jc;
                 for (int jr = 0; jr < nc; jr += nr) {
-                    arch->kernel(kc, Ap, Bp + (size_t)jr * kc, c + jr, g->ldc, m,
+                    arch->kernel(kc, panel, Bp + (size_t)jr * kc, c + jr, g->ldc, m,
                                  OCM_MIN(nr, nc - jr), g->alpha, beta);
                 }
             }

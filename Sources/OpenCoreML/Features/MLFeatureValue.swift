@@ -28,6 +28,15 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
     /// A missing value of the given type, for optional inputs.
     public init(undefined type: MLFeatureType) { storage = .undefined(type) }
 
+    /// A classifier's probabilities: `keys` (all `String` or all `Int64`, distinct, as
+    /// `ClassLabelSet.keys` makes them) with one probability each, built without the checks and
+    /// key conversions of ``init(dictionary:)`` (for 1,000 classes these cost a millisecond).
+    init(classProbabilities probabilities: UnsafePointer<Float>, keys: [AnyHashable]) {
+        var dictionary = [AnyHashable: NSNumber](minimumCapacity: keys.count)
+        for (index, key) in keys.enumerated() { dictionary[key] = NSNumber(value: Double(probabilities[index])) }
+        storage = .dictionary(dictionary)
+    }
+
     /// A dictionary of scores; keys must all be `String` or all integers (stored as `Int64`).
     public init(dictionary value: [AnyHashable: NSNumber]) throws {
         var converted: [AnyHashable: NSNumber] = [:]

@@ -10,6 +10,9 @@ extension ClassLabelSet {
         }
     }
 
+    /// Every class's dictionary key, in class order.
+    var keys: [AnyHashable] { (0..<count).map(key(at:)) }
+
     /// The predicted-label feature value of class `index`.
     func featureValue(at index: Int) -> MLFeatureValue {
         switch self {

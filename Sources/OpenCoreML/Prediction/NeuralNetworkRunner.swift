@@ -16,6 +16,8 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
     private let predictedFeatureName: String?
     private let probabilitiesName: String?
     private let classLabels: ClassLabelSet
+    /// The probability dictionary's keys, made once.
+    private let labelKeys: [AnyHashable]
     /// The blob holding class probabilities (classifiers only).
     private let probabilityBlob: Blob?
     private let memoryLimit: Int
@@ -57,11 +59,13 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
                 throw MLModelError(.generic, "the classifier's probabilities blob does not have one value per class (\(classLabels.count))")
             }
             probabilityBlob = blob
+            labelKeys = classLabels.keys
         } else {
             classLabels = .none
             predictedFeatureName = nil
             probabilitiesName = nil
             probabilityBlob = nil
+            labelKeys = []
         }
         for output in outputs where output.name != predictedFeatureName && output.name != probabilitiesName {
             guard network.blobs[output.name] != nil else {
@@ -110,9 +114,7 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
                 let count = blob.shape.count
                 let probabilities = blob.value.pointer + row * count
                 if output.name == probabilitiesName {
-                    var dictionary: [AnyHashable: NSNumber] = [:]
-                    for index in 0..<count { dictionary[classLabels.key(at: index)] = NSNumber(value: Double(probabilities[index])) }
-                    values[output.name] = try MLFeatureValue(dictionary: dictionary)
+                    values[output.name] = MLFeatureValue(classProbabilities: probabilities, keys: labelKeys)
                 } else {
                     var best = 0
                     for index in 1..<max(count, 1) where probabilities[index] > probabilities[best] { best = index }
