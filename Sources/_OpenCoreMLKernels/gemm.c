@@ -87,6 +87,8 @@ typedef struct gemm_job {
     float *C;
     int ldc;
     const ocm_gemm_arch *arch;
+    ocm_gemm_epilogue epilogue;
+    bool has_epilogue;
     int pm, pn;         /* rectangles along M and N */
     int m_unit, n_unit; /* rectangle edges are multiples of these */
 } gemm_job;
@@ -95,6 +97,27 @@ static inline int round_up(int x, int unit) { return (x + unit - 1) / unit * uni
 
 /* The most floats of A packed once for all column blocks (half of a 1 MB L2 cache). */
 enum { A_PACKED_ONCE_MAX = 1 << 17 };
+
+/* The epilogue on rows [row, row + m) of C, n columns from c (the row-th row of C at c). */
+static void apply_epilogue(const ocm_gemm_epilogue *e, float *c, int ldc, int row, int m, int n) {
+    const ocm_elementwise_ops *o = ocm_kernels()->elementwise;
+    for (int i = 0; i < m; i++) {
+        float *line = c + (size_t)i * ldc;
+        const float bias = e->row_bias ? e->row_bias[row + i] : 0.0f;
+        switch (e->activation) {
+        case OCM_EPILOGUE_NONE:
+            if (e->row_bias) o->add_scalar(line, (size_t)n, bias);
+            break;
+        case OCM_EPILOGUE_RELU:
+            if (e->row_bias) o->add_scalar(line, (size_t)n, bias);
+            o->relu(line, line, (size_t)n);
+            break;
+        case OCM_EPILOGUE_CLAMP:
+            o->add_scalar_clamp(line, (size_t)n, bias, e->lo, e->hi);
+            break;
+        }
+    }
+}
 
 static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
     const ocm_gemm_arch *arch = g->arch;
@@ -141,6 +164,7 @@ static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
                     arch->kernel(kc, panel, Bp + (size_t)jr * kc, c + jr, g->ldc, m,
                                  OCM_MIN(nr, nc - jr), g->alpha, beta);
                 }
+                if (g->has_epilogue && pc + kc == K) apply_epilogue(&g->epilogue, c, g->ldc, ir, m, nc);
             }
         }
     }
@@ -225,14 +249,23 @@ static void scale_c(int M, int N, float beta, float *C, int ldc) {
 
 void ocm_sgemm(bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
                int lda, const float *B, int ldb, float beta, float *C, int ldc) {
+    ocm_sgemm_epilogue(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                       (ocm_gemm_epilogue){.row_bias = NULL, .activation = OCM_EPILOGUE_NONE});
+}
+
+void ocm_sgemm_epilogue(bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
+                        int lda, const float *B, int ldb, float beta, float *C, int ldc,
+                        ocm_gemm_epilogue epilogue) {
     assert(M >= 0 && N >= 0 && K >= 0);
     assert(ldc >= OCM_MAX(N, 1));
     assert(lda >= OCM_MAX(transA ? M : K, 1));
     assert(ldb >= OCM_MAX(transB ? K : N, 1));
     if (M == 0 || N == 0) return;
     assert(C != NULL);
+    const bool has_epilogue = epilogue.row_bias != NULL || epilogue.activation != OCM_EPILOGUE_NONE;
     if (K == 0 || alpha == 0.0f) {
         scale_c(M, N, beta, C, ldc);
+        if (has_epilogue) apply_epilogue(&epilogue, C, ldc, 0, M, N);
         return;
     }
     assert(A != NULL && B != NULL);
@@ -240,13 +273,14 @@ void ocm_sgemm(bool transA, bool transB, int M, int N, int K, float alpha, const
     const ocm_gemm_arch *arch = ocm_kernels()->gemm;
     if (!transA && transB && arch->dot_nt != NULL && use_dot_products(M, N, K)) {
         arch->dot_nt(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        if (has_epilogue) apply_epilogue(&epilogue, C, ldc, 0, M, N);
         return;
     }
     gemm_job job = {
         .transA = transA, .transB = transB, .M = M, .N = N, .K = K,
         .alpha = alpha, .beta = beta,
         .A = A, .lda = lda, .B = B, .ldb = ldb, .C = C, .ldc = ldc,
-        .arch = arch,
+        .arch = arch, .epilogue = epilogue, .has_epilogue = has_epilogue,
     };
     /* Inside a pool job (e.g. one GEMM per image of a batch) the pool is taken: stay whole. */
     choose_split(&job, ocm_inside_parallel_job() ? 1 : ocm_num_threads());

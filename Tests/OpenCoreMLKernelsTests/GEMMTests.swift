@@ -111,6 +111,43 @@ extension KernelTests {
             }
         }
 
+        /// The bias and activation applied to each finished block equal ocm_sgemm followed by the
+        /// bias and the activation: several K blocks (applied once, after the last), several
+        /// column blocks, padded C (padding untouched), the dot-product path (A·Bᵀ, one row), K = 0.
+        @Test(arguments: [(67, 1000, 300, false), (40, 53, 29, false), (3, 5, 200, true), (9, 33, 0, false)])
+        func epilogueEqualsTheProductThenBiasAndActivation(M: Int, N: Int, K: Int, transB: Bool) {
+            let ldc = N + 3
+            var random = TestRandom(seed: UInt64(M * 7 + N))
+            let a = random.floats(M * max(K, 1)), b = random.floats(N * max(K, 1)), bias = random.floats(M)
+            let c0 = random.floats(M * ldc)
+            let ldb = Int32(transB ? max(K, 1) : N)
+            let kinds: [(ocm_epilogue_activation, Float, Float, (Float) -> Float)] = [
+                (OCM_EPILOGUE_NONE, 0, 0, { $0 }),
+                (OCM_EPILOGUE_RELU, 0, 0, { $0 > 0 ? $0 : 0 }),
+                (OCM_EPILOGUE_CLAMP, -0.4, 0.3, { min(max($0, -0.4), 0.3) }),
+            ]
+            forEachISAAndThreadCount { context in
+                var plain = c0
+                ocm_sgemm(false, transB, Int32(M), Int32(N), Int32(K), 0.5, a, Int32(max(K, 1)), b, ldb, 0.25, &plain, Int32(ldc))
+                for (kind, lo, hi, activation) in kinds {
+                    for withBias in [true, false] {
+                        var c = c0
+                        bias.withUnsafeBufferPointer { biasPointer in
+                            let epilogue = ocm_gemm_epilogue(row_bias: withBias ? biasPointer.baseAddress : nil, activation: kind, lo: lo, hi: hi)
+                            ocm_sgemm_epilogue(false, transB, Int32(M), Int32(N), Int32(K), 0.5, a, Int32(max(K, 1)), b, ldb, 0.25, &c,
+                                               Int32(ldc), epilogue)
+                        }
+                        let expected = plain.enumerated().map { index, value -> Double in
+                            let (row, column) = index.quotientAndRemainder(dividingBy: ldc)
+                            guard column < N else { return Double(value) }
+                            return Double(activation(value + (withBias ? bias[row] : 0)))
+                        }
+                        expectClose(c, expected, relative: 1e-6, absolute: 1e-6, "\(M)×\(N)×\(K) \(kind) bias \(withBias) [\(context)]")
+                    }
+                }
+            }
+        }
+
         @Test func zeroDepthOrZeroAlphaOnlyScalesC() {
             var random = TestRandom(seed: 7)
             let a = random.floats(12), b = random.floats(12)

@@ -193,17 +193,11 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
                 for group in 0..<self.groups {
                     let cols = self.unfold(x, image: image, group: group, chunk: chunk)
                     let w = self.weights.value.pointer + group * perGroupOut * self.patchSize
-                    ocm_sgemm(false, false, Int32(perGroupOut), Int32(outPlane), Int32(self.patchSize), 1,
-                              w, Int32(self.patchSize), cols, Int32(outPlane), 0, out + group * perGroupOut * outPlane, Int32(outPlane))
-                }
-                if let bounds = self.fusedActivation?.bounds {
-                    ocm_add_col_vector_clamp(out, self.bias?.value.pointer, Int32(self.outputChannels), Int32(outPlane), Int32(outPlane),
-                                             bounds.lower, bounds.upper)
-                } else {
-                    if let bias = self.bias {
-                        ocm_add_col_vector(out, bias.value.pointer, Int32(self.outputChannels), Int32(outPlane), Int32(outPlane))
-                    }
-                    self.fusedActivation?.forward(out, count: self.outputChannels * outPlane)
+                    // The bias and the fused activation run on each finished block of the product.
+                    let epilogue = FusedActivation.epilogue(self.fusedActivation, rowBias: self.bias.map { $0.value.pointer + group * perGroupOut })
+                    ocm_sgemm_epilogue(false, false, Int32(perGroupOut), Int32(outPlane), Int32(self.patchSize), 1,
+                                       w, Int32(self.patchSize), cols, Int32(outPlane), 0, out + group * perGroupOut * outPlane, Int32(outPlane),
+                                       epilogue)
                 }
                 if let pool = self.fusedPool {
                     let winners = self.keepsArgmax ? self.argmax.pointer + image * pooledSize : nil

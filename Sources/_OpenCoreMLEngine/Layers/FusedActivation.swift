@@ -25,6 +25,14 @@ struct FusedActivation {
     /// The bounds a kernel that clamps its own output applies (a ReLU's are 0 and infinity).
     var clampBounds: (lower: Float, upper: Float) { bounds ?? (0, .infinity) }
 
+    /// What a GEMM applies to each finished block of its product: `rowBias` (one value per row, or
+    /// none) and then `activation` (or none).
+    static func epilogue(_ activation: FusedActivation?, rowBias: UnsafePointer<Float>?) -> ocm_gemm_epilogue {
+        guard let activation else { return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0) }
+        guard let bounds = activation.bounds else { return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_RELU, lo: 0, hi: 0) }
+        return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_CLAMP, lo: bounds.lower, hi: bounds.upper)
+    }
+
     func forward(_ values: UnsafeMutablePointer<Float>, count: Int) {
         if let bounds {
             ocm_clamp(values, values, count, bounds.lower, bounds.upper)
