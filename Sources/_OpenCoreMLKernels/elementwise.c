@@ -322,7 +322,6 @@ typedef struct matrix_job {
     const float *v;
     int M, N, ldx, ldy;
     bool accumulate;
-    float lo, hi; /* ocm_add_col_vector_clamp */
 } matrix_job;
 
 static void sum_rows_range(void *raw, size_t begin, size_t end) {
@@ -401,22 +400,6 @@ void ocm_add_col_vector(float *x, const float *col, int M, int N, int ldx) {
     matrix_job job = {.y = x, .v = col, .M = M, .N = N, .ldy = ldx};
     ocm_parallel_for_grain((size_t)M, OCM_MAX((size_t)1, GRAIN / OCM_MAX((size_t)N, 1)),
                            add_col_range, &job);
-}
-
-static void add_col_clamp_range(void *raw, size_t begin, size_t end) {
-    const matrix_job *job = raw;
-    const ocm_elementwise_ops *o = ops();
-    for (size_t i = begin; i < end; i++) {
-        o->add_scalar_clamp(job->y + i * (size_t)job->ldy, (size_t)job->N, job->v ? job->v[i] : 0.0f, job->lo, job->hi);
-    }
-}
-
-void ocm_add_col_vector_clamp(float *x, const float *col, int M, int N, int ldx, float lo, float hi) {
-    assert(M >= 0 && N >= 0 && ldx >= N);
-    assert(x != NULL || M == 0 || N == 0);
-    matrix_job job = {.y = x, .v = col, .M = M, .N = N, .ldy = ldx, .lo = lo, .hi = hi};
-    ocm_parallel_for_grain((size_t)M, OCM_MAX((size_t)1, GRAIN / OCM_MAX((size_t)N, 1)),
-                           add_col_clamp_range, &job);
 }
 
 /* MARK: - Softmax and cross-entropy */

@@ -236,9 +236,6 @@ void ocm_sum_cols(const float *x, float *y, int M, int N, int ldx, bool accumula
 void ocm_add_row_vector(float *x, const float *row, int M, int N, int ldx);
 /* x[i][j] += col[i] for every column j (per-channel bias add on [C, H·W], in place). */
 void ocm_add_col_vector(float *x, const float *col, int M, int N, int ldx);
-/* x[i][j] = clamp(x[i][j] + col[i], lo, hi) in one pass (col may be NULL: no bias): a
- * convolution's bias and fused clip. */
-void ocm_add_col_vector_clamp(float *x, const float *col, int M, int N, int ldx, float lo, float hi);
 
 /* y[i][:] = softmax(x[i][:]) for each of the M rows of N, computed stably (max subtracted).
  * y may alias x when ldy == ldx. */
