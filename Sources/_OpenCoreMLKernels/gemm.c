@@ -87,6 +87,7 @@ typedef struct gemm_job {
     float *C;
     int ldc;
     const ocm_gemm_arch *arch;
+    const float *packed_a; /* op(A) packed by ocm_sgemm_pack_a, or NULL */
     ocm_gemm_epilogue epilogue;
     bool has_epilogue;
     int pm, pn;         /* rectangles along M and N */
@@ -129,8 +130,8 @@ static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
     /* With the whole of K in one block and a small A (a pointwise convolution's weights), A is
      * packed once for every column block rather than again for each. */
     const size_t a_once = (size_t)round_up(m1 - m0, mr) * K;
-    const bool pack_a_once = K <= kc_max && n1 - n0 > nc_max && a_once <= A_PACKED_ONCE_MAX;
-    float *Ap = reserve(&buffers->a, &buffers->a_cap, pack_a_once ? a_once : (size_t)kc_max * mr);
+    const bool pack_a_once = !g->packed_a && K <= kc_max && n1 - n0 > nc_max && a_once <= A_PACKED_ONCE_MAX;
+    float *Ap = g->packed_a ? NULL : reserve(&buffers->a, &buffers->a_cap, pack_a_once ? a_once : (size_t)kc_max * mr);
     float *Bp = reserve(&buffers->b, &buffers->b_cap, (size_t)kc_max * nc_max);
     if (pack_a_once) {
         for (int ir = m0; ir < m1; ir += mr) {
@@ -153,7 +154,9 @@ static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
             for (int ir = m0; ir < m1; ir += mr) {
                 const int m = OCM_MIN(mr, m1 - ir);
                 const float *panel = Ap + (size_t)(ir - m0) * K;
-                if (!pack_a_once) {
+                if (g->packed_a) {
+                    panel = g->packed_a + (size_t)pc * round_up(g->M, mr) + (size_t)ir * kc;
+                } else if (!pack_a_once) {
                     const float *a = g->transA ? g->A + (size_t)pc * g->lda + ir
                                                : g->A + (size_t)ir * g->lda + pc;
                     arch->pack_a(g->transA, a, g->lda, m, kc, mr, Ap);
@@ -247,6 +250,41 @@ static void scale_c(int M, int N, float beta, float *C, int ldc) {
     }
 }
 
+/* Splits the product over the threads (or not) and runs it. */
+static void run_gemm(gemm_job *job) {
+    /* Inside a pool job (e.g. one GEMM per image of a batch) the pool is taken: stay whole. */
+    choose_split(job, ocm_inside_parallel_job() ? 1 : ocm_num_threads());
+    int parts = job->pm * job->pn;
+    if (parts == 1) {
+        gemm_rectangle(job, 0, job->M, 0, job->N);
+    } else {
+        ocm_run_parts(parts, gemm_part, job);
+    }
+}
+
+
+/* The packed layout (gemm_rectangle reads it): K blocks of the arch's kc, each holding the rows
+ * in mr-row panels of that block's depth, so panel (pc, ir) starts at pc·round_up(M, mr) + ir·kc. */
+size_t ocm_sgemm_packed_a_floats(int M, int K) {
+    assert(M >= 0 && K >= 0);
+    return (size_t)round_up(M, ocm_kernels()->gemm->mr) * (size_t)K;
+}
+
+int ocm_sgemm_pack_a(bool transA, int M, int K, const float *A, int lda, float *packed) {
+    assert(M >= 0 && K >= 0 && lda >= OCM_MAX(transA ? M : K, 1));
+    const ocm_gemm_arch *arch = ocm_kernels()->gemm;
+    const int isa = ocm_isa();
+    const int mr = arch->mr, kc_max = OCM_MIN(arch->kc, K), rows = round_up(M, mr);
+    for (int pc = 0; pc < K; pc += kc_max) {
+        const int kc = OCM_MIN(kc_max, K - pc);
+        for (int ir = 0; ir < M; ir += mr) {
+            const float *a = transA ? A + (size_t)pc * lda + ir : A + (size_t)ir * lda + pc;
+            arch->pack_a(transA, a, lda, OCM_MIN(mr, M - ir), kc, mr, packed + (size_t)pc * rows + (size_t)ir * kc);
+        }
+    }
+    return isa;
+}
+
 void ocm_sgemm(bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
                int lda, const float *B, int ldb, float beta, float *C, int ldc) {
     ocm_sgemm_epilogue(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
@@ -282,12 +320,29 @@ void ocm_sgemm_epilogue(bool transA, bool transB, int M, int N, int K, float alp
         .A = A, .lda = lda, .B = B, .ldb = ldb, .C = C, .ldc = ldc,
         .arch = arch, .epilogue = epilogue, .has_epilogue = has_epilogue,
     };
-    /* Inside a pool job (e.g. one GEMM per image of a batch) the pool is taken: stay whole. */
-    choose_split(&job, ocm_inside_parallel_job() ? 1 : ocm_num_threads());
-    int parts = job.pm * job.pn;
-    if (parts == 1) {
-        gemm_rectangle(&job, 0, M, 0, N);
-    } else {
-        ocm_run_parts(parts, gemm_part, &job);
+    run_gemm(&job);
+}
+
+void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M, int N, int K, float alpha,
+                         const float *B, int ldb, float beta, float *C, int ldc, ocm_gemm_epilogue epilogue) {
+    assert(M >= 0 && N >= 0 && K >= 0);
+    assert(ldc >= OCM_MAX(N, 1));
+    assert(ldb >= OCM_MAX(transB ? K : N, 1));
+    assert(packed_isa == ocm_isa() && "A was packed for another instruction set");
+    (void)packed_isa;
+    if (M == 0 || N == 0) return;
+    const bool has_epilogue = epilogue.row_bias != NULL || epilogue.activation != OCM_EPILOGUE_NONE;
+    if (K == 0 || alpha == 0.0f) {
+        scale_c(M, N, beta, C, ldc);
+        if (has_epilogue) apply_epilogue(&epilogue, C, ldc, 0, M, N);
+        return;
     }
+    assert(packed != NULL && B != NULL && C != NULL);
+    gemm_job job = {
+        .transA = false, .transB = transB, .M = M, .N = N, .K = K,
+        .alpha = alpha, .beta = beta,
+        .A = NULL, .lda = 1, .B = B, .ldb = ldb, .C = C, .ldc = ldc,
+        .arch = ocm_kernels()->gemm, .packed_a = packed, .epilogue = epilogue, .has_epilogue = has_epilogue,
+    };
+    run_gemm(&job);
 }

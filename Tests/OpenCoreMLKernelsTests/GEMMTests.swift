@@ -148,6 +148,29 @@ extension KernelTests {
             }
         }
 
+        /// A packed once and used for many products equals ocm_sgemm_epilogue on the same operands:
+        /// rows not a multiple of the tile, several K blocks, A transposed when packed, B either way.
+        @Test(arguments: [(37, 530, 300, false, false), (8, 49, 192, true, false), (67, 45, 29, false, true), (1, 3, 1, false, false)])
+        func prepackedEqualsThePlainProduct(M: Int, N: Int, K: Int, transA: Bool, transB: Bool) {
+            var random = TestRandom(seed: UInt64(M * 31 + K))
+            let a = random.floats(M * K), b = random.floats(N * K), bias = random.floats(M)
+            let c0 = random.floats(M * N)
+            let (lda, ldb) = (Int32(transA ? M : K), Int32(transB ? K : N))
+            forEachISAAndThreadCount { context in
+                var packed = [Float](repeating: .nan, count: ocm_sgemm_packed_a_floats(Int32(M), Int32(K)))
+                let isa = ocm_sgemm_pack_a(transA, Int32(M), Int32(K), a, lda, &packed)
+                #expect(isa == ocm_isa())
+                bias.withUnsafeBufferPointer { biasPointer in
+                    let epilogue = ocm_gemm_epilogue(row_bias: biasPointer.baseAddress, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5)
+                    var plain = c0, fromPacked = c0
+                    ocm_sgemm_epilogue(transA, transB, Int32(M), Int32(N), Int32(K), 0.75, a, lda, b, ldb, 0.5, &plain, Int32(N), epilogue)
+                    ocm_sgemm_prepacked(isa, packed, transB, Int32(M), Int32(N), Int32(K), 0.75, b, ldb, 0.5, &fromPacked, Int32(N), epilogue)
+                    expectClose(fromPacked, plain.map(Double.init), relative: 1e-6, absolute: 1e-6,
+                                "\(M)×\(N)×\(K) A\(transA ? "ᵀ" : "") B\(transB ? "ᵀ" : "") [\(context)]")
+                }
+            }
+        }
+
         @Test func zeroDepthOrZeroAlphaOnlyScalesC() {
             var random = TestRandom(seed: 7)
             let a = random.floats(12), b = random.floats(12)

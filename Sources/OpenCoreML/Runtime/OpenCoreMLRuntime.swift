@@ -111,6 +111,15 @@ public enum OpenCoreMLRuntime {
         samples.sort()
         return samples[samples.count / 2]
     }
+
+    /// The multiply-add rate in GFLOP/s (a multiply-add counts two) that ``threadCount`` threads
+    /// reach running nothing but independent fused multiply-adds at ``instructionSet``, timed for
+    /// about `seconds`: the machine's limit that `opencoreml bench fma` reports and that training
+    /// speed is measured against.
+    public static func fusedMultiplyAddPeak(seconds: Double = 1) -> Double {
+        precondition(seconds > 0, "seconds must be positive")
+        return ocm_fma_peak_gflops(seconds)
+    }
 }
 
 /// A value behind a lock.

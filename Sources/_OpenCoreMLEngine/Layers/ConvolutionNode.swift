@@ -51,6 +51,28 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     private let pooledGradient = FloatBuffer()
     private let columnGradients = FloatBuffer()
     private let weightPartials = FloatBuffer()
+    /// Weights that never train, packed once for the GEMM kernel of the instruction set they were
+    /// packed for (`packedFor`), one group after another: the forward pass then reads them as is
+    /// instead of packing them again for every picture.
+    private let packedWeights = FloatBuffer()
+    private var packedFor: Int32 = -1
+
+    /// The packed weights of every group, packing them first if the instruction set changed; nil
+    /// for trainable weights (the optimizer changes them every step).
+    private func packedWeightsIfConstant() -> (isa: Int32, groups: UnsafePointer<Float>, stride: Int)? {
+        guard !weights.isTrainable else { return nil }
+        let perGroupOut = outputChannels / groups
+        let stride = ocm_sgemm_packed_a_floats(Int32(perGroupOut), Int32(patchSize))
+        if packedFor != ocm_isa() {
+            packedWeights.reserve(groups * stride)
+            for group in 0..<groups {
+                packedFor = ocm_sgemm_pack_a(false, Int32(perGroupOut), Int32(patchSize), weights.value.pointer + group * perGroupOut * patchSize,
+                                             Int32(patchSize), packedWeights.pointer + group * stride)
+            }
+        }
+        return (packedFor, UnsafePointer(packedWeights.pointer), stride)
+    }
+
     /// The winners of the fused max pooling, every image (training).
     private let argmax = Int32Buffer()
     private var keepsArgmax = false
@@ -187,6 +209,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         let x = input.value.pointer
         let pooledSize = outputChannels * pooledPositions
         let slots = reserveScratch(images: images, training: false)
+        let packed = training ? nil : packedWeightsIfConstant()
         let run = { (chunk: Int, image: Int) in
             do {
                 let out = self.outputPointer(image: image, chunk: chunk)
@@ -195,9 +218,14 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
                     let w = self.weights.value.pointer + group * perGroupOut * self.patchSize
                     // The bias and the fused activation run on each finished block of the product.
                     let epilogue = FusedActivation.epilogue(self.fusedActivation, rowBias: self.bias.map { $0.value.pointer + group * perGroupOut })
-                    ocm_sgemm_epilogue(false, false, Int32(perGroupOut), Int32(outPlane), Int32(self.patchSize), 1,
-                                       w, Int32(self.patchSize), cols, Int32(outPlane), 0, out + group * perGroupOut * outPlane, Int32(outPlane),
-                                       epilogue)
+                    let y = out + group * perGroupOut * outPlane
+                    if let packed {
+                        ocm_sgemm_prepacked(packed.isa, packed.groups + group * packed.stride, false, Int32(perGroupOut), Int32(outPlane),
+                                            Int32(self.patchSize), 1, cols, Int32(outPlane), 0, y, Int32(outPlane), epilogue)
+                    } else {
+                        ocm_sgemm_epilogue(false, false, Int32(perGroupOut), Int32(outPlane), Int32(self.patchSize), 1,
+                                           w, Int32(self.patchSize), cols, Int32(outPlane), 0, y, Int32(outPlane), epilogue)
+                    }
                 }
                 if let pool = self.fusedPool {
                     let winners = self.keepsArgmax ? self.argmax.pointer + image * pooledSize : nil

@@ -47,6 +47,11 @@ bool ocm_isa_supported(int isa);
  * if the CPU cannot run it. A kernel call already running keeps the level it started with. */
 bool ocm_set_isa(int isa);
 
+/* The multiply-add rate, in GFLOP/s (a multiply-add is two), of the kernel threads together
+ * running nothing but independent fused multiply-adds at the level in use, for about `seconds`:
+ * the limit that products and training are measured against (`opencoreml bench fma`). */
+double ocm_fma_peak_gflops(double seconds);
+
 /* MARK: - Threads */
 
 /* Sets the number of threads kernels use, the caller included; n <= 0 means the default
@@ -110,6 +115,17 @@ typedef struct ocm_gemm_epilogue {
 void ocm_sgemm_epilogue(bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
                         int lda, const float *B, int ldb, float beta, float *C, int ldc,
                         ocm_gemm_epilogue epilogue);
+
+/* A left operand packed once, for products that use it many times with the same values (a
+ * convolution's weights at inference): the layout the current instruction set's kernel reads.
+ * ocm_sgemm_packed_a_floats gives the floats to hold it; ocm_sgemm_pack_a packs the M×K matrix
+ * op(A) and returns the instruction set it packed for; ocm_sgemm_prepacked is ocm_sgemm_epilogue
+ * with that A (not transposed in the product: op(A) was taken when packing), and may only be
+ * called while ocm_isa() is still that instruction set (after ocm_set_isa, pack again). */
+size_t ocm_sgemm_packed_a_floats(int M, int K);
+int ocm_sgemm_pack_a(bool transA, int M, int K, const float *A, int lda, float *packed);
+void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M, int N, int K, float alpha,
+                         const float *B, int ldb, float beta, float *C, int ldc, ocm_gemm_epilogue epilogue);
 
 /* MARK: - im2col / col2im */
 
