@@ -5,8 +5,9 @@ with ReLU) built with the MIL builder, compressed with coremltools 9.0's `coreml
 APIs for iOS 16 and iOS 18 and saved as .mlpackage folders, and `compressed_facts.json`: for each
 package the input, the output computed by numpy from the *decompressed* weights (each constexpr
 operation's value as coremltools itself decompresses it, so the reference is exact up to float32
-rounding: the tests compare within 1e-4), the constexpr operation types it holds and the blob types
-of its weight file.
+rounding: the tests compare within 1e-4), the output of the uncompressed weights (to show the
+compression changes the outputs by more than that), the constexpr operation types it holds and the
+blob types of its weight file.
 
     python3 -m venv .venv-torch && .venv-torch/bin/pip install coremltools==9.0 numpy
     .venv-torch/bin/python Tests/Fixtures/mlprogram/make_compressed_mlprograms.py
@@ -179,6 +180,7 @@ def save(name, mlmodel, seed, float_weights):
     error = max(float(np.abs(w[k] - float_weights[k]).max()) for k in w)
     return {"operationCounts": operation_counts(path), "blobTypes": blob_types(path),
             "largestWeightError": error,
+            "floatOutputs": {"y": {"shape": list(y.shape), "values": forward(float_weights, x).ravel().tolist()}},
             "inputs": {"x": {"shape": list(INPUT_SHAPE), "values": x.ravel().tolist()}},
             "outputs": {"y": {"shape": list(y.shape), "values": y.ravel().tolist()}}}
 
