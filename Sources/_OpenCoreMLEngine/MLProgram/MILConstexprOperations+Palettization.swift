@@ -12,7 +12,7 @@ extension MILConstexprOperations {
             throw parameters.fail("'lut' has shape \(lut.shape); it must be a vector of 2, 4, 16, 64 or 256 values")
         }
         let count = try parameters.count(shape)
-        let needed = (count * bits + 7) / 8
+        let needed = count / 8 * bits + (count % 8 * bits + 7) / 8  // ⌈count·bits / 8⌉ without overflow
         guard packed.count == needed else {
             throw parameters.fail("'indices' has \(packed.count) bytes; \(count) \(bits)-bit indices take \(needed)")
         }

@@ -9,8 +9,8 @@ rounding: the tests compare within 1e-4), the output of the uncompressed weights
 compression changes the outputs by more than that), the constexpr operation types it holds and the
 blob types of its weight file.
 
-    python3 -m venv .venv-torch && .venv-torch/bin/pip install coremltools==9.0 numpy
-    .venv-torch/bin/python Tests/Fixtures/mlprogram/make_compressed_mlprograms.py
+    python3 -m venv .venv-coremltools && .venv-coremltools/bin/pip install coremltools==9.0 numpy
+    .venv-coremltools/bin/python Tests/Fixtures/mlprogram/make_compressed_mlprograms.py
 
 The packages (every weight tensor is compressed; weight_threshold 0):
 - QuantizedInt8.mlpackage (iOS 16): int8 linear-symmetric per-channel → constexpr_affine_dequantize.
