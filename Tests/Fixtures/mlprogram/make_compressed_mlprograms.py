@@ -30,6 +30,11 @@ The packages (every weight tensor is compressed; weight_threshold 0):
 - PrunedPalettized18.mlpackage (iOS 18): the same pruning, then 2-bit LUTs per group of 4 channels
   (joint compression) → constexpr_lut_to_sparse + constexpr_sparse_to_dense, and
   constexpr_lut_to_dense for the convolution.
+- Vector18.mlpackage (iOS 18), built with the MIL builder directly (the optimize APIs make vector
+  LUTs only with k-means, which needs scikit-learn): y = Σ linear(x, wᵢ) over a vector LUT (2-value
+  entries along axis 0, uint2 indices), a vector LUT on pruned weights (constexpr_lut_to_sparse with
+  vector_axis 1 → constexpr_sparse_to_dense), uint4 data with uint4 offsets per 2×4 block, and iOS
+  18's constexpr_cast.
 """
 import json
 import os
@@ -185,6 +190,45 @@ def save(name, mlmodel, seed, float_weights):
             "outputs": {"y": {"shape": list(y.shape), "values": y.ravel().tolist()}}}
 
 
+def vector_program():
+    """The hand-built iOS 18 program of Vector18.mlpackage (seeded)."""
+    rng = np.random.default_rng(51)
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(1, 8))], opset_version=ct.target.iOS18)
+    def program(x):
+        w1 = mb.constexpr_lut_to_dense(indices=rng.integers(0, 4, (2, 8)).astype(types.np_uint2_dtype),
+                                       lut=rng.normal(0, 1, (1, 1, 4, 2)).astype(np.float32), vector_axis=0, name="w1")
+        mask = (rng.random((4, 4)) > 0.4).astype(types.np_uint1_dtype)
+        nonzero = rng.integers(0, 2, (int(mask.sum()),)).astype(types.np_uint1_dtype)
+        m, v = mb.constexpr_lut_to_sparse(indices_mask=mask, indices_nonzero_data=nonzero,
+                                          lut=rng.normal(0, 1, (1, 1, 2, 2)).astype(np.float32), vector_axis=1)
+        w2 = mb.constexpr_sparse_to_dense(nonzero_data=v, mask=m, name="w2")
+        w3 = mb.constexpr_blockwise_shift_scale(data=rng.integers(0, 16, (4, 8)).astype(types.np_uint4_dtype),
+                                                scale=rng.uniform(0.05, 0.2, (2, 2)).astype(np.float32),
+                                                offset=rng.integers(0, 16, (2, 2)).astype(types.np_uint4_dtype), name="w3")
+        w4 = mb.constexpr_cast(source_val=rng.normal(0, 1, (4, 8)).astype(np.float16), output_dtype="fp32", name="w4")
+        y = mb.add(x=mb.linear(x=x, weight=w1), y=mb.linear(x=x, weight=w2))
+        y = mb.add(x=y, y=mb.linear(x=x, weight=w3))
+        return mb.add(x=y, y=mb.linear(x=x, weight=w4), name="y")
+
+    return program
+
+
+def save_vector(name, seed):
+    program = vector_program()
+    mlmodel = ct.convert(program, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS18,
+                         compute_precision=ct.precision.FLOAT32)
+    values = decompressed(mlmodel._mil_program)
+    x = np.random.default_rng(seed).uniform(-1, 1, (1, 8)).astype(np.float32)
+    y = sum(x.astype(np.float64) @ values[w].astype(np.float64).T for w in ("w1", "w2", "w3", "w4"))
+    path = os.path.join(HERE, name)
+    shutil.rmtree(path, ignore_errors=True)
+    mlmodel.save(path)
+    return {"operationCounts": operation_counts(path), "blobTypes": blob_types(path),
+            "inputs": {"x": {"shape": [1, 8], "values": x.ravel().tolist()}},
+            "outputs": {"y": {"shape": list(y.shape), "values": y.ravel().tolist()}}}
+
+
 def op_config(**by_name):
     return cto.OptimizationConfig(op_name_configs=by_name)
 
@@ -245,10 +289,12 @@ def main():
             mode="uniform", nbits=2, granularity="per_grouped_channel", group_size=4, weight_threshold=0)),
         joint_compression=True), 48, w)
 
+    result["Vector18.mlpackage"] = save_vector("Vector18.mlpackage", 49)
+
     with open(os.path.join(HERE, "compressed_facts.json"), "w") as file:
         json.dump(result, file, indent=1, sort_keys=True)
         file.write("\n")
-    summary = {k: {"ops": v["operationCounts"], "blobs": v["blobTypes"], "error": v["largestWeightError"],
+    summary = {k: {"ops": v["operationCounts"], "blobs": v["blobTypes"], "error": v.get("largestWeightError"),
                    "bytes": sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(os.path.join(HERE, k)) for f in fs)}
                for k, v in result.items() if isinstance(v, dict)}
     print(json.dumps(summary, indent=1), file=sys.stderr)
