@@ -45,7 +45,6 @@ extension ModelPackage {
             throw ModelFileError(.writeFailed, path: url.path, reason: "the model could not be encoded (\(error))")
         }
         let manifest = try manifestData(withWeights: weights != nil, destination: url)
-        try OutputLocation.check(url)
         try AtomicFileWriter.writeDirectory(to: url) { folder in
             let data = folder.appendingPathComponent("Data")
             let fileManager = FileManager.default

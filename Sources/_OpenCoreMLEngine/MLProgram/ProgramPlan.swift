@@ -53,6 +53,7 @@ package final class ProgramPlan: @unchecked Sendable {
                 continue
             }
             if operation.type.hasPrefix("constexpr_") {
+                // Deliberately unlike Core ML, which may keep compressed weights compressed in memory: each is decompressed to float32 once, here.
                 let values = try MILConstexprOperations.evaluate(operation, constants: builder.constants, place: place,
                                                                  limit: max(memoryLimit / MemoryLayout<Float>.size, 1))
                 for (output, tensor) in zip(operation.outputs, values) { builder.constants[output.name] = .tensor(tensor) }
