@@ -2,7 +2,7 @@
 # Writes models with OpenCoreML (every fixture converted to .mlmodel and .mlmodelc, the demo's LeNet
 # declared with the OpenCoreMLTools DSL, the DSL tests' models, the model-editing commands' output, and
 # OpenCreateML's built-in feature extractor with image classifiers exported on it, and an activity
-# classifier)
+# classifier, every ML Program fixture written back as an .mlpackage)
 # and checks them with coremltools: conversions must read back equal to the originals.
 # Needs Python 3; creates .venv-coremltools/ with coremltools 9.0 the first time.
 set -euo pipefail
@@ -90,3 +90,6 @@ fixtures=Tests/Fixtures/models
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/knn"
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/tools"
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/createml"
+
+# ML Program packages written by OpenCoreML: package → package and package → .mlmodel → package.
+Scripts/check-mlpackages-with-coremltools.sh

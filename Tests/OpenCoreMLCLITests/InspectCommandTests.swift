@@ -79,6 +79,15 @@ struct InspectMLProgramTests {
         }
     }
 
+    @Test func showsCompressedWeightsByStoredType() throws {
+        let result = try CommandRunner.run(["inspect", Self.folder.appendingPathComponent("PrunedPalettized18.mlpackage").path])
+        #expect(result.status == 0, "\(result.stderr)")
+        for line in ["constexpr_lut_to_sparse        3", "constexpr_sparse_to_dense      3",
+                     "uint1          3   1,408    176", "uint2          4     890    223", "Validation: valid"] {
+            #expect(result.stdout.contains(line), "\(line)\n\(result.stdout)")
+        }
+    }
+
     @Test func jsonCountsFloat16Weights() throws {
         let result = try CommandRunner.run(["inspect", "--json", Self.folder.appendingPathComponent("Dense16.mlpackage").path])
         #expect(result.status == 0, "\(result.stderr)")

@@ -44,7 +44,7 @@ enum AtomicFileWriter {
         } catch {
             try? fileManager.removeItem(at: temporary)
             if let error = error as? ModelFileError { throw error }
-            throw ModelFileError(.writeFailed, path: url.path, reason: "could not write the compiled model (\(describe(error)))")
+            throw ModelFileError(.writeFailed, path: url.path, reason: "could not write the model folder (\(describe(error)))")
         }
     }
 

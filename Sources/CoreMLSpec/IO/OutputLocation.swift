@@ -24,12 +24,12 @@ public enum OutputLocation {
             throw ModelFileError(.writeFailed, path: path, reason: "the folder \(folder) is not writable")
         }
         if fileManager.fileExists(atPath: path, isDirectory: &isDirectory) {
-            let wantsFolder = CompiledModelLayout.isCompiledModelURL(url)
+            let wantsFolder = CompiledModelLayout.isCompiledModelURL(url) || ModelPackage.isPackageURL(url)
             if isDirectory.boolValue && !wantsFolder {
                 throw ModelFileError(.writeFailed, path: path, reason: "a folder is in the way")
             }
             if !isDirectory.boolValue && wantsFolder {
-                throw ModelFileError(.writeFailed, path: path, reason: "a file is in the way of the compiled model folder")
+                throw ModelFileError(.writeFailed, path: path, reason: "a file is in the way of the \(ModelPackage.isPackageURL(url) ? "model package" : "compiled model") folder")
             }
         }
     }

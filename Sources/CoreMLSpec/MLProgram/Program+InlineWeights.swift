@@ -26,7 +26,7 @@ extension CoreML_Specification_Model {
         for entry in try MLProgramWeights(program: program, package: package).entries {
             stored["\(entry.offset)@\(entry.fileName)"] = entry.data
         }
-        func inline(_ value: inout CoreML_Specification_MILSpec_Value) throws {
+        try program.updateHeldValues(opsetBodiesOnly: true) { _, _, value in
             guard case .blobFileValue(let blobValue)? = value.value else { return }
             guard let data = stored["\(blobValue.offset)@\(blobValue.fileName)"] else {
                 throw ModelFileError(.corrupt, path: package.rootModelURL.path, reason: "blob '\(blobValue.fileName)' at \(blobValue.offset) was not resolved")
@@ -36,31 +36,6 @@ extension CoreML_Specification_Model {
             var immediate = CoreML_Specification_MILSpec_Value.ImmediateValue()
             immediate.tensor = tensor
             value.immediateValue = immediate
-        }
-        func inline(_ block: inout CoreML_Specification_MILSpec_Block) throws {
-            for index in block.operations.indices {
-                for key in block.operations[index].attributes.keys {
-                    try inline(&block.operations[index].attributes[key]!)
-                }
-                for key in block.operations[index].inputs.keys {
-                    for binding in block.operations[index].inputs[key]!.arguments.indices {
-                        if case .value(var value)? = block.operations[index].inputs[key]!.arguments[binding].binding {
-                            try inline(&value)
-                            block.operations[index].inputs[key]!.arguments[binding].value = value
-                        }
-                    }
-                }
-                for nested in block.operations[index].blocks.indices {
-                    try inline(&block.operations[index].blocks[nested])
-                }
-            }
-        }
-        // Each function's body for its opset: the blocks `allOperations` (and so the entries) cover.
-        for name in program.functions.keys {
-            let opset = program.functions[name]!.opset
-            if program.functions[name]!.blockSpecializations[opset] != nil {
-                try inline(&program.functions[name]!.blockSpecializations[opset]!)
-            }
         }
         var model = self
         model.mlProgram = program

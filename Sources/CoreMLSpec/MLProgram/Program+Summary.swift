@@ -66,7 +66,7 @@ public struct MLProgramWeights: Sendable {
     /// - Throws: ``ModelFileError`` naming the weight file (missing, corrupt, a record past its
     ///   end) or the operation whose value's stored type or size is not the one it declares.
     public init(program: CoreML_Specification_MILSpec_Program, package: ModelPackage) throws {
-        var files: [String: MILBlobFile] = [:]
+        var resolver = MILBlobResolver(package: package)
         var entries: [Entry] = []
         var immediate = 0
         for operation in program.allOperations {
@@ -74,32 +74,7 @@ public struct MLProgramWeights: Sendable {
             for (name, value) in operation.heldValues {
                 switch value.value {
                 case .blobFileValue(let blobValue)?:
-                    let file: MILBlobFile
-                    if let open = files[blobValue.fileName] {
-                        file = open
-                    } else {
-                        file = try MILBlobFile(contentsOf: try package.blobFileURL(blobValue.fileName))
-                        files[blobValue.fileName] = file
-                    }
-                    let blob = try file.blob(at: blobValue.offset)
-                    let tensor = value.type.tensorType
-                    let place = "operation '\(owner)', \(name)"
-                    if let declared = MILBlobFile.DataType(tensor.dataType), declared != blob.dataType {
-                        throw ModelFileError(.corrupt, path: file.url.path,
-                                             reason: "\(place): the blob at offset \(blobValue.offset) holds \(blob.dataType), the program declares \(declared)")
-                    }
-                    let sizes = tensor.dimensions.map { $0.constant.size }
-                    if tensor.dimensions.allSatisfy({ if case .constant? = $0.dimension { return true } else { return false } }) {
-                        var expected: UInt64? = 1
-                        for size in sizes {
-                            guard let product = expected?.multipliedReportingOverflow(by: size), !product.overflow else { expected = nil; break }
-                            expected = product.partialValue
-                        }
-                        if UInt64(blob.count) != expected {
-                            throw ModelFileError(.corrupt, path: file.url.path,
-                                                 reason: "\(place): the blob at offset \(blobValue.offset) holds \(blob.count) values, the shape \(sizes) needs \(expected.map(String.init) ?? "more than 2⁶⁴")")
-                        }
-                    }
+                    let blob = try resolver.blob(blobValue, declared: value.type, place: "operation '\(owner)', \(name)")
                     entries.append(Entry(operation: owner, name: name, fileName: blobValue.fileName, offset: blobValue.offset,
                                          dataType: blob.dataType, count: blob.count, bytes: blob.data.count, data: blob.data))
                 case .immediateValue(let immediateValue)?:

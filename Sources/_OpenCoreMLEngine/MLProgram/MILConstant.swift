@@ -55,6 +55,7 @@ package enum MILConstant: Sendable {
             }
             shape.append(Int(constant.size))
         }
+        let expected = try MILTensor.checkedCount(shape, limit: Int(Int32.max), place)
         let values: [Float]
         switch tensor.value {
         case .floats(let floats)?: values = floats.values
@@ -65,32 +66,25 @@ package enum MILConstant: Sendable {
         case .strings(let strings)?:
             self = .strings(strings.values)
             return
-        case .bytes(let bytes)?: values = try Self.decode(bytes.values, type.dataType, at: place)
+        case .bytes(let bytes)?: values = try Self.decode(bytes.values, type.dataType, count: expected, at: place)
         case nil: values = []
         }
-        let expected = try MILTensor.checkedCount(shape, limit: Int(Int32.max), place)
         guard values.count == expected else {
             throw MILProgramError("\(place): \(values.count) values for shape \(shape)")
         }
         self = .tensor(MILTensor(shape: shape, values: values))
     }
 
-    /// Raw little-endian values of `type` as Float.
-    static func decode(_ data: Data, _ type: CoreML_Specification_MILSpec_DataType, at place: String) throws -> [Float] {
-        let bytes = [UInt8](data)
-        switch type {
-        case .float16:
-            guard bytes.count % 2 == 0 else { throw MILProgramError("\(place): an odd number of float16 bytes") }
-            return HalfPrecision.floats(fromLittleEndian: data)
-        case .float32:
-            guard bytes.count % 4 == 0 else { throw MILProgramError("\(place): float32 bytes not a multiple of 4") }
-            return stride(from: 0, to: bytes.count, by: 4).map {
-                Float(bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16 | UInt32(bytes[$0 + 3]) << 24)
-            }
-        case .uint8: return bytes.map { Float($0) }
-        case .int8: return bytes.map { Float(Int8(bitPattern: $0)) }
-        default: throw MILProgramError("\(place): values of type \(type) are not supported yet")
+    /// `count` raw values of `type` (laid out as in a weight file: little-endian, sub-byte types
+    /// packed LSB-first) as Float.
+    static func decode(_ data: Data, _ type: CoreML_Specification_MILSpec_DataType, count: Int, at place: String) throws -> [Float] {
+        guard let stored = MILBlobFile.DataType(type) else {
+            throw MILProgramError("\(place): values of type \(type) are not supported yet")
         }
+        guard let values = stored.floats(from: data, count: count) else {
+            throw MILProgramError("\(place): \(data.count) bytes of \(stored) values; \(count) values take \(stored.byteCount(for: count).map(String.init) ?? "too many")")
+        }
+        return values
     }
 
     var tensor: MILTensor? { if case .tensor(let tensor) = self { return tensor } else { return nil } }

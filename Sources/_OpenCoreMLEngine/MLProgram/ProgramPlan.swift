@@ -1,13 +1,16 @@
 import CoreMLSpec
 
-/// An ML Program's `main` function compiled once: constants decoded, every operation resolved to
-/// a step that reads and writes numbered slots, an unsupported operation refused at compile time.
+/// An ML Program's `main` function compiled once: constants decoded, compressed weights
+/// decompressed (the `constexpr_` operations, see ``MILConstexprOperations``), every other
+/// operation resolved to a step that reads and writes numbered slots, an unsupported operation
+/// refused at compile time.
 /// Run it with the function's inputs by name; it returns the block's outputs by name.
 ///
 /// Every tensor is computed in float32, float16 programs too (their `cast` to fp16 rounds values
 /// to half precision, so results stay within float16's precision of Core ML's). No tensor an
 /// operation makes may hold more than an eighth of `memoryLimit` bytes' worth of floats (a step and
-/// its inputs stay within the limit); a larger one is an error, never an allocation.
+/// its inputs stay within the limit), no decompressed weight more than the whole limit; a larger one
+/// is an error, never an allocation.
 package final class ProgramPlan: @unchecked Sendable {
     /// Where a step reads an argument: a slot filled while running, or a constant.
     enum Argument {
@@ -47,6 +50,13 @@ package final class ProgramPlan: @unchecked Sendable {
                     throw MILProgramError("\(place): a const without a value")
                 }
                 builder.constants[name] = try MILConstant(value, at: place)
+                continue
+            }
+            if operation.type.hasPrefix("constexpr_") {
+                // Deliberately unlike Core ML, which may keep compressed weights compressed in memory: each is decompressed to float32 once, here.
+                let values = try MILConstexprOperations.evaluate(operation, constants: builder.constants, place: place,
+                                                                 limit: max(memoryLimit / MemoryLayout<Float>.size, 1))
+                for (output, tensor) in zip(operation.outputs, values) { builder.constants[output.name] = .tensor(tensor) }
                 continue
             }
             guard let make = MILOperations.table[operation.type] else {
