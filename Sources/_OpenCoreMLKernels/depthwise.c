@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Each thread's plane scratch, made on its first depthwise call and freed when the thread ends. */
 static pthread_key_t scratch_key;
@@ -86,6 +87,11 @@ static void depthwise_range(void *context, size_t begin, size_t end) {
     const depthwise_job *job = context;
     const ocm_depthwise_geometry *g = &job->plan.g;
     float *scratch = thread_scratch();
+    if (scratch != NULL && job->plan.flat) {
+        /* The phases' padding and the zeros after them, written once for all these planes. */
+        const ocm_depthwise_plan *p = &job->plan;
+        memset(scratch, 0, sizeof(float) * ((size_t)g->sh * g->sw * p->Hq * p->Wq + OCM_DEPTHWISE_TAIL));
+    }
     for (size_t p = begin; p < end; p++) {
         int c = (int)(p % (size_t)job->channels);
         job->plane(job->x + p * (size_t)g->H * g->W, job->y + p * (size_t)g->outH * g->outW, job->w + (size_t)c * g->kh * g->kw,

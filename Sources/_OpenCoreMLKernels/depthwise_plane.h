@@ -54,46 +54,38 @@ TGT static void SFX(depthwise_plane_flat)(const float *restrict x, float *restri
     const int phase_size = Hq * Wq;
     float *restrict phases = scratch;
     float *restrict acc = scratch + OCM_DEPTHWISE_FLAT_MAX;
-    /* The sums run up to OCM_DEPTHWISE_TAIL − 1 outputs past the plane: zeros to read there. */
-    for (int i = 0; i < OCM_DEPTHWISE_TAIL; i++) phases[sh * sw * phase_size + i] = 0.0f;
+    /* The phases' padding, and the run of zeros after them that the sums read past the plane, are
+     * zero already (depthwise.c clears the scratch once for all the planes a thread takes): only
+     * the input's own values are copied, row by row. */
     for (int a = 0; a < sh; a++) {
-        for (int r = 0; r < Hq; r++) {
-            const bool inside = r >= p->row_first[a] && r < p->row_last[a];
+        for (int r = p->row_first[a]; r < p->row_last[a]; r++) {
             /* Padded column 0 of the input row this phase row holds (before the row when padded). */
             const float *in = x + (ptrdiff_t)(sh * r + a - g->pad_top) * g->W - g->pad_left;
-            int done = 0; /* columns of every phase of this row already written */
-            if (inside && sw == 2) {
+            int split_begin = 0, split_end = 0; /* columns both phases got from the vector split */
+            if (sw == 2) {
                 /* Both column phases at once where both read the input: 32 inputs, split into
                  * their even and odd columns. */
                 float *restrict even = phases + (a * 2) * phase_size + r * Wq;
                 float *restrict odd = even + phase_size;
                 const int lo = OCM_MAX(p->col_first[0], p->col_first[1]), hi = OCM_MIN(p->col_last[0], p->col_last[1]);
-                int c = 0;
-                for (; c < lo; c++) {
-                    even[c] = c >= p->col_first[0] && c < p->col_last[0] ? in[2 * c] : 0.0f;
-                    odd[c] = c >= p->col_first[1] && c < p->col_last[1] ? in[2 * c + 1] : 0.0f;
-                }
+                int c = lo;
                 for (; c + 16 <= hi; c += 16) {
                     const ocm_v16 v0 = *(const ocm_v16u *)(in + 2 * c), v1 = *(const ocm_v16u *)(in + 2 * c + 16);
                     *(ocm_v16u *)(even + c) = __builtin_shufflevector(v0, v1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
                     *(ocm_v16u *)(odd + c) = __builtin_shufflevector(v0, v1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
                 }
-                done = c;
+                split_begin = lo;
+                split_end = c;
             }
             for (int b = 0; b < sw; b++) {
                 float *restrict row = phases + (a * sw + b) * phase_size + r * Wq;
-                if (!inside) {
-                    for (int c = 0; c < Wq; c++) row[c] = 0.0f;
-                    continue;
-                }
-                const int first = OCM_MAX(p->col_first[b], done), last = OCM_MAX(p->col_last[b], first);
-                for (int c = done; c < first; c++) row[c] = 0.0f;
+                const int first = p->col_first[b], last = p->col_last[b];
                 if (sw == 1) {
                     for (int c = first; c < last; c++) row[c] = in[c];
-                } else {
-                    for (int c = first; c < last; c++) row[c] = in[sw * c + b];
+                    continue;
                 }
-                for (int c = last; c < Wq; c++) row[c] = 0.0f;
+                for (int c = first; c < OCM_MIN(last, split_begin); c++) row[c] = in[sw * c + b];
+                for (int c = OCM_MAX(first, split_end); c < last; c++) row[c] = in[sw * c + b];
             }
         }
     }
