@@ -79,8 +79,7 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
         defer { lock.unlock() }
         var results: [MLFeatureProvider] = []
         results.reserveCapacity(examples.count)
-        var passSize = network.inferencePassSize(threads: OpenCoreMLRuntime.threadCount, limit: Self.batchLimit)
-        if let v = ProcessInfo.processInfo.environment["OCM_PASS"], let n = Int(v) { passSize = n } // TEMP
+        let passSize = network.inferencePassSize(threads: OpenCoreMLRuntime.threadCount, limit: Self.batchLimit)
         var start = 0
         while start < examples.count {
             let batch = min(passSize, examples.count - start)
