@@ -20,6 +20,26 @@ struct BenchPredictCommandTests {
         #expect(report["batch"] as? Int == 3 && report["threads"] as? Int == 1)
     }
 
+    /// `--profile`: every layer type's time (depthwise and pointwise convolutions apart), their
+    /// shares summing to one, and a clear error for a model that is not a neural network.
+    @Test func profileShowsWhereTheTimeGoes() throws {
+        // The bundled feature extractor: EfficientNet-Lite0's first blocks.
+        let model = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/OpenCreateML/Resources/EfficientNetLite0Features.mlmodel").path
+        let result = try CommandRunner.run(["bench", "predict", model, "--iterations", "2", "--threads", "1", "--profile", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        let rows = try #require(report["profile"] as? [[String: Any]])
+        let types = rows.filter { ($0["layer"] as? String) == "" }
+        #expect(types.contains { $0["type"] as? String == "depthwise convolution" } && types.contains { $0["type"] as? String == "pointwise convolution" })
+        let shares = types.compactMap { $0["share"] as? Double }
+        #expect(abs(shares.reduce(0, +) - 1) < 1e-9 && shares.allSatisfy { $0 >= 0 })
+        #expect(rows.contains { ($0["layer"] as? String)?.isEmpty == false }, "the slowest layers follow")
+        let pipeline = try CommandRunner.run(["bench", "predict", Self.codeGenModels.appendingPathComponent("PipelineKNN.mlmodel").path,
+                                              "--iterations", "1", "--profile"])
+        #expect(pipeline.status == 1 && pipeline.stderr.contains("only neural networks can be profiled"), "\(pipeline.stderr)")
+    }
+
     @Test func badInputFailsWithOneLine() throws {
         let missing = try CommandRunner.run(["bench", "predict", "/nonexistent/model.mlmodel"])
         #expect(missing.status == 1 && missing.stderr.hasPrefix("error: ") && missing.stderr.contains("model.mlmodel"))

@@ -106,6 +106,21 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
         return results
     }
 
+    /// Runs `predictions(examples)` `calls` times with a clock around every layer (`clock`), and
+    /// returns the layers' times summed over the calls and the passes the calls made.
+    func timedPredictions(_ examples: [MLFeatureProvider], calls: Int, clock: LayerTimings.Clock) throws -> LayerTimings {
+        lock.lock()
+        network.enableTimings(clock: clock)
+        lock.unlock()
+        defer {
+            lock.lock()
+            network.disableTimings()
+            lock.unlock()
+        }
+        for _ in 0..<calls { _ = try predictions(examples) }
+        return network.timings!
+    }
+
     private func outputFeatures(row: Int) throws -> MLFeatureProvider {
         var values: [String: MLFeatureValue] = [:]
         for output in outputs {

@@ -21,6 +21,10 @@ package class LayerNode: @unchecked Sendable {
         self.outputs = outputs
     }
 
+    /// What a profile calls the layer: its type, refined where one type runs very different code
+    /// (a depthwise or pointwise convolution).
+    var profileKind: String { typeName }
+
     var input: Blob { inputs[0] }
     var output: Blob { outputs[0] }
 

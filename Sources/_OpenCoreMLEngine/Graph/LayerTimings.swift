@@ -22,6 +22,8 @@ package final class LayerTimings: @unchecked Sendable {
     package struct Entry: Sendable {
         package let name: String
         package let typeName: String
+        /// The type as profiles show it (a depthwise or pointwise convolution named as such).
+        package let kind: String
         /// Seconds summed over batches.
         package var forward: Double = 0
         package var backward: Double = 0
@@ -47,7 +49,7 @@ package final class LayerTimings: @unchecked Sendable {
             let forward = node.multiplyAddsPerExample
             let inputGradient = node.inputs.first?.needsGradient ?? false
             let backward = (node.hasTrainableParameters ? forward : 0) + (inputGradient ? forward : 0)
-            return Entry(name: node.name, typeName: node.typeName, fusedInto: node.fusedInto?.name,
+            return Entry(name: node.name, typeName: node.typeName, kind: node.profileKind, fusedInto: node.fusedInto?.name,
                          forwardMultiplyAdds: forward, trainingMultiplyAdds: forward + backward)
         }
     }

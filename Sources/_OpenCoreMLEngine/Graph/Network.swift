@@ -212,6 +212,11 @@ package final class Network: @unchecked Sendable {
         timings = LayerTimings(nodes: nodes, clock: clock)
     }
 
+    /// Stops collecting per-layer times.
+    package func disableTimings() {
+        timings = nil
+    }
+
     /// Whether the model has loss layers and trainable parameters.
     package var isTrainable: Bool { !losses.isEmpty && parameters.contains(where: \.isTrainable) }
 

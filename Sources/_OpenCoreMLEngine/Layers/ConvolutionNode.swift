@@ -129,6 +129,12 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         fusedPool = pool
     }
 
+    override var profileKind: String {
+        if kernelChannels == 1 && groups == outputChannels && groups > 1 { return "depthwise convolution" }
+        if isPointwise && kernel == (1, 1) { return groups > 1 ? "grouped pointwise convolution" : "pointwise convolution" }
+        return groups > 1 ? "grouped convolution" : "convolution"
+    }
+
     override var multiplyAddsPerExample: Int { input.shape.classic.outer * outputChannels * positions * patchSize }
 
     override var producedOutputs: [Blob] { [fusedPool?.output ?? fusedActivation?.output ?? output] }

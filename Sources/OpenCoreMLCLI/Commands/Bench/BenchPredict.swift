@@ -30,6 +30,9 @@ struct BenchPredict: ParsableCommand {
     @Option(help: "Seeds the made-up inputs.")
     var seed = 0
 
+    @Flag(help: "Also time every layer (neural networks) over the same number of calls and print where the time goes.")
+    var profile = false
+
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
@@ -41,6 +44,16 @@ struct BenchPredict: ParsableCommand {
         let latency_ms: Double
         let throughput: Double
         let p90_ms: Double
+        var profile: [ProfileRow]?
+    }
+
+    /// One layer's time per call, or the layers of one type together (`layer` empty).
+    struct ProfileRow: Encodable {
+        let layer: String
+        let type: String
+        let ms: Double
+        let share: Double
+        let gflops: Double?
     }
 
     func validate() throws {
@@ -68,8 +81,13 @@ struct BenchPredict: ParsableCommand {
             times.append(monotonicSeconds() - start)
         }
         let samples = Samples(times)
-        let report = Report(model: model, batch: batch, threads: OpenCoreMLRuntime.threadCount, iterations: iterations,
+        var report = Report(model: model, batch: batch, threads: OpenCoreMLRuntime.threadCount, iterations: iterations,
                             latency_ms: samples.median * 1000, throughput: Double(batch) / samples.median, p90_ms: samples.percentile(0.9) * 1000)
+        var layerProfile: MLPredictionProfile?
+        if profile {
+            layerProfile = try CLIError.wrapping { try loaded.predictionProfile(for: provider, calls: iterations) }
+            report.profile = layerProfile.map { Self.rows($0, batch: batch) }
+        }
         if json {
             try printJSON(report)
             return
@@ -77,6 +95,37 @@ struct BenchPredict: ParsableCommand {
         print("\(model): batch \(batch), \(report.threads) thread(s), \(iterations) timed calls")
         print(String(format: "latency %.3f ms per call (median; 90th percentile %.3f ms)   throughput %.1f examples/s",
                      report.latency_ms, report.p90_ms, report.throughput))
+        if let layerProfile, let rows = report.profile {
+            let clock = layerProfile.isProcessorTime ? "processor time of the one thread" : "elapsed time"
+            print("\nwhere a call's time goes (\(clock), mean of \(layerProfile.calls) calls; layers together \(String(format: "%.3f", layerProfile.secondsPerCall * 1000)) ms)")
+            var table = TextTable(["layer", "type", "ms", "share", "GFLOP/s"], alignments: [.left, .left, .right, .right, .right])
+            for row in rows {
+                table.append([row.layer.isEmpty ? "all \(row.type)" : row.layer, row.layer.isEmpty ? "" : row.type, String(format: "%.3f", row.ms),
+                              String(format: "%.1f%%", row.share * 100), row.gflops.map { String(format: "%.1f", $0) } ?? ""])
+            }
+            print(table.render())
+        }
+    }
+
+    /// The layers by type (most time first), then the 15 slowest layers.
+    static func rows(_ profile: MLPredictionProfile, batch: Int) -> [ProfileRow] {
+        let total = max(profile.secondsPerCall, .leastNonzeroMagnitude)
+        func gflops(_ multiplyAdds: Int, _ seconds: Double) -> Double? {
+            multiplyAdds > 0 && seconds > 0 ? 2 * Double(multiplyAdds) * Double(batch) / seconds / 1e9 : nil
+        }
+        var byType: [String: (seconds: Double, multiplyAdds: Int)] = [:]
+        for entry in profile.entries {
+            let type = entry.type.components(separatedBy: " (in ").first ?? entry.type
+            byType[type, default: (0, 0)].seconds += entry.seconds
+            byType[type, default: (0, 0)].multiplyAdds += entry.multiplyAdds
+        }
+        let types = byType.sorted { $0.value.seconds > $1.value.seconds }.map { type, sum in
+            ProfileRow(layer: "", type: type, ms: sum.seconds * 1000, share: sum.seconds / total, gflops: gflops(sum.multiplyAdds, sum.seconds))
+        }
+        let slowest = profile.entries.sorted { $0.seconds > $1.seconds }.prefix(15).map { entry in
+            ProfileRow(layer: entry.name, type: entry.type, ms: entry.seconds * 1000, share: entry.seconds / total, gflops: gflops(entry.multiplyAdds, entry.seconds))
+        }
+        return types + slowest
     }
 
     /// One example: every required input made up from its declared type and shape.
