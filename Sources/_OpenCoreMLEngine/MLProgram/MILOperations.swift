@@ -14,7 +14,7 @@ enum MILOperations {
         var table: [String: Make] = [
             "relu": unary { max($0, 0) }, "relu6": unary { min(max($0, 0), 6) }, "sigmoid": unary { 1 / (1 + exp(-$0)) },
             "tanh": unary { tanh($0) }, "exp": unary { exp($0) }, "sqrt": unary { $0.squareRoot() },
-            "abs": unary { abs($0) }, "square": unary { $0 * $0 },
+            "abs": unary { abs($0) }, "square": unary { $0 * $0 }, "identity": unary { $0 },
             "add": binary(+), "sub": binary(-), "mul": binary(*), "real_div": binary(/),
             "maximum": binary { max($0, $1) }, "minimum": binary { min($0, $1) }, "pow": binary { pow($0, $1) },
         ]
@@ -31,14 +31,14 @@ enum MILOperations {
         table["conv"] = convolution
         table["max_pool"] = pooling(max: true)
         table["avg_pool"] = pooling(max: false)
-        for family in [activations, comparisons, normalizations, reductions, indexing, resizing] {
+        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent] {
             table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
         }
         return table
     }()
 
     /// The operation types that may have more than one output (the others have exactly one).
-    static let multipleOutputs: Set<String> = ["split"]
+    static let multipleOutputs: Set<String> = ["split", "topk", "lstm", "gru", "rnn"]
 
     // MARK: Arguments
 
@@ -47,7 +47,7 @@ enum MILOperations {
         return argument
     }
 
-    static func fetch(_ argument: ProgramPlan.Argument, _ slots: [MILTensor?]) -> MILTensor {
+    static func fetch(_ argument: ProgramPlan.Argument, _ slots: ProgramPlan.Frame) -> MILTensor {
         switch argument {
         case .slot(let slot): return slots[slot]!
         case .constant(let constant): return constant.tensor ?? MILTensor(shape: [0], values: [])
@@ -82,7 +82,7 @@ enum MILOperations {
             if case .slot = argument { self = .computed(argument) } else { self = .constant(try constantInts(arguments, name, context)!) }
         }
 
-        func values(_ name: String, _ slots: [MILTensor?], _ context: OperationContext) throws -> [Int] {
+        func values(_ name: String, _ slots: ProgramPlan.Frame, _ context: OperationContext) throws -> [Int] {
             switch self {
             case .constant(let values): return values
             case .computed(let argument): return try integers(fetch(argument, slots).values, name, context)
