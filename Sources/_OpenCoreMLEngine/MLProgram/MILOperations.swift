@@ -27,6 +27,7 @@ enum MILOperations {
         table["expand_dims"] = expandDims
         table["squeeze"] = squeeze
         table["concat"] = concat
+        table["stack"] = stack
         table["cast"] = cast
         table["conv"] = convolution
         table["max_pool"] = pooling(max: true)
@@ -363,6 +364,27 @@ enum MILOperations {
                 }
             }
             slots[outputs[0]] = MILTensor(shape: shape, values: values)
+        }
+    }
+
+    /// `values` (all of one shape) joined along a new dimension `axis`.
+    static let stack: Make = { arguments, outputs, context in
+        guard let parts = arguments["values"], !parts.isEmpty else { throw context.fail("stack needs values") }
+        guard let axisValue = try constantInts(arguments, "axis", context)?.first else { throw context.fail("stack needs a constant axis") }
+        return { slots in
+            let tensors = parts.map { fetch($0, slots) }
+            let shape = tensors[0].shape
+            guard tensors.allSatisfy({ $0.shape == shape }) else { throw context.fail("shapes \(tensors.map(\.shape)) differ; stack needs one shape") }
+            let axis = try axis(axisValue, rank: shape.count + 1, context)
+            let stacked = Array(shape[..<axis]) + [tensors.count] + Array(shape[axis...])
+            _ = try MILTensor.checkedCount(stacked, limit: context.limit, context.place)
+            let outer = shape[..<axis].reduce(1, *), inner = shape[axis...].reduce(1, *)
+            var values: [Float] = []
+            values.reserveCapacity(stacked.reduce(1, *))
+            for o in 0..<outer {
+                for tensor in tensors { values += tensor.values[(o * inner)..<((o + 1) * inner)] }
+            }
+            slots[outputs[0]] = MILTensor(shape: stacked, values: values)
         }
     }
 
