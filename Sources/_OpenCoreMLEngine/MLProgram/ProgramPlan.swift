@@ -25,8 +25,8 @@ package final class ProgramPlan: @unchecked Sendable {
     typealias Step = (inout Frame) throws -> Void
 
     /// The most `while_loop` iterations one prediction may run unless the plan is given another
-    /// limit (2²⁰: about a million).
-    package static let defaultIterationLimit = 1 << 20
+    /// limit: 100,000 (a recurrent layer written as a loop takes one per time step).
+    package static let defaultIterationLimit = 100_000
 
     package let inputNames: [String]
     package let outputNames: [String]
