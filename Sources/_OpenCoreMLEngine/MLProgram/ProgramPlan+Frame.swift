@@ -20,6 +20,7 @@ extension ProgramPlan {
         ///
         /// - Throws: `MILProgramError` naming `place` once the run has taken `iterationLimit`.
         mutating func countIteration(at place: String) throws {
+            // Deliberately unlike Core ML, which sets no limit: a loop that never ends is an error, not a hang.
             guard iterations < iterationLimit else {
                 throw MILProgramError("\(place): more than \(iterationLimit) loop iterations in one prediction (the iteration limit; does the loop's condition ever turn false?)")
             }
