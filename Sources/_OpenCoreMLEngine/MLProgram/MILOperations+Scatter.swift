@@ -1,7 +1,8 @@
 /// `scatter`: a copy of `data` whose slices along `axis` at `indices` are combined with the
 /// matching slices of `updates` by `mode` (`update`, `add` — the default —, `sub`, `mul`, `div`,
 /// `max`, `min`). `updates` has `data`'s shape with `indices.count` along `axis`; an index out of
-/// range is an error naming the operation, never a write past the end.
+/// range is an error naming the operation, never a write past the end (iOS 17's `validate_indices`
+/// is always in effect).
 extension MILOperations {
     static let scattering: [String: Make] = ["scatter": scatter]
 

@@ -1,6 +1,7 @@
 /// Sorting along a constant axis: `argsort` (the indices that sort `x`, descending unless
 /// `ascending`) and `topk` (the `k` largest values, or smallest when `ascending`, and their
-/// indices). Equal values keep their order (a stable sort), as NumPy's stable sort does.
+/// indices unless iOS 16's `return_indices` is false; always sorted, which its `sort` allows).
+/// Equal values keep their order (a stable sort), as NumPy's stable sort does.
 extension MILOperations {
     static let sorting: [String: Make] = ["argsort": argsort, "topk": topk]
 
@@ -46,7 +47,10 @@ extension MILOperations {
         let k = try constantInts(arguments, "k", context)?.first ?? 1
         let axisValue = try constantInts(arguments, "axis", context)?.first ?? -1
         let ascending = (try constantInts(arguments, "ascending", context)?.first ?? 0) != 0
-        guard outputs.count == 2 else { throw context.fail("\(outputs.count) outputs; topk has two (values, indices)") }
+        let returnsIndices = (try constantInts(arguments, "return_indices", context)?.first ?? 1) != 0
+        guard outputs.count == (returnsIndices ? 2 : 1) else {
+            throw context.fail("\(outputs.count) outputs; topk has two (values, indices), or one when return_indices is false")
+        }
         return { slots in
             let input = fetch(x, slots)
             let axis = try axis(axisValue, rank: input.shape.count, context)
@@ -65,7 +69,7 @@ extension MILOperations {
                 }
             }
             slots[outputs[0]] = MILTensor(shape: shape, values: values)
-            slots[outputs[1]] = MILTensor(shape: shape, values: indices)
+            if outputs.count == 2 { slots[outputs[1]] = MILTensor(shape: shape, values: indices) }
         }
     }
 }
