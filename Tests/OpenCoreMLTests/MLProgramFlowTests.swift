@@ -22,6 +22,22 @@ struct MLProgramFlowTests {
         try MLProgramTorchTests.check(package, facts, float16: facts["precision"] as? String == "float16")
     }
 
+    /// A loop of two billion iterations stops at the iteration limit (100,000 per prediction) with
+    /// an error naming the loop, in about a second, instead of running for hours.
+    @Test func aHugeLoopEndsAtTheIterationLimit() throws {
+        let facts = try #require(try MLProgramTorchTests.facts("flow_facts.json")["HugeLoop.mlpackage"] as? [String: Any])
+        let expected = try #require(facts["error"] as? String)
+        let model = try MLModel(contentsOf: MLProgramTorchTests.folder.appendingPathComponent("HugeLoop.mlpackage"))
+        let x = try MLMultiArray(shape: [1, 3], dataType: .float32)
+        let start = Date()
+        #expect {
+            _ = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["x": x]))
+        } throws: { error in
+            "\(error)".contains(expected) && "\(error)".contains("while_loop")
+        }
+        #expect(Date().timeIntervalSince(start) < 30)
+    }
+
     /// The fixtures still hold what they were made for.
     @Test func theFixturesHoldTheOperationsTheyTest() throws {
         let facts = try MLProgramTorchTests.facts("flow_facts.json")

@@ -19,10 +19,15 @@ Built with coremltools' MIL builder, with numpy's outputs:
 - Flow.mlpackage: float32, iOS 17 — while_loop whose body holds a cond and reads outer values,
   gru (forward and reverse), lstm (reverse, peepholes, clip, hard_sigmoid / relu activations,
   initial states from inputs), rnn (reverse, sigmoid), range_1d (from the loop's count), shape,
-  fill, fill_like, topk,
-  argsort, scatter, logical_and / or / xor / not, identity. The recurrent references follow the
-  formulas of coremltools' own numpy references for these operations (its tests); the reverse lstm
-  is also PyTorch's LSTM on the flipped sequence, as coremltools' tests compare it.
+  fill, fill_like, topk, argsort, scatter, logical_and / or / xor / not, identity. The recurrent
+  references follow the formulas of coremltools' own numpy references for these operations (its
+  tests); the reverse lstm is also PyTorch's LSTM on the flipped sequence, as coremltools' tests
+  compare it.
+- HugeLoop.mlpackage: float32, iOS 15 — a while_loop of two billion iterations; the facts hold the
+  error OpenCoreML gives at its iteration limit instead of outputs.
+
+(Running the script again rewrites every package with new identifiers in its Manifest.json; the
+programs, weights and facts come out the same.)
 """
 import json
 import os
@@ -300,6 +305,22 @@ def flow_program():
                                "outputs": {n: tensor(expected[n]) for n in outs}}}
 
 
+def huge_loop_program():
+    """A loop of two billion iterations: OpenCoreML stops it at its iteration limit with an error."""
+    @mb.program(input_specs=[mb.TensorSpec(shape=(1, 3))], opset_version=ct.target.iOS15)
+    def program(x):
+        _, y = mb.while_loop(_cond=lambda i, acc: mb.less(x=i, y=np.int32(2_000_000_000)),
+                             _body=lambda i, acc: (mb.add(x=i, y=np.int32(1)), mb.add(x=acc, y=np.float32(1))),
+                             loop_vars=(np.int32(0), x))
+        return mb.identity(x=y, name="y")
+
+    model = ct.convert(program, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS15, compute_precision=ct.precision.FLOAT32)
+    counts = operation_counts(write("HugeLoop.mlpackage", model))
+    return {"HugeLoop.mlpackage": {"package": "HugeLoop.mlpackage", "operationCounts": counts, "precision": "float32",
+                                   "inputs": {"x": tensor(np.zeros((1, 3), np.float32))},
+                                   "error": "more than 100000 loop iterations in one prediction"}}
+
+
 def seeded(model, seed, *arguments):
     torch.manual_seed(seed)
     return model(*arguments).eval()
@@ -316,6 +337,7 @@ def main():
     result.update(convert_torch("TorchRNN.mlpackage", seeded(RNNModel, 44), (6, 2, 4), [55], ct.target.iOS15, f32, ["y", "h"]))
     result.update(convert_torch("TorchLoop.mlpackage", seeded(LoopModel, 45), (2, 4), [56, 58, 60], ct.target.iOS15, f32, ["y"], script=True))
     result.update(flow_program())
+    result.update(huge_loop_program())
     for name, entry in result.items():
         if isinstance(entry, dict) and name.endswith(".mlpackage"):
             size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(HERE, name)) for f in fs)
