@@ -28,7 +28,7 @@ struct MLProgramFlowTests {
         let facts = try #require(try MLProgramTorchTests.facts("flow_facts.json")["HugeLoop.mlpackage"] as? [String: Any])
         let expected = try #require(facts["error"] as? String)
         let model = try MLModel(contentsOf: MLProgramTorchTests.folder.appendingPathComponent("HugeLoop.mlpackage"))
-        let x = try MLMultiArray(shape: [1, 3], dataType: .float32)
+        let x = try MLMultiArray(shape: [1, 16], dataType: .float32)
         let start = Date()
         #expect {
             _ = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["x": x]))

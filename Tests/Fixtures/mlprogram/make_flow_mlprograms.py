@@ -306,18 +306,22 @@ def flow_program():
 
 
 def huge_loop_program():
-    """A loop of two billion iterations: OpenCoreML stops it at its iteration limit with an error."""
-    @mb.program(input_specs=[mb.TensorSpec(shape=(1, 3))], opset_version=ct.target.iOS15)
+    """A loop of two billion iterations: OpenCoreML stops it at its iteration limit with an error.
+    (Its body adds 16 values, which coremltools keeps in the weight file: a package without one has
+    an empty weights folder, which git does not keep.)"""
+    step = np.linspace(0, 1, 16, dtype=np.float32)[None]
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(1, 16))], opset_version=ct.target.iOS15)
     def program(x):
         _, y = mb.while_loop(_cond=lambda i, acc: mb.less(x=i, y=np.int32(2_000_000_000)),
-                             _body=lambda i, acc: (mb.add(x=i, y=np.int32(1)), mb.add(x=acc, y=np.float32(1))),
+                             _body=lambda i, acc: (mb.add(x=i, y=np.int32(1)), mb.add(x=acc, y=step)),
                              loop_vars=(np.int32(0), x))
         return mb.identity(x=y, name="y")
 
     model = ct.convert(program, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS15, compute_precision=ct.precision.FLOAT32)
     counts = operation_counts(write("HugeLoop.mlpackage", model))
     return {"HugeLoop.mlpackage": {"package": "HugeLoop.mlpackage", "operationCounts": counts, "precision": "float32",
-                                   "inputs": {"x": tensor(np.zeros((1, 3), np.float32))},
+                                   "inputs": {"x": tensor(np.zeros((1, 16), np.float32))},
                                    "error": "more than 100000 loop iterations in one prediction"}}
 
 
