@@ -154,7 +154,7 @@ struct ProgramPlanTests {
     @Test func unsupportedOperationsAndMissingInputsAreErrors() throws {
         var p = Program()
         p.input("x", [2])
-        p.operation("lstm", ["x": ["x"]], output: "y")
+        p.operation("non_maximum_suppression", ["x": ["x"]], output: "y")
         #expect(throws: MILProgramError.self) { try p.plan(outputs: ["y"]) }
 
         var q = Program()

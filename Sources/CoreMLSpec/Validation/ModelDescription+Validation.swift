@@ -17,7 +17,7 @@ extension CoreML_Specification_ModelDescription {
                     context.fail("the name is used by two \(kind)s", at: part)
                 }
                 context.within(part) { context in
-                    feature.type.validate(specificationVersion: specificationVersion, in: &context)
+                    feature.type.validate(specificationVersion: specificationVersion, needsShape: kind != "output", in: &context)
                 }
             }
         }
@@ -32,12 +32,14 @@ extension CoreML_Specification_ModelDescription {
 }
 
 extension CoreML_Specification_FeatureType {
-    func validate(specificationVersion: Int32, in context: inout ValidationContext) {
+    /// `needsShape`: whether an array must declare a shape (inputs must; Core ML lets an output leave
+    /// it out, as ML Programs do for outputs whose shape depends on the data).
+    func validate(specificationVersion: Int32, needsShape: Bool = true, in context: inout ValidationContext) {
         switch type {
         case nil:
             context.fail("the feature has no type")
         case .multiArrayType(let array)?:
-            array.validate(specificationVersion: specificationVersion, in: &context)
+            array.validate(specificationVersion: specificationVersion, needsShape: needsShape, in: &context)
         case .imageType(let image)?:
             image.validate(specificationVersion: specificationVersion, in: &context)
         case .dictionaryType(let dictionary)?:
@@ -51,7 +53,7 @@ extension CoreML_Specification_FeatureType {
 }
 
 extension CoreML_Specification_ArrayFeatureType {
-    func validate(specificationVersion: Int32, in context: inout ValidationContext) {
+    func validate(specificationVersion: Int32, needsShape: Bool = true, in context: inout ValidationContext) {
         switch dataType {
         case .float32, .double, .int32:
             break
@@ -95,7 +97,7 @@ extension CoreML_Specification_ArrayFeatureType {
                 }
             }
         case nil:
-            if shape.isEmpty && specificationVersion >= 4 {
+            if needsShape && shape.isEmpty && specificationVersion >= 4 {
                 context.fail("the array has no shape")
             }
         }

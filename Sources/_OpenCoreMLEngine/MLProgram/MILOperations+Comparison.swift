@@ -1,10 +1,13 @@
-/// Comparisons (booleans held as 1 and 0, with NumPy broadcasting) and `select`, which picks from
-/// `a` where `cond` is true and from `b` elsewhere, all three broadcast together.
+/// Comparisons and logical operations (booleans held as 1 and 0, any non-zero value read as true,
+/// with NumPy broadcasting) and `select`, which picks from `a` where `cond` is true and from `b`
+/// elsewhere, all three broadcast together.
 extension MILOperations {
     static let comparisons: [String: Make] = [
         "equal": binary { $0 == $1 ? 1 : 0 }, "not_equal": binary { $0 != $1 ? 1 : 0 },
         "greater": binary { $0 > $1 ? 1 : 0 }, "greater_equal": binary { $0 >= $1 ? 1 : 0 },
         "less": binary { $0 < $1 ? 1 : 0 }, "less_equal": binary { $0 <= $1 ? 1 : 0 },
+        "logical_and": binary { $0 != 0 && $1 != 0 ? 1 : 0 }, "logical_or": binary { $0 != 0 || $1 != 0 ? 1 : 0 },
+        "logical_xor": binary { ($0 != 0) != ($1 != 0) ? 1 : 0 }, "logical_not": unary { $0 == 0 ? 1 : 0 },
         "select": select,
     ]
 

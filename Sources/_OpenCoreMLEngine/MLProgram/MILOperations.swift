@@ -14,7 +14,7 @@ enum MILOperations {
         var table: [String: Make] = [
             "relu": unary { max($0, 0) }, "relu6": unary { min(max($0, 0), 6) }, "sigmoid": unary { 1 / (1 + exp(-$0)) },
             "tanh": unary { tanh($0) }, "exp": unary { exp($0) }, "sqrt": unary { $0.squareRoot() },
-            "abs": unary { abs($0) }, "square": unary { $0 * $0 },
+            "abs": unary { abs($0) }, "square": unary { $0 * $0 }, "identity": unary { $0 },
             "add": binary(+), "sub": binary(-), "mul": binary(*), "real_div": binary(/),
             "maximum": binary { max($0, $1) }, "minimum": binary { min($0, $1) }, "pow": binary { pow($0, $1) },
         ]
@@ -27,18 +27,19 @@ enum MILOperations {
         table["expand_dims"] = expandDims
         table["squeeze"] = squeeze
         table["concat"] = concat
+        table["stack"] = stack
         table["cast"] = cast
         table["conv"] = convolution
         table["max_pool"] = pooling(max: true)
         table["avg_pool"] = pooling(max: false)
-        for family in [activations, comparisons, normalizations, reductions, indexing, resizing] {
+        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent] {
             table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
         }
         return table
     }()
 
     /// The operation types that may have more than one output (the others have exactly one).
-    static let multipleOutputs: Set<String> = ["split"]
+    static let multipleOutputs: Set<String> = ["split", "topk", "lstm", "gru", "rnn"]
 
     // MARK: Arguments
 
@@ -47,7 +48,7 @@ enum MILOperations {
         return argument
     }
 
-    static func fetch(_ argument: ProgramPlan.Argument, _ slots: [MILTensor?]) -> MILTensor {
+    static func fetch(_ argument: ProgramPlan.Argument, _ slots: ProgramPlan.Frame) -> MILTensor {
         switch argument {
         case .slot(let slot): return slots[slot]!
         case .constant(let constant): return constant.tensor ?? MILTensor(shape: [0], values: [])
@@ -82,7 +83,7 @@ enum MILOperations {
             if case .slot = argument { self = .computed(argument) } else { self = .constant(try constantInts(arguments, name, context)!) }
         }
 
-        func values(_ name: String, _ slots: [MILTensor?], _ context: OperationContext) throws -> [Int] {
+        func values(_ name: String, _ slots: ProgramPlan.Frame, _ context: OperationContext) throws -> [Int] {
             switch self {
             case .constant(let values): return values
             case .computed(let argument): return try integers(fetch(argument, slots).values, name, context)
@@ -363,6 +364,27 @@ enum MILOperations {
                 }
             }
             slots[outputs[0]] = MILTensor(shape: shape, values: values)
+        }
+    }
+
+    /// `values` (all of one shape) joined along a new dimension `axis`.
+    static let stack: Make = { arguments, outputs, context in
+        guard let parts = arguments["values"], !parts.isEmpty else { throw context.fail("stack needs values") }
+        guard let axisValue = try constantInts(arguments, "axis", context)?.first else { throw context.fail("stack needs a constant axis") }
+        return { slots in
+            let tensors = parts.map { fetch($0, slots) }
+            let shape = tensors[0].shape
+            guard tensors.allSatisfy({ $0.shape == shape }) else { throw context.fail("shapes \(tensors.map(\.shape)) differ; stack needs one shape") }
+            let axis = try axis(axisValue, rank: shape.count + 1, context)
+            let stacked = Array(shape[..<axis]) + [tensors.count] + Array(shape[axis...])
+            _ = try MILTensor.checkedCount(stacked, limit: context.limit, context.place)
+            let outer = shape[..<axis].reduce(1, *), inner = shape[axis...].reduce(1, *)
+            var values: [Float] = []
+            values.reserveCapacity(stacked.reduce(1, *))
+            for o in 0..<outer {
+                for tensor in tensors { values += tensor.values[(o * inner)..<((o + 1) * inner)] }
+            }
+            slots[outputs[0]] = MILTensor(shape: stacked, values: values)
         }
     }
 

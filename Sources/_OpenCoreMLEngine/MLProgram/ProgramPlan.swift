@@ -3,14 +3,18 @@ import CoreMLSpec
 /// An ML Program's `main` function compiled once: constants decoded, compressed weights
 /// decompressed (the `constexpr_` operations, see ``MILConstexprOperations``), every other
 /// operation resolved to a step that reads and writes numbered slots, an unsupported operation
-/// refused at compile time.
+/// refused at compile time. Nested blocks (the branches of `cond`, the condition and body of
+/// `while_loop`) are compiled once too, into ``BlockPlan``s that share the function's slots and
+/// read the names of the blocks around them.
 /// Run it with the function's inputs by name; it returns the block's outputs by name.
 ///
 /// Every tensor is computed in float32, float16 programs too (their `cast` to fp16 rounds values
 /// to half precision, so results stay within float16's precision of Core ML's). No tensor an
 /// operation makes may hold more than an eighth of `memoryLimit` bytes' worth of floats (a step and
 /// its inputs stay within the limit), no decompressed weight more than the whole limit; a larger one
-/// is an error, never an allocation.
+/// is an error, never an allocation. Loops are capped: one prediction may run at most
+/// `iterationLimit` `while_loop` iterations, all loops together, so a loop whose condition never
+/// turns false ends with an error naming it instead of running forever.
 package final class ProgramPlan: @unchecked Sendable {
     /// Where a step reads an argument: a slot filled while running, or a constant.
     enum Argument {
@@ -18,10 +22,16 @@ package final class ProgramPlan: @unchecked Sendable {
         case constant(MILConstant)
     }
 
-    typealias Step = (inout [MILTensor?]) throws -> Void
+    typealias Step = (inout Frame) throws -> Void
+
+    /// The most `while_loop` iterations one prediction may run unless the plan is given another
+    /// limit: 100,000 (a recurrent layer written as a loop takes one per time step).
+    package static let defaultIterationLimit = 100_000
 
     package let inputNames: [String]
     package let outputNames: [String]
+    /// The most `while_loop` iterations one run may take, all loops together.
+    package let iterationLimit: Int
     private let inputSlots: [Int]
     private let outputSlots: [Int]
     private let slotCount: Int
@@ -30,80 +40,40 @@ package final class ProgramPlan: @unchecked Sendable {
     /// Compiles `program`'s `main` function.
     ///
     /// - Throws: `MILProgramError` naming the first operation that cannot run (its type, or the
-    ///   input whose value is not supported).
-    package init(program: CoreML_Specification_MILSpec_Program, memoryLimit: Int) throws {
+    ///   input whose value is not supported), nested blocks included.
+    package init(program: CoreML_Specification_MILSpec_Program, memoryLimit: Int,
+                 iterationLimit: Int = ProgramPlan.defaultIterationLimit) throws {
         guard let function = program.functions[CoreML_Specification_MILSpec_Program.mainFunctionName],
               let block = function.blockSpecializations[function.opset] else {
             throw MILProgramError("the program has no 'main' function with a body for its opset")
         }
-        var builder = Builder()
+        var builder = Builder(memoryLimit: memoryLimit)
         inputNames = function.inputs.map(\.name)
-        inputSlots = inputNames.map { builder.newSlot(named: $0) }
-        var steps: [Step] = []
-        for (index, operation) in block.operations.enumerated() {
-            let place = "operation \(index) (\(operation.type) → \(operation.outputs.first?.name ?? "?"))"
-            if !operation.blocks.isEmpty {
-                throw MILProgramError("\(place): control flow (nested blocks) is not supported yet")
-            }
-            if operation.type == "const" {
-                guard let value = operation.attributes["val"], let name = operation.outputs.first?.name else {
-                    throw MILProgramError("\(place): a const without a value")
-                }
-                builder.constants[name] = try MILConstant(value, at: place)
-                continue
-            }
-            if operation.type.hasPrefix("constexpr_") {
-                // Deliberately unlike Core ML, which may keep compressed weights compressed in memory: each is decompressed to float32 once, here.
-                let values = try MILConstexprOperations.evaluate(operation, constants: builder.constants, place: place,
-                                                                 limit: max(memoryLimit / MemoryLayout<Float>.size, 1))
-                for (output, tensor) in zip(operation.outputs, values) { builder.constants[output.name] = .tensor(tensor) }
-                continue
-            }
-            guard let make = MILOperations.table[operation.type] else {
-                throw MILProgramError("\(place): operation type '\(operation.type)' is not supported yet")
-            }
-            guard operation.outputs.count == 1 || (MILOperations.multipleOutputs.contains(operation.type) && !operation.outputs.isEmpty) else {
-                throw MILProgramError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has one")
-            }
-            let context = OperationContext(operation: operation, place: place, builder: builder, limit: max(memoryLimit / 8 / MemoryLayout<Float>.size, 1))
-            let arguments = try context.arguments()
-            let outputs = operation.outputs.map { builder.newSlot(named: $0.name) }
-            steps.append(try make(arguments, outputs, context))
-        }
+        inputSlots = function.inputs.map { builder.newSlot(named: $0.name, type: $0.type) }
+        steps = try builder.compile(block.operations, scope: "")
         outputNames = block.outputs
         outputSlots = try block.outputs.map { name in
             guard let slot = builder.slots[name] else { throw MILProgramError("output '\(name)' is a constant or undefined") }
             return slot
         }
         slotCount = builder.slotCount
-        self.steps = steps
+        self.iterationLimit = max(iterationLimit, 0)
     }
 
     /// Runs the program on `inputs` (one tensor per function input).
     ///
-    /// - Throws: `MILProgramError` for a missing input or shapes an operation cannot take.
+    /// - Throws: `MILProgramError` for a missing input, shapes an operation cannot take, or more
+    ///   loop iterations than `iterationLimit`.
     package func run(_ inputs: [String: MILTensor]) throws -> [String: MILTensor] {
-        var slots = [MILTensor?](repeating: nil, count: slotCount)
+        var frame = Frame(slotCount: slotCount, iterationLimit: iterationLimit)
         for (name, slot) in zip(inputNames, inputSlots) {
             guard let tensor = inputs[name] else { throw MILProgramError("input '\(name)' is missing") }
-            slots[slot] = tensor
+            frame[slot] = tensor
         }
-        for step in steps { try step(&slots) }
+        for step in steps { try step(&frame) }
         var outputs: [String: MILTensor] = [:]
-        for (name, slot) in zip(outputNames, outputSlots) { outputs[name] = slots[slot] }
+        for (name, slot) in zip(outputNames, outputSlots) { outputs[name] = frame[slot] }
         return outputs
-    }
-
-    struct Builder {
-        var slots: [String: Int] = [:]
-        var constants: [String: MILConstant] = [:]
-        var slotCount = 0
-
-        mutating func newSlot(named name: String) -> Int {
-            defer { slotCount += 1 }
-            slots[name] = slotCount
-            return slotCount
-        }
     }
 }
 
@@ -126,9 +96,10 @@ struct OperationContext {
             result[parameter] = try argument.arguments.map { binding in
                 switch binding.binding {
                 case .name(let name)?:
-                    if let constant = builder.constants[name] { return .constant(constant) }
-                    guard let slot = builder.slots[name] else { throw MILProgramError("\(place): input '\(parameter)' reads undefined '\(name)'") }
-                    return .slot(slot)
+                    guard let resolved = builder.argument(named: name) else {
+                        throw MILProgramError("\(place): input '\(parameter)' reads undefined '\(name)'")
+                    }
+                    return resolved
                 case .value(let value)?:
                     return .constant(try MILConstant(value, at: "\(place), input '\(parameter)'"))
                 case nil:

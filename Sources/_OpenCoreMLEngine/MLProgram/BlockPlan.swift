@@ -1,0 +1,47 @@
+import CoreMLSpec
+
+/// A nested block compiled once — a branch of `cond`, the condition or body of `while_loop` — and
+/// run as often as its operation needs: its inputs are written to its own slots, its steps run,
+/// and its outputs are read (from its slots, the enclosing blocks' slots, or constants).
+struct BlockPlan {
+    let inputSlots: [Int]
+    let steps: [ProgramPlan.Step]
+    let outputs: [ProgramPlan.Argument]
+    /// The declared types of the block's inputs and outputs (nil where the program declares none).
+    let inputTypes: [CoreML_Specification_MILSpec_ValueType?]
+    let outputTypes: [CoreML_Specification_MILSpec_ValueType?]
+
+    /// Runs the block on `inputs` (one per block input) and returns its outputs.
+    func run(_ inputs: [MILTensor], _ frame: inout ProgramPlan.Frame) throws -> [MILTensor] {
+        for (slot, tensor) in zip(inputSlots, inputs) { frame[slot] = tensor }
+        for step in steps { try step(&frame) }
+        return outputs.map { MILOperations.fetch($0, frame) }
+    }
+}
+
+extension ProgramPlan.Builder {
+    /// Blocks nested deeper than this are refused (the protobuf decoder bounds nesting too).
+    static let maximumDepth = 32
+
+    /// Compiles `block` in the scope of the names defined so far; the slots it numbers are
+    /// counted here too, the names it defines are not.
+    mutating func compileBlock(_ block: CoreML_Specification_MILSpec_Block, scope: String) throws -> BlockPlan {
+        guard depth < Self.maximumDepth else {
+            throw MILProgramError("\(scope)blocks nested more than \(Self.maximumDepth) deep")
+        }
+        var inner = self
+        inner.depth += 1
+        let inputSlots = block.inputs.map { inner.newSlot(named: $0.name, type: $0.type) }
+        let steps = try inner.compile(block.operations, scope: "\(scope): ")
+        let outputs = try block.outputs.map { name in
+            guard let argument = inner.argument(named: name) else {
+                throw MILProgramError("\(scope): block output '\(name)' is not defined in the block or around it")
+            }
+            return argument
+        }
+        slotCount = inner.slotCount
+        return BlockPlan(inputSlots: inputSlots, steps: steps, outputs: outputs,
+                         inputTypes: block.inputs.map { $0.hasType ? $0.type : nil },
+                         outputTypes: block.outputs.map { inner.types[$0] })
+    }
+}

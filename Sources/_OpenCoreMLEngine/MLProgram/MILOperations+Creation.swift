@@ -1,0 +1,64 @@
+/// Operations that make tensors from shapes and numbers, as loops need them: `shape` (a tensor's
+/// dimensions), `fill` (a computed or constant shape filled with `value`), `fill_like` (a tensor's
+/// shape filled with `value`) and `range_1d` (NumPy's `arange(start, end, step)`). Every size is
+/// checked against the memory limit before anything is allocated.
+extension MILOperations {
+    static let creation: [String: Make] = [
+        "shape": shape, "fill": fill, "fill_like": fillLike, "range_1d": range1D,
+    ]
+
+    static let shape: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        return { slots in
+            let input = fetch(x, slots)
+            slots[outputs[0]] = MILTensor(shape: [input.shape.count], values: input.shape.map(Float.init))
+        }
+    }
+
+    static let fill: Make = { arguments, outputs, context in
+        guard let shape = try IntegerParameter(arguments, "shape", context) else { throw context.fail("fill needs shape") }
+        let value = try arguments["value"].map { _ in try argument(arguments, "value", context) }
+        return { slots in
+            let sizes = try shape.values("shape", slots, context)
+            let filler = try value.map { try scalar(fetch($0, slots), "value", context) } ?? 0
+            var values = try context.buffer(sizes)
+            for i in values.indices { values[i] = filler }
+            slots[outputs[0]] = MILTensor(shape: sizes, values: values)
+        }
+    }
+
+    static let fillLike: Make = { arguments, outputs, context in
+        let reference = try argument(arguments, "ref_tensor", context)
+        let value = try arguments["value"].map { _ in try argument(arguments, "value", context) }
+        return { slots in
+            let shape = fetch(reference, slots).shape
+            let filler = try value.map { try scalar(fetch($0, slots), "value", context) } ?? 0
+            slots[outputs[0]] = MILTensor(shape: shape, values: [Float](repeating: filler, count: shape.reduce(1, *)))
+        }
+    }
+
+    /// `start, start + step, …` while short of `end` (past it, for a negative step).
+    static let range1D: Make = { arguments, outputs, context in
+        let start = try argument(arguments, "start", context), end = try argument(arguments, "end", context)
+        let step = try argument(arguments, "step", context)
+        return { slots in
+            let first = try scalar(fetch(start, slots), "start", context), last = try scalar(fetch(end, slots), "end", context)
+            let increment = try scalar(fetch(step, slots), "step", context)
+            guard increment != 0, increment.isFinite, first.isFinite, last.isFinite else {
+                throw context.fail("range_1d from \(first) to \(last) by \(increment) is not a finite range")
+            }
+            let steps = ((Double(last) - Double(first)) / Double(increment)).rounded(.up)
+            guard steps <= Double(context.limit) else {
+                throw context.fail("range_1d from \(first) to \(last) by \(increment) holds more than the memory limit allows (\(context.limit) values)")
+            }
+            let count = max(Int(steps), 0)
+            slots[outputs[0]] = MILTensor(shape: [count], values: (0..<count).map { first + Float($0) * increment })
+        }
+    }
+
+    /// The single value of a scalar (or one-value) input.
+    static func scalar(_ tensor: MILTensor, _ name: String, _ context: OperationContext) throws -> Float {
+        guard tensor.count == 1 else { throw context.fail("input '\(name)' holds \(tensor.count) values (shape \(tensor.shape)), not one") }
+        return tensor.values[0]
+    }
+}

@@ -1,0 +1,278 @@
+import _OpenCoreMLKernels
+
+/// The recurrent layers over a sequence `x` of shape `[s, b, I]` (time, batch, features), with
+/// constant weights: `lstm`, `gru` and `rnn`, in the iOS 15 and iOS 17 forms (they differ only in
+/// the float16 types iOS 17 allows, and every value here is float32).
+///
+/// Weight layouts, rows by gate, `H` hidden units: `lstm` stacks input, forget, output and cell
+/// gates (`[i, f, o, z]`, `weight_ih` `[4H, I]`, `weight_hh` `[4H, H]`, one summed bias `[4H]`,
+/// optional `peephole` `[3H]` for i, f, o); `gru` stacks reset, output and update gates
+/// (`[r, o, z]`, `[3H, …]`; the output gate reads `W_ho·(r ∘ h)`, the reset applied before the
+/// product); `rnn` has one gate. Input-to-hidden products for every step are one GEMM; each step
+/// adds one hidden-to-hidden GEMM (three for `gru`, one per gate).
+///
+/// `direction` `forward` or `reverse` (and `bidirectional` for `lstm`, with the `_back` weights).
+/// A `reverse` layer reads the sequence from its end and lists its outputs in the order it made
+/// them; a `bidirectional` one concatenates the two directions' states along the last axis, the
+/// backward outputs put back in time order (as PyTorch does). `output_sequence` keeps every step's
+/// hidden state (`[s, b, D·H]`) instead of the last (`[1, b, D·H]`); the other outputs are the final
+/// hidden (and for `lstm` cell) states, `[b, D·H]`. Activations: `sigmoid`, `tanh`, `relu`,
+/// `linear`, `hard_sigmoid` (0.2·x + 0.5, clipped to [0, 1]), `scaled_tanh` (tanh: its default
+/// scales are 1); `lstm`'s `clip` bounds the cell state to [−clip, clip] after each update.
+extension MILOperations {
+    static let recurrent: [String: Make] = [
+        "lstm": recurrentLayer(.lstm), "gru": recurrentLayer(.gru), "rnn": recurrentLayer(.rnn),
+    ]
+
+    /// Which recurrent layer: its gates per hidden unit and its outputs.
+    enum RecurrentKind: String {
+        case lstm, gru, rnn
+
+        var gates: Int { switch self { case .lstm: 4; case .gru: 3; case .rnn: 1 } }
+        var outputCount: Int { self == .lstm ? 3 : 2 }
+    }
+
+    /// An activation a recurrent layer applies, in place, to `count` values.
+    enum RecurrentActivation {
+        case sigmoid, tanh, relu, linear, hardSigmoid
+
+        init(_ name: String, _ parameter: String, _ context: OperationContext) throws {
+            switch name.lowercased() {
+            case "sigmoid": self = .sigmoid
+            case "tanh", "scaled_tanh": self = .tanh
+            case "relu": self = .relu
+            case "linear": self = .linear
+            case "hard_sigmoid", "sigmoid_hard": self = .hardSigmoid
+            default: throw context.fail("\(parameter) '\(name)' is not one of sigmoid, tanh, scaled_tanh, relu, linear, hard_sigmoid")
+            }
+        }
+
+        func apply(_ values: UnsafeMutablePointer<Float>, _ count: Int) {
+            switch self {
+            case .sigmoid: ocm_sigmoid(values, values, count)
+            case .tanh: ocm_tanh(values, values, count)
+            case .relu: for i in 0..<count { values[i] = max(values[i], 0) }
+            case .linear: break
+            case .hardSigmoid: for i in 0..<count { values[i] = min(max(0.2 * values[i] + 0.5, 0), 1) }
+            }
+        }
+    }
+
+    /// One direction's constant weights, checked against each other.
+    struct RecurrentWeights {
+        let input: [Float]      // [G·H, I]
+        let hidden: [Float]     // [G·H, H]
+        let bias: [Float]       // [G·H]
+        let peephole: [Float]?  // [3H], lstm only
+        let inputSize: Int
+        let hiddenSize: Int
+
+        init(_ arguments: Arguments, suffix: String, kind: RecurrentKind, _ context: OperationContext) throws {
+            guard let input = try constantTensor(arguments, "weight_ih" + suffix, context),
+                  let hidden = try constantTensor(arguments, "weight_hh" + suffix, context) else {
+                throw context.fail("\(kind) needs constant weight_ih\(suffix) and weight_hh\(suffix)")
+            }
+            let g = kind.gates
+            guard input.shape.count == 2, hidden.shape.count == 2, hidden.shape[1] > 0, hidden.shape[0] == g * hidden.shape[1],
+                  input.shape[0] == hidden.shape[0], input.shape[1] > 0 else {
+                throw context.fail("weight_ih\(suffix) \(input.shape) and weight_hh\(suffix) \(hidden.shape) are not [\(g)H, I] and [\(g)H, H]")
+            }
+            hiddenSize = hidden.shape[1]
+            inputSize = input.shape[1]
+            self.input = input.values
+            self.hidden = hidden.values
+            if let bias = try constantTensor(arguments, "bias" + suffix, context) {
+                guard bias.count == g * hiddenSize else { throw context.fail("bias\(suffix) holds \(bias.count) values; it needs \(g * hiddenSize)") }
+                self.bias = bias.values
+            } else {
+                bias = [Float](repeating: 0, count: g * hiddenSize)
+            }
+            if kind == .lstm, let peephole = try constantTensor(arguments, "peephole" + suffix, context) {
+                guard peephole.count == 3 * hiddenSize else { throw context.fail("peephole\(suffix) holds \(peephole.count) values; it needs \(3 * hiddenSize)") }
+                self.peephole = peephole.values
+            } else {
+                peephole = nil
+            }
+        }
+    }
+
+    /// What a layer does at each step besides the products: its kind, activations and clip.
+    struct RecurrentCell {
+        let kind: RecurrentKind
+        let recurrentActivation: RecurrentActivation
+        let cellActivation: RecurrentActivation
+        let activation: RecurrentActivation
+        let clip: Float?
+
+        /// Runs one direction over `x` (`[s, b, I]`) from states `h` and `c` (`[b, H]`): every step's
+        /// hidden state in the order made (`[s, b, H]`), and the final states.
+        func run(_ x: UnsafePointer<Float>, steps: Int, batch: Int, weights w: RecurrentWeights, reverse: Bool,
+                 h initialH: [Float], c initialC: [Float], _ context: OperationContext) throws -> (sequence: [Float], h: [Float], c: [Float]) {
+            let hs = w.hiddenSize, width = kind.gates * hs
+            // Every step's input products at once: [s·b, G·H], bias included.
+            var projected = try context.buffer([steps * batch, width])
+            if steps * batch > 0 {
+                ocm_sgemm(false, true, Int32(steps * batch), Int32(width), Int32(w.inputSize), 1, x, Int32(w.inputSize),
+                          w.input, Int32(w.inputSize), 0, &projected, Int32(width))
+            }
+            for row in 0..<(steps * batch) { for j in 0..<width { projected[row * width + j] += w.bias[j] } }
+            var sequence = try context.buffer([steps, batch, hs])
+            var h = initialH, c = initialC
+            var gates = [Float](repeating: 0, count: batch * width)
+            var scratch = [Float](repeating: 0, count: batch * hs)
+            for k in 0..<steps {
+                let t = reverse ? steps - 1 - k : k
+                gates.withUnsafeMutableBufferPointer { g in
+                    projected.withUnsafeBufferPointer { p in g.baseAddress!.update(from: p.baseAddress! + t * batch * width, count: batch * width) }
+                    // gru makes its own hidden products (its o gate reads r∘h).
+                    if kind != .gru {
+                        ocm_sgemm(false, true, Int32(batch), Int32(width), Int32(hs), 1, h, Int32(hs), w.hidden, Int32(hs), 1, g.baseAddress!, Int32(width))
+                    }
+                }
+                switch kind {
+                case .lstm: lstmStep(&gates, &h, &c, batch: batch, hs: hs, peephole: w.peephole)
+                case .gru: gruStep(&gates, &h, &scratch, batch: batch, hs: hs, hidden: w.hidden)
+                case .rnn:
+                    gates.withUnsafeMutableBufferPointer { activation.apply($0.baseAddress!, batch * hs) }
+                    h = gates
+                }
+                sequence.withUnsafeMutableBufferPointer { $0.baseAddress!.advanced(by: k * batch * hs).update(from: h, count: batch * hs) }
+            }
+            return (sequence, h, c)
+        }
+
+        /// c' = f∘c + i∘z (clipped), h' = o∘act(c'); gates `[i, f, o, z]`, peepholes on c (i, f) and c' (o).
+        private func lstmStep(_ gates: inout [Float], _ h: inout [Float], _ c: inout [Float], batch: Int, hs: Int, peephole: [Float]?) {
+            let width = 4 * hs
+            gates.withUnsafeMutableBufferPointer { buffer in
+                let g = buffer.baseAddress!
+                for b in 0..<batch {
+                    let row = g + b * width
+                    if let peephole {
+                        for j in 0..<hs {
+                            row[j] += c[b * hs + j] * peephole[j]
+                            row[hs + j] += c[b * hs + j] * peephole[hs + j]
+                        }
+                    }
+                    recurrentActivation.apply(row, 2 * hs)
+                    cellActivation.apply(row + 3 * hs, hs)
+                    for j in 0..<hs {
+                        var cell = row[hs + j] * c[b * hs + j] + row[j] * row[3 * hs + j]
+                        if let clip { cell = min(max(cell, -clip), clip) }
+                        c[b * hs + j] = cell
+                        if let peephole { row[2 * hs + j] += cell * peephole[2 * hs + j] }
+                        row[3 * hs + j] = cell
+                    }
+                    recurrentActivation.apply(row + 2 * hs, hs)
+                    activation.apply(row + 3 * hs, hs)
+                    for j in 0..<hs { h[b * hs + j] = row[2 * hs + j] * row[3 * hs + j] }
+                }
+            }
+        }
+
+        /// r = ra(… + W_hr·h), z = ra(… + W_hz·h), o = act(… + W_ho·(r∘h)), h' = (1 − z)∘o + z∘h;
+        /// gates `[r, o, z]`, each hidden product one GEMM into its gate's columns.
+        private func gruStep(_ gates: inout [Float], _ h: inout [Float], _ reset: inout [Float], batch: Int, hs: Int, hidden: [Float]) {
+            let width = 3 * hs
+            gates.withUnsafeMutableBufferPointer { buffer in
+                let g = buffer.baseAddress!
+                hidden.withUnsafeBufferPointer { w in
+                    for gate in [0, 2] {
+                        ocm_sgemm(false, true, Int32(batch), Int32(hs), Int32(hs), 1, h, Int32(hs), w.baseAddress! + gate * hs * hs, Int32(hs),
+                                  1, g + gate * hs, Int32(width))
+                    }
+                    for b in 0..<batch {
+                        recurrentActivation.apply(g + b * width, hs)
+                        recurrentActivation.apply(g + b * width + 2 * hs, hs)
+                        for j in 0..<hs { reset[b * hs + j] = g[b * width + j] * h[b * hs + j] }
+                    }
+                    ocm_sgemm(false, true, Int32(batch), Int32(hs), Int32(hs), 1, reset, Int32(hs), w.baseAddress! + hs * hs, Int32(hs),
+                              1, g + hs, Int32(width))
+                }
+                for b in 0..<batch {
+                    let row = g + b * width
+                    activation.apply(row + hs, hs)
+                    for j in 0..<hs {
+                        let z = row[2 * hs + j]
+                        h[b * hs + j] = (1 - z) * row[hs + j] + z * h[b * hs + j]
+                    }
+                }
+            }
+        }
+    }
+
+    static func recurrentLayer(_ kind: RecurrentKind) -> Make {
+        { arguments, outputs, context in
+            guard outputs.count == kind.outputCount else { throw context.fail("\(outputs.count) outputs; \(kind) has \(kind.outputCount)") }
+            let x = try argument(arguments, "x", context), initialH = try argument(arguments, "initial_h", context)
+            let initialC = kind == .lstm ? try argument(arguments, "initial_c", context) : nil
+            let direction = try constantString(arguments, "direction", context) ?? "forward"
+            guard direction == "forward" || direction == "reverse" || (kind == .lstm && direction == "bidirectional") else {
+                throw context.fail("direction '\(direction)' is not one of forward, reverse\(kind == .lstm ? ", bidirectional" : "")")
+            }
+            let outputSequence = (try constantInts(arguments, "output_sequence", context)?.first ?? 0) != 0
+            let forward = try RecurrentWeights(arguments, suffix: "", kind: kind, context)
+            let backward = direction == "bidirectional" ? try RecurrentWeights(arguments, suffix: "_back", kind: kind, context) : nil
+            if let backward, backward.inputSize != forward.inputSize || backward.hiddenSize != forward.hiddenSize {
+                throw context.fail("the _back weights (\(backward.inputSize) inputs, \(backward.hiddenSize) units) do not match the forward ones (\(forward.inputSize), \(forward.hiddenSize))")
+            }
+            let clip = try constantFloat(arguments, "clip", context)
+            if let clip, !(clip >= 0) { throw context.fail("clip \(clip) is not a bound of 0 or more") }
+            let cell = RecurrentCell(
+                kind: kind,
+                recurrentActivation: try RecurrentActivation(try constantString(arguments, "recurrent_activation", context) ?? "sigmoid", "recurrent_activation", context),
+                cellActivation: try RecurrentActivation(try constantString(arguments, "cell_activation", context) ?? "tanh", "cell_activation", context),
+                activation: try RecurrentActivation(try constantString(arguments, "activation", context) ?? "tanh", "activation", context),
+                clip: clip)
+            let directions = backward == nil ? 1 : 2, hs = forward.hiddenSize
+            return { slots in
+                let input = fetch(x, slots)
+                guard input.shape.count == 3, input.shape[2] == forward.inputSize else {
+                    throw context.fail("x \(input.shape) is not [sequence, batch, \(forward.inputSize)]")
+                }
+                let (steps, batch) = (input.shape[0], input.shape[1])
+                let h0 = fetch(initialH, slots), c0 = initialC.map { fetch($0, slots) }
+                for (name, state) in [("initial_h", h0), ("initial_c", c0)] where state != nil && state!.count != batch * directions * hs {
+                    throw context.fail("\(name) \(state!.shape) does not hold [\(batch), \(directions * hs)] values")
+                }
+                // One direction's slice of a `[b, D·H]` state.
+                func part(_ state: MILTensor?, _ d: Int) -> [Float] {
+                    guard let state else { return [Float](repeating: 0, count: batch * hs) }
+                    var values: [Float] = []
+                    values.reserveCapacity(batch * hs)
+                    for b in 0..<batch {
+                        let start: Int = (b * directions + d) * hs
+                        values += state.values[start..<(start + hs)]
+                    }
+                    return values
+                }
+                let runs = try input.values.withUnsafeBufferPointer { xs in
+                    try [forward, backward].compactMap { $0 }.enumerated().map { d, weights in
+                        try cell.run(xs.baseAddress!, steps: steps, batch: batch, weights: weights, reverse: direction == "reverse" || d == 1,
+                                     h: part(h0, d), c: part(c0, d), context)
+                    }
+                }
+                let width = directions * hs, kept = outputSequence ? steps : 1
+                var y = try context.buffer([kept, batch, width])
+                for (d, run) in runs.enumerated() {
+                    for k in 0..<kept {
+                        // Bidirectional: the backward direction's outputs go back in time order.
+                        let made = outputSequence ? (d == 1 ? steps - 1 - k : k) : steps - 1
+                        guard made >= 0 else { continue }
+                        for b in 0..<batch {
+                            for j in 0..<hs { y[(k * batch + b) * width + d * hs + j] = run.sequence[(made * batch + b) * hs + j] }
+                        }
+                    }
+                }
+                func joined(_ states: [[Float]]) -> MILTensor {
+                    var values = [Float](repeating: 0, count: batch * width)
+                    for (d, state) in states.enumerated() { for b in 0..<batch { for j in 0..<hs { values[b * width + d * hs + j] = state[b * hs + j] } } }
+                    return MILTensor(shape: [batch, width], values: values)
+                }
+                slots[outputs[0]] = MILTensor(shape: [kept, batch, width], values: y)
+                slots[outputs[1]] = joined(runs.map(\.h))
+                if kind == .lstm { slots[outputs[2]] = joined(runs.map(\.c)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import CoreMLSpec
+
+extension ProgramPlan {
+    /// Compiles a block's operations in order into steps: it numbers a slot for every value an
+    /// operation makes, keeps constants (decompressed weights included) by name, and remembers
+    /// each name's declared type so control flow can check its operands when it is compiled.
+    ///
+    /// A nested block is compiled by a copy of its enclosing builder (see ``compileBlock(_:scope:)``):
+    /// it sees every name defined before its operation, and the names it defines stay inside it.
+    struct Builder {
+        var slots: [String: Int] = [:]
+        var constants: [String: MILConstant] = [:]
+        var types: [String: CoreML_Specification_MILSpec_ValueType] = [:]
+        var slotCount = 0
+        let memoryLimit: Int
+        /// How many blocks enclose the operations being compiled (0 for the function's body).
+        var depth = 0
+
+        init(memoryLimit: Int) {
+            self.memoryLimit = memoryLimit
+        }
+
+        /// A new slot for the value `name` (hiding an outer value of the same name).
+        mutating func newSlot(named name: String, type: CoreML_Specification_MILSpec_ValueType? = nil) -> Int {
+            defer { slotCount += 1 }
+            slots[name] = slotCount
+            constants[name] = nil
+            types[name] = type
+            return slotCount
+        }
+
+        mutating func define(constant: MILConstant, named name: String, type: CoreML_Specification_MILSpec_ValueType?) {
+            constants[name] = constant
+            slots[name] = nil
+            types[name] = type
+        }
+
+        /// Where the value `name` is read from, nil when nothing defines it here.
+        func argument(named name: String) -> Argument? {
+            if let constant = constants[name] { return .constant(constant) }
+            return slots[name].map(Argument.slot)
+        }
+
+        /// Steps for `operations`; `scope` starts every error's place (empty for the function's body).
+        mutating func compile(_ operations: [CoreML_Specification_MILSpec_Operation], scope: String) throws -> [Step] {
+            var steps: [Step] = []
+            for (index, operation) in operations.enumerated() {
+                let place = "\(scope)operation \(index) (\(operation.type) → \(operation.outputs.first?.name ?? "?"))"
+                if let step = try compile(operation, at: place) { steps.append(step) }
+            }
+            return steps
+        }
+
+        /// The step for one operation; nil for one evaluated now (`const`, the constexpr operations).
+        private mutating func compile(_ operation: CoreML_Specification_MILSpec_Operation, at place: String) throws -> Step? {
+            switch operation.type {
+            case "const":
+                guard let value = operation.attributes["val"], let output = operation.outputs.first else {
+                    throw MILProgramError("\(place): a const without a value")
+                }
+                define(constant: try MILConstant(value, at: place), named: output.name, type: output.type)
+                return nil
+            case "cond":
+                return try compileCond(operation, at: place)
+            case "while_loop":
+                return try compileWhileLoop(operation, at: place)
+            case let type where type.hasPrefix("constexpr_"):
+                // Deliberately unlike Core ML, which may keep compressed weights compressed in memory: each is decompressed to float32 once, here.
+                let values = try MILConstexprOperations.evaluate(operation, constants: constants, place: place,
+                                                                 limit: max(memoryLimit / MemoryLayout<Float>.size, 1))
+                for (output, tensor) in zip(operation.outputs, values) { define(constant: .tensor(tensor), named: output.name, type: output.type) }
+                return nil
+            default:
+                break
+            }
+            guard operation.blocks.isEmpty else {
+                throw MILProgramError("\(place): '\(operation.type)' holds \(operation.blocks.count) nested blocks; only cond and while_loop take blocks")
+            }
+            guard let make = MILOperations.table[operation.type] else {
+                throw MILProgramError("\(place): operation type '\(operation.type)' is not supported yet")
+            }
+            guard operation.outputs.count == 1 || (MILOperations.multipleOutputs.contains(operation.type) && !operation.outputs.isEmpty) else {
+                throw MILProgramError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has one")
+            }
+            let context = context(for: operation, at: place)
+            let arguments = try context.arguments()
+            let outputs = operation.outputs.map { newSlot(named: $0.name, type: $0.type) }
+            return try make(arguments, outputs, context)
+        }
+
+        func context(for operation: CoreML_Specification_MILSpec_Operation, at place: String) -> OperationContext {
+            OperationContext(operation: operation, place: place, builder: self, limit: max(memoryLimit / 8 / MemoryLayout<Float>.size, 1))
+        }
+    }
+}
