@@ -7,11 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-venv=.venv-coremltools
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check coremltools==9.0 numpy
-fi
+. Scripts/coremltools-venv.sh
 
 swift build --product opencoreml
 bin="$(swift build --show-bin-path)/opencoreml"

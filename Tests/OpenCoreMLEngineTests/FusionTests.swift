@@ -71,21 +71,25 @@ struct FusionTests {
         return (loss, output, network.parameters.map { $0.gradient.array($0.count) })
     }
 
-    @Test(arguments: Pool.allCases)
-    func fusedMatchesLayerByLayer(pool: Pool) throws {
-        let model = try Self.model(pool)
+    /// One training step fused and layer by layer, on 1 and 2 threads, batches of 1 and 13 (two
+    /// blocks of the backward pass, the second partial): the same loss, outputs and gradients.
+    static func expectFusedMatchesLayerByLayer(_ model: CoreML_Specification_Model, _ label: String) throws {
         defer { ocm_set_num_threads(0) }
         for threads: Int32 in [1, 2] {
             ocm_set_num_threads(threads)
-            // 13 examples: two blocks of the backward pass, the second partial.
             for batch in [1, 13] {
-                let fused = try Self.step(model, fusing: true, batch: batch)
-                let plain = try Self.step(model, fusing: false, batch: batch)
-                #expect(Self.close([fused.0], [plain.0]), "loss, \(pool), batch \(batch), \(threads) threads")
-                #expect(Self.close(fused.1, plain.1), "outputs, \(pool), batch \(batch), \(threads) threads")
-                #expect(Self.close(fused.2.flatMap { $0 }, plain.2.flatMap { $0 }), "gradients, \(pool), batch \(batch), \(threads) threads")
+                let fused = try step(model, fusing: true, batch: batch)
+                let plain = try step(model, fusing: false, batch: batch)
+                #expect(close([fused.0], [plain.0]), "loss, \(label), batch \(batch), \(threads) threads")
+                #expect(close(fused.1, plain.1), "outputs, \(label), batch \(batch), \(threads) threads")
+                #expect(close(fused.2.flatMap { $0 }, plain.2.flatMap { $0 }), "gradients, \(label), batch \(batch), \(threads) threads")
             }
         }
+    }
+
+    @Test(arguments: Pool.allCases)
+    func fusedMatchesLayerByLayer(pool: Pool) throws {
+        try Self.expectFusedMatchesLayerByLayer(try Self.model(pool), "\(pool)")
     }
 
     @Test func fusedClipMatchesLayerByLayer() throws {
@@ -96,17 +100,7 @@ struct FusionTests {
         network.forward(batch: 13)
         let clipped = network.blobs["c"]!.value.array(13 * network.blobs["c"]!.shape.count)
         #expect(clipped.contains(-0.3) && clipped.contains(0.2) && clipped.contains { $0 > -0.3 && $0 < 0.2 }, "both bounds clamp")
-        defer { ocm_set_num_threads(0) }
-        for threads: Int32 in [1, 2] {
-            ocm_set_num_threads(threads)
-            for batch in [1, 13] {
-                let fused = try Self.step(model, fusing: true, batch: batch)
-                let plain = try Self.step(model, fusing: false, batch: batch)
-                #expect(Self.close([fused.0], [plain.0]), "loss, batch \(batch), \(threads) threads")
-                #expect(Self.close(fused.1, plain.1), "outputs, batch \(batch), \(threads) threads")
-                #expect(Self.close(fused.2.flatMap { $0 }, plain.2.flatMap { $0 }), "gradients, batch \(batch), \(threads) threads")
-            }
-        }
+        try Self.expectFusedMatchesLayerByLayer(model, "clip")
     }
 
     @Test func fusedClipGradientsMatchFiniteDifferences() throws {
