@@ -149,9 +149,9 @@ typedef struct ocm_depthwise_plan {
 } ocm_depthwise_plan;
 
 /* 16 floats as one value of the compiler's vector extension (the depthwise sums), and the same at
- * any float alignment, for loads and stores. */
+ * any float alignment and allowed to alias float arrays, for loads and stores. */
 typedef float ocm_v16 __attribute__((vector_size(64)));
-typedef float ocm_v16u __attribute__((vector_size(64), aligned(4)));
+typedef float ocm_v16u __attribute__((vector_size(64), aligned(4), may_alias));
 
 /* One channel plane: y (outH×outW) = clamp(bias + the kh×kw kernel w over x (H×W), lo, hi), zero
  * padding. scratch holds OCM_DEPTHWISE_SCRATCH floats, or is NULL (then the row-by-row path runs). */
