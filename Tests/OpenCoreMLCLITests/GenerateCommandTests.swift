@@ -28,6 +28,23 @@ struct GenerateCommandTests {
         }
     }
 
+    /// An ML Program package: the classes come from its description, and the model is looked up as a
+    /// compiled model, then as the package itself.
+    @Test func writesTheClassesOfAnMLProgramPackage() throws {
+        try withTemporaryDirectory { folder in
+            let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/mlprogram/Conv.mlpackage").path
+            let result = try CommandRunner.run(["generate", package, "--output", folder.path, "--class-name", "ConvModel"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let source = try String(contentsOf: folder.appendingPathComponent("ConvModel.swift"), encoding: .utf8)
+            for declaration in ["class ConvModel {", "class ConvModelInput: MLFeatureProvider", "class ConvModelOutput: MLFeatureProvider",
+                                "withExtension: \"mlpackage\")"] {
+                #expect(source.contains(declaration), "missing: \(declaration)")
+            }
+            #expect(!source.contains("ConvModelTrainingInput"), "ML Programs are never updatable")
+        }
+    }
+
     @Test func badNamesAndPathsFailWithOneLine() throws {
         try withTemporaryDirectory { folder in
             let model = Fixtures.url("classifier_sgd.mlmodel").path

@@ -12,7 +12,8 @@ import Foundation
 /// What `opencoreml generate` writes and the `OpenCoreMLCodeGen` build-tool plugin compiles into a
 /// target. The code imports `OpenCoreML` (which re-exports Foundation). Differences from Xcode's:
 /// `urlOfModelInThisBundle` looks in the target's SwiftPM resource bundle (`Bundle.module`) for
-/// `<Name>.mlmodelc`, then `<Name>.mlmodel` (OpenCoreML loads either); there are no `CGImage`
+/// `<Name>.mlmodelc`, then `<Name>.mlpackage` (an ML Program; Xcode would have compiled it), then
+/// `<Name>.mlmodel` (OpenCoreML loads each); there are no `CGImage`
 /// initializers on platforms without Core Graphics; feature names that are not Swift identifiers
 /// are turned into ones (`input.1` → `input_1`, `class` → `` `class` ``).
 public struct ModelClassGenerator: Sendable {
@@ -235,9 +236,10 @@ public struct ModelClassGenerator: Sendable {
                 /// The model itself, for what the typed methods do not cover.
                 let model: MLModel
 
-                /// The model file in this target's resource bundle: `\(name).mlmodelc`, else `\(name).mlmodel`.
+                /// The model in this target's resource bundle: `\(name).mlmodelc`, else `\(name).mlpackage`, else `\(name).mlmodel`.
                 class var urlOfModelInThisBundle: URL {
                     Bundle.module.url(forResource: \(quoted(name)), withExtension: "mlmodelc")
+                        ?? Bundle.module.url(forResource: \(quoted(name)), withExtension: "mlpackage")
                         ?? Bundle.module.url(forResource: \(quoted(name)), withExtension: "mlmodel")!
                 }
 
