@@ -58,7 +58,8 @@ struct MLProgramTorchTests {
         }
     }
 
-    @Test(arguments: ["TorchCNN.mlpackage", "TorchTransformer.mlpackage", "TorchTransformer16.mlpackage", "TorchUNet.mlpackage"])
+    @Test(arguments: ["TorchCNN.mlpackage", "TorchTransformer.mlpackage", "TorchTransformer16.mlpackage", "TorchUNet.mlpackage",
+                      "TorchDecoder.mlpackage"])
     func predictsWhatPyTorchComputes(package: String) throws {
         let facts = try #require(try Self.facts("torch_facts.json")[package] as? [String: Any])
         try Self.check(package, facts, float16: facts["precision"] as? String == "float16")
@@ -78,6 +79,7 @@ struct MLProgramTorchTests {
         #expect(types(torch["TorchTransformer16.mlpackage"]).isSuperset(of: ["layer_norm", "gelu", "cast"]))
         #expect(types(torch["TorchUNet.mlpackage"]).isSuperset(of: ["instance_norm", "upsample_bilinear", "upsample_nearest_neighbor",
                                                                     "pad", "concat", "slice_by_index", "leaky_relu", "elu"]))
+        #expect(types(torch["TorchDecoder.mlpackage"]).isSuperset(of: ["conv_transpose", "crop"]))
         let ops = types(try Self.facts("ops_facts.json"))
         #expect(ops.isSuperset(of: ["gather", "gather_along_axis", "tile", "select", "equal", "not_equal", "greater", "greater_equal",
                                     "less", "less_equal", "reduce_sum", "reduce_max", "reduce_min", "slice_by_size", "split",

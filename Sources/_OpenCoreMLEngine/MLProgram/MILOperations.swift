@@ -30,6 +30,8 @@ enum MILOperations {
         table["stack"] = stack
         table["cast"] = cast
         table["conv"] = convolution
+        table["conv_transpose"] = convolutionTranspose
+        table["crop"] = crop
         table["max_pool"] = pooling(max: true)
         table["avg_pool"] = pooling(max: false)
         for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent] {

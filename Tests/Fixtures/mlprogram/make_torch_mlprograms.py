@@ -94,6 +94,17 @@ class UNet(nn.Module):
         return torch.sigmoid(d1[:, :2]) + d1[:, 2:]
 
 
+class Decoder(nn.Module):
+    """Transposed convolutions: stride 2 with padding and output padding, then grouped and dilated."""
+    def __init__(self):
+        super().__init__()
+        self.up1 = nn.ConvTranspose2d(8, 6, 3, stride=2, padding=1, output_padding=1)
+        self.up2 = nn.ConvTranspose2d(6, 4, 2, stride=2, groups=2, dilation=2)
+
+    def forward(self, x):
+        return self.up2(F.relu(self.up1(x)))
+
+
 def seeded(model, seed):
     """The model with seeded weights, its batch norm statistics made non-trivial, in eval mode."""
     torch.manual_seed(seed)
@@ -149,6 +160,8 @@ def main():
                                                   ct.target.iOS16, ct.precision.FLOAT16, np.float32)
     result["TorchUNet.mlpackage"] = save("TorchUNet.mlpackage", seeded(UNet, 13), (1, 3, 16, 16), 24,
                                          ct.target.iOS16, ct.precision.FLOAT16)
+    result["TorchDecoder.mlpackage"] = save("TorchDecoder.mlpackage", seeded(Decoder, 14), (1, 8, 5, 5), 25,
+                                            ct.target.iOS15, ct.precision.FLOAT32)
     with open(os.path.join(HERE, "torch_facts.json"), "w") as file:
         json.dump(result, file, indent=1, sort_keys=True)
         file.write("\n")
