@@ -11,12 +11,21 @@ struct Bench: ParsableCommand {
     )
 }
 
-/// `opencoreml bench gemm`: the matrix products of one LeNet training step, in GFLOP/s.
+/// `opencoreml bench gemm`: the matrix products of one LeNet training step (or EfficientNet-Lite0's
+/// pointwise convolutions), in GFLOP/s.
 struct BenchGEMM: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gemm",
-        abstract: "Time the matrix products of a LeNet training step (batch 128) and print GFLOP/s."
+        abstract: "Time the matrix products of a LeNet training step (batch 128), or EfficientNet-Lite0's pointwise convolutions, and print GFLOP/s."
     )
+
+    /// Which products to time.
+    enum ShapeSet: String, ExpressibleByArgument, CaseIterable {
+        case lenet, efficientnet
+    }
+
+    @Option(help: "The products: lenet (a training step) or efficientnet (its pointwise convolutions, one picture).")
+    var shapes: ShapeSet = .lenet
 
     @Option(help: "Threads to use (default: all cores).")
     var threads: Int?
@@ -49,13 +58,16 @@ struct BenchGEMM: ParsableCommand {
         var results: [Result]
     }
 
-    static let shapes = [
+    static let lenetShapes = [
         Shape(name: "dense1 forward (X·Wᵀ)", transA: false, transB: true, m: 128, n: 500, k: 1152),
         Shape(name: "dense1 input gradient (dY·W)", transA: false, transB: false, m: 128, n: 1152, k: 500),
         Shape(name: "dense1 weight gradient (dYᵀ·X)", transA: true, transB: false, m: 500, n: 1152, k: 128),
         Shape(name: "conv2 forward, one image (W·columns)", transA: false, transB: false, m: 32, n: 144, k: 128),
         Shape(name: "conv1 forward, one image (W·columns)", transA: false, transB: false, m: 32, n: 676, k: 9),
-        // EfficientNet-Lite0's pointwise convolutions, one picture (W·X): K short early, N short late.
+    ]
+
+    /// EfficientNet-Lite0's pointwise convolutions, one picture (W·X): K short early, N short late.
+    static let efficientNetShapes = [
         Shape(name: "EfficientNet expand 16→96 at 112×112", transA: false, transB: false, m: 96, n: 12544, k: 16),
         Shape(name: "EfficientNet project 96→24 at 56×56", transA: false, transB: false, m: 24, n: 3136, k: 96),
         Shape(name: "EfficientNet expand 24→144 at 56×56", transA: false, transB: false, m: 144, n: 3136, k: 24),
@@ -73,7 +85,7 @@ struct BenchGEMM: ParsableCommand {
     func run() throws {
         if let threads { OpenCoreMLRuntime.threadCount = threads }
         var results: [Result] = []
-        for shape in Self.shapes {
+        for shape in shapes == .lenet ? Self.lenetShapes : Self.efficientNetShapes {
             let median = OpenCoreMLRuntime.timeMatrixProduct(
                 m: shape.m, n: shape.n, k: shape.k, transposeA: shape.transA, transposeB: shape.transB, seconds: seconds)
             results.append(Result(shape: shape, medianSeconds: median, gflops: 2.0 * Double(shape.m * shape.n * shape.k) / median / 1e9))
