@@ -145,13 +145,6 @@ extension MILOperations {
                 let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kernel[0], kernel[1]), stride: (strides[0], strides[1]),
                                              dilation: (1, 1), context)
                 var values = try context.buffer([n, c, out.0, out.1])
-                if isMax && pads[0] < kernel[0] && pads[1] < kernel[0] && pads[2] < kernel[1] && pads[3] < kernel[1] {
-                    // No window lies wholly in the padding (where this loop's answer, −∞, and the kernel's, 0, differ).
-                    ocm_maxpool2d(input.values, &values, nil, Int32(n * c), Int32(h), Int32(w), Int32(kernel[0]), Int32(kernel[1]),
-                                  Int32(strides[0]), Int32(strides[1]), Int32(pads[0]), Int32(pads[2]), Int32(out.0), Int32(out.1))
-                    slots[outputs[0]] = MILTensor(shape: [n, c, out.0, out.1], values: values)
-                    return
-                }
                 for plane in 0..<(n * c) {
                     let base = plane * h * w
                     for oy in 0..<out.0 {

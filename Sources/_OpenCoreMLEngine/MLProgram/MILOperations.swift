@@ -416,12 +416,10 @@ enum MILOperations {
             let input = fetch(x, slots)
             guard input.shape.last == inFeatures else { throw context.fail("input \(input.shape) does not end in \(inFeatures)") }
             let rows = input.count / inFeatures
-            var values = try context.buffer([rows, outFeatures])
+            var values = try context.unfilledBuffer([rows, outFeatures])
             ocm_sgemm(false, true, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1, input.values, Int32(inFeatures),
                       weight.values, Int32(inFeatures), 0, &values, Int32(outFeatures))
-            if let bias {
-                for r in 0..<rows { for o in 0..<outFeatures { values[r * outFeatures + o] += bias.values[o] } }
-            }
+            if let bias { ocm_add_row_vector(&values, bias.values, Int32(rows), Int32(outFeatures), Int32(outFeatures)) }
             slots[outputs[0]] = MILTensor(shape: Array(input.shape.dropLast()) + [outFeatures], values: values)
         }
     }

@@ -44,11 +44,19 @@ extension ProgramPlan.Builder {
     /// The operation types that can run an activation on their own output.
     static let fusingTypes: Set<String> = ["conv"]
 
+    /// The most operations ``readerCounts(_:outputs:)`` visits, nested blocks included.
+    static let readerCountBudget = 100_000
+
     /// How many times each name is read in a block: by its operations' inputs, by the blocks
-    /// nested in them (operations and outputs), and by the block's own `outputs`.
-    static func readerCounts(_ operations: [CoreML_Specification_MILSpec_Operation], outputs: [String]) -> [String: Int] {
+    /// nested in them (operations and outputs), and by the block's own `outputs`; nil when the
+    /// block and its nested blocks hold more than ``readerCountBudget`` operations (nested blocks
+    /// may share one message many times over), and then nothing in the block is fused.
+    static func readerCounts(_ operations: [CoreML_Specification_MILSpec_Operation], outputs: [String]) -> [String: Int]? {
         var counts: [String: Int] = [:]
-        func count(_ operations: [CoreML_Specification_MILSpec_Operation], _ outputs: [String]) {
+        var budget = readerCountBudget
+        func count(_ operations: [CoreML_Specification_MILSpec_Operation], _ outputs: [String]) -> Bool {
+            budget -= operations.count
+            guard budget >= 0 else { return false }
             for name in outputs { counts[name, default: 0] += 1 }
             for operation in operations {
                 for argument in operation.inputs.values {
@@ -56,11 +64,11 @@ extension ProgramPlan.Builder {
                         if case .name(let name)? = binding.binding { counts[name, default: 0] += 1 }
                     }
                 }
-                for block in operation.blocks { count(block.operations, block.outputs) }
+                for block in operation.blocks { guard count(block.operations, block.outputs) else { return false } }
             }
+            return true
         }
-        count(operations, outputs)
-        return counts
+        return count(operations, outputs) ? counts : nil
     }
 
     /// The activation `operations[index + 1]` applies to `operations[index]`'s only output when
@@ -68,8 +76,8 @@ extension ProgramPlan.Builder {
     /// with no other arguments whose `x` is that output, and nothing else reads the output.
     /// Returns the activation and the value it defines (which the fused step writes).
     static func fusion(at index: Int, in operations: [CoreML_Specification_MILSpec_Operation],
-                       readers: [String: Int]) -> (activation: MILFusedActivation, output: CoreML_Specification_MILSpec_NamedValueType)? {
-        guard index + 1 < operations.count else { return nil }
+                       readers: [String: Int]?) -> (activation: MILFusedActivation, output: CoreML_Specification_MILSpec_NamedValueType)? {
+        guard let readers, index + 1 < operations.count else { return nil }
         let (first, next) = (operations[index], operations[index + 1])
         guard fusingTypes.contains(first.type), first.outputs.count == 1, first.blocks.isEmpty,
               let activation = MILFusedActivation(type: next.type), next.outputs.count == 1, next.inputs.count == 1,
