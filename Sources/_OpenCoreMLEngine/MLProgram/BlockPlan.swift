@@ -32,7 +32,7 @@ extension ProgramPlan.Builder {
         var inner = self
         inner.depth += 1
         let inputSlots = block.inputs.map { inner.newSlot(named: $0.name, type: $0.type) }
-        let steps = try inner.compile(block.operations, scope: "\(scope): ")
+        let steps = try inner.compile(block.operations, outputs: block.outputs, scope: "\(scope): ")
         let outputs = try block.outputs.map { name in
             guard let argument = inner.argument(named: name) else {
                 throw MILProgramError("\(scope): block output '\(name)' is not defined in the block or around it")

@@ -56,6 +56,11 @@ extension MILOperations {
         guard !weight.shape.contains(0), groups >= 1, outChannels % groups == 0, strides.count == 2, dilations.count == 2, strides.allSatisfy({ $0 > 0 }), dilations.allSatisfy({ $0 > 0 }) else {
             throw context.fail("bad strides, dilations or groups")
         }
+        let rows = perGroup * kh * kw, outPerGroup = outChannels / groups
+        let isDepthwise = perGroup == 1 && outPerGroup == 1
+        // Weights are constant: packed once here for the GEMM, not for every image of every run.
+        let packed = isDepthwise ? nil : MILPackedWeights(weight.values, groups: groups, rows: outPerGroup, columns: rows)
+        let activation = context.fusedActivation
         return { slots in
             let input = fetch(x, slots)
             guard input.shape.count == 4, input.shape[1] == perGroup * groups else {
@@ -64,43 +69,61 @@ extension MILOperations {
             let (n, c, h, w) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
             let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kh, kw), stride: (strides[0], strides[1]),
                                          dilation: (dilations[0], dilations[1]), context)
-            let plane = out.0 * out.1, rows = perGroup * kh * kw, outPerGroup = outChannels / groups
-            var values = try context.buffer([n, outChannels, out.0, out.1])
-            if perGroup == 1 && outPerGroup == 1 {
-                // Depthwise: one kernel per channel, bias included, by the C kernel (no im2col).
+            let plane = out.0 * out.1
+            var values = try context.unfilledBuffer([n, outChannels, out.0, out.1])
+            if isDepthwise {
+                // Depthwise: one kernel per channel, bias and activation included, by the C kernel (no im2col).
+                let bounds = MILFusedActivation.bounds(activation)
                 ocm_depthwise_conv2d(input.values, &values, weight.values, bias?.values, Int32(n * c), Int32(c), Int32(h), Int32(w),
                                      Int32(out.0), Int32(out.1), Int32(kh), Int32(kw), Int32(strides[0]), Int32(strides[1]),
-                                     Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]), -.infinity, .infinity)
+                                     Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]), bounds.lower, bounds.upper)
                 slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
                 return
             }
-            var columns = try context.buffer([rows, out.0, out.1])
+            // A 1×1 kernel with stride 1 and no padding reads each image's channels as they are.
+            let isPointwise = kh == 1 && kw == 1 && strides == [1, 1] && pads == [0, 0, 0, 0]
+            var columns = isPointwise ? [] : try context.unfilledBuffer([rows, out.0, out.1])
             input.values.withUnsafeBufferPointer { source in
                 weight.values.withUnsafeBufferPointer { kernel in
                     values.withUnsafeMutableBufferPointer { result in
-                        for image in 0..<n {
-                            for group in 0..<groups {
-                                let channels = source.baseAddress! + (image * c + group * perGroup) * h * w
-                                ocm_im2col(channels, Int32(perGroup), Int32(h), Int32(w), Int32(kh), Int32(kw), Int32(strides[0]), Int32(strides[1]),
-                                           Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]), Int32(out.0), Int32(out.1), &columns)
-                                ocm_sgemm(false, false, Int32(outPerGroup), Int32(plane), Int32(rows), 1, kernel.baseAddress! + group * outPerGroup * rows,
-                                          Int32(rows), columns, Int32(plane), 0,
-                                          result.baseAddress! + (image * outChannels + group * outPerGroup) * plane, Int32(plane))
+                        columns.withUnsafeMutableBufferPointer { columns in
+                            withOptionalPointer(bias?.values) { biasValues in
+                                packed!.withPacked { packedWeights in
+                                    for image in 0..<n {
+                                        for group in 0..<groups {
+                                            let channels = source.baseAddress! + (image * c + group * perGroup) * h * w
+                                            if !isPointwise {
+                                                ocm_im2col(channels, Int32(perGroup), Int32(h), Int32(w), Int32(kh), Int32(kw), Int32(strides[0]), Int32(strides[1]),
+                                                           Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]), Int32(out.0), Int32(out.1),
+                                                           columns.baseAddress!)
+                                            }
+                                            let matrix = isPointwise ? channels : UnsafePointer(columns.baseAddress!)
+                                            let product = result.baseAddress! + (image * outChannels + group * outPerGroup) * plane
+                                            let epilogue = MILFusedActivation.epilogue(activation, rowBias: biasValues.map { $0 + group * outPerGroup })
+                                            if let packedWeights {
+                                                ocm_sgemm_prepacked(packed!.isa, packedWeights + group * packed!.stride, false, Int32(outPerGroup), Int32(plane),
+                                                                    Int32(rows), 1, matrix, Int32(plane), 0, product, Int32(plane), epilogue)
+                                            } else {
+                                                ocm_sgemm_epilogue(false, false, Int32(outPerGroup), Int32(plane), Int32(rows), 1,
+                                                                   kernel.baseAddress! + group * outPerGroup * rows, Int32(rows), matrix, Int32(plane), 0,
+                                                                   product, Int32(plane), epilogue)
+                                            }
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
                 }
             }
-            if let bias {
-                for image in 0..<n {
-                    for o in 0..<outChannels {
-                        let base = (image * outChannels + o) * plane
-                        for p in 0..<plane { values[base + p] += bias.values[o] }
-                    }
-                }
-            }
             slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
         }
+    }
+
+    /// Calls `body` with a pointer to `values`, or with nil when there are none.
+    static func withOptionalPointer<Result>(_ values: [Float]?, _ body: (UnsafePointer<Float>?) throws -> Result) rethrows -> Result {
+        guard let values else { return try body(nil) }
+        return try values.withUnsafeBufferPointer { try body($0.baseAddress!) }
     }
 
     static func pooling(max isMax: Bool) -> Make {

@@ -15,7 +15,7 @@ enum MILOperations {
             "relu": unary { max($0, 0) }, "relu6": unary { min(max($0, 0), 6) }, "sigmoid": unary { 1 / (1 + exp(-$0)) },
             "tanh": unary { tanh($0) }, "exp": unary { exp($0) }, "sqrt": unary { $0.squareRoot() },
             "abs": unary { abs($0) }, "square": unary { $0 * $0 }, "identity": unary { $0 },
-            "add": binary(+), "sub": binary(-), "mul": binary(*), "real_div": binary(/),
+            "add": binary(+, sameShape: ocm_add), "sub": binary(-), "mul": binary(*), "real_div": binary(/),
             "maximum": binary { max($0, $1) }, "minimum": binary { min($0, $1) }, "pow": binary { pow($0, $1) },
         ]
         table["clip"] = clip
@@ -153,12 +153,21 @@ enum MILOperations {
         }
     }
 
-    /// NumPy-style broadcasting of `x` and `y`.
-    static func binary(_ f: @escaping @Sendable (Float, Float) -> Float) -> Make {
+    /// NumPy-style broadcasting of `x` and `y`; `sameShape`, when given, is a C kernel that
+    /// computes `f` over two tensors of one shape (`ocm_add` for `add`).
+    static func binary(_ f: @escaping @Sendable (Float, Float) -> Float,
+                       sameShape kernel: (@Sendable (UnsafePointer<Float>, UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void)? = nil) -> Make {
         { arguments, outputs, context in
             let x = try argument(arguments, "x", context), y = try argument(arguments, "y", context)
             return { slots in
                 let a = fetch(x, slots), b = fetch(y, slots)
+                if a.shape == b.shape, let kernel, !a.values.isEmpty {
+                    var values = try context.unfilledBuffer(a.shape)
+                    let count = values.count
+                    kernel(a.values, b.values, &values, count)
+                    slots[outputs[0]] = MILTensor(shape: a.shape, values: values)
+                    return
+                }
                 if a.shape == b.shape {
                     slots[outputs[0]] = MILTensor(shape: a.shape, values: zip(a.values, b.values).map(f))
                     return
@@ -409,12 +418,10 @@ enum MILOperations {
             let input = fetch(x, slots)
             guard input.shape.last == inFeatures else { throw context.fail("input \(input.shape) does not end in \(inFeatures)") }
             let rows = input.count / inFeatures
-            var values = try context.buffer([rows, outFeatures])
+            var values = try context.unfilledBuffer([rows, outFeatures])
             ocm_sgemm(false, true, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1, input.values, Int32(inFeatures),
                       weight.values, Int32(inFeatures), 0, &values, Int32(outFeatures))
-            if let bias {
-                for r in 0..<rows { for o in 0..<outFeatures { values[r * outFeatures + o] += bias.values[o] } }
-            }
+            if let bias { ocm_add_row_vector(&values, bias.values, Int32(rows), Int32(outFeatures), Int32(outFeatures)) }
             slots[outputs[0]] = MILTensor(shape: Array(input.shape.dropLast()) + [outFeatures], values: values)
         }
     }

@@ -41,18 +41,29 @@ extension ProgramPlan {
             return slots[name].map(Argument.slot)
         }
 
-        /// Steps for `operations`; `scope` starts every error's place (empty for the function's body).
-        mutating func compile(_ operations: [CoreML_Specification_MILSpec_Operation], scope: String) throws -> [Step] {
+        /// Steps for a block's `operations` (whose values named in `outputs` leave the block);
+        /// `scope` starts every error's place (empty for the function's body). An activation that
+        /// only reads the operation before it runs inside that operation's step (see ``fusion(at:in:readers:)``).
+        mutating func compile(_ operations: [CoreML_Specification_MILSpec_Operation], outputs: [String], scope: String) throws -> [Step] {
+            let readers = Self.readerCounts(operations, outputs: outputs)
             var steps: [Step] = []
-            for (index, operation) in operations.enumerated() {
+            var index = 0
+            while index < operations.count {
+                let operation = operations[index]
                 let place = "\(scope)operation \(index) (\(operation.type) → \(operation.outputs.first?.name ?? "?"))"
-                if let step = try compile(operation, at: place) { steps.append(step) }
+                let fused = Self.fusion(at: index, in: operations, readers: readers)
+                if let step = try compile(operation, fusing: fused, at: place) { steps.append(step) }
+                index += fused == nil ? 1 : 2
             }
             return steps
         }
 
         /// The step for one operation; nil for one evaluated now (`const`, the constexpr operations).
-        private mutating func compile(_ operation: CoreML_Specification_MILSpec_Operation, at place: String) throws -> Step? {
+        /// With `fused`, the step also applies that activation and fills the activation's output
+        /// instead of its own.
+        private mutating func compile(_ operation: CoreML_Specification_MILSpec_Operation,
+                                      fusing fused: (activation: MILFusedActivation, output: CoreML_Specification_MILSpec_NamedValueType)? = nil,
+                                      at place: String) throws -> Step? {
             switch operation.type {
             case "const":
                 guard let value = operation.attributes["val"], let output = operation.outputs.first else {
@@ -82,9 +93,10 @@ extension ProgramPlan {
             guard operation.outputs.count == 1 || (MILOperations.multipleOutputs.contains(operation.type) && !operation.outputs.isEmpty) else {
                 throw MILProgramError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has one")
             }
-            let context = context(for: operation, at: place)
+            var context = context(for: operation, at: place)
+            context.fusedActivation = fused?.activation
             let arguments = try context.arguments()
-            let outputs = operation.outputs.map { newSlot(named: $0.name, type: $0.type) }
+            let outputs = (fused.map { [$0.output] } ?? operation.outputs).map { newSlot(named: $0.name, type: $0.type) }
             return try make(arguments, outputs, context)
         }
 

@@ -50,7 +50,7 @@ package final class ProgramPlan: @unchecked Sendable {
         var builder = Builder(memoryLimit: memoryLimit)
         inputNames = function.inputs.map(\.name)
         inputSlots = function.inputs.map { builder.newSlot(named: $0.name, type: $0.type) }
-        steps = try builder.compile(block.operations, scope: "")
+        steps = try builder.compile(block.operations, outputs: block.outputs, scope: "")
         outputNames = block.outputs
         outputSlots = try block.outputs.map { name in
             guard let slot = builder.slots[name] else { throw MILProgramError("output '\(name)' is a constant or undefined") }
@@ -84,10 +84,20 @@ struct OperationContext {
     let builder: ProgramPlan.Builder
     /// The most values one tensor may hold.
     let limit: Int
+    /// The activation the step also applies to its output, whose slot is then the activation's
+    /// (see ``ProgramPlan/Builder/fusion(at:in:readers:)``); nil for none.
+    var fusedActivation: MILFusedActivation? = nil
 
     /// A zero-filled buffer for a tensor of `shape`, checked against the limit.
     func buffer(_ shape: [Int]) throws -> [Float] {
         [Float](repeating: 0, count: try MILTensor.checkedCount(shape, limit: limit, place))
+    }
+
+    /// A buffer for a tensor of `shape` whose every value the caller writes before reading any
+    /// (not zero-filled), checked against the limit.
+    func unfilledBuffer(_ shape: [Int]) throws -> [Float] {
+        let count = try MILTensor.checkedCount(shape, limit: limit, place)
+        return [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
     func arguments() throws -> [String: [ProgramPlan.Argument]] {

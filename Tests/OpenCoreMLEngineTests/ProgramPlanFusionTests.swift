@@ -1,0 +1,98 @@
+import Testing
+@testable import _OpenCoreMLEngine
+
+/// A `conv` followed by an activation that only it feeds runs as one step (bias and activation
+/// in the GEMM's epilogue, or in the depthwise kernel): the fused program must give what the
+/// same program gives when the convolution's output is also a program output (so nothing fuses).
+@Suite("ML Program fusion")
+struct ProgramPlanFusionTests {
+    typealias Program = ProgramPlanTests.Program
+
+    /// Deterministic values in [-1, 1).
+    static func values(_ count: Int, seed: Int) -> [Float] {
+        (0..<count).map { Float((($0 + seed) * 7919 + seed * 104_729) % 2000) / 1000 - 1 }
+    }
+
+    /// `x` (1×`channels`×5×6) through a `conv` with bias into `activation`; the plan fused, and
+    /// the plan with the convolution's output also returned (not fused).
+    static func plans(activation: String, channels: Int, outChannels: Int, kernel: Int, groups: Int, padType: String)
+        throws -> (fused: ProgramPlan, unfused: ProgramPlan, input: MILTensor) {
+        var p = Program()
+        p.input("x", [1, channels, 5, 6])
+        let perGroup = channels / groups
+        p.constant("w", floats: values(outChannels * perGroup * kernel * kernel, seed: 1), shape: [outChannels, perGroup, kernel, kernel])
+        p.constant("b", floats: values(outChannels, seed: 2), shape: [outChannels])
+        p.constant("strides", ints: [1, 1], shape: [2])
+        p.constant("dilations", ints: [1, 1], shape: [2])
+        p.constant("groups", ints: [Int32(groups)], shape: [])
+        p.constant("pad_type", string: padType, shape: [])
+        p.operation("conv", ["x": ["x"], "weight": ["w"], "bias": ["b"], "strides": ["strides"], "dilations": ["dilations"],
+                             "groups": ["groups"], "pad_type": ["pad_type"]], output: "convolved")
+        p.operation(activation, ["x": ["convolved"]], output: "y")
+        let input = MILTensor(shape: [1, channels, 5, 6], values: values(channels * 30, seed: 3).map { $0 * 3 })
+        return (try p.plan(outputs: ["y"]), try p.plan(outputs: ["y", "convolved"]), input)
+    }
+
+    static func expectAgreement(activation: String, channels: Int, outChannels: Int, kernel: Int, groups: Int, padType: String) throws {
+        let (fused, unfused, input) = try plans(activation: activation, channels: channels, outChannels: outChannels, kernel: kernel,
+                                                groups: groups, padType: padType)
+        let together = try #require(try fused.run(["x": input])["y"])
+        let apart = try unfused.run(["x": input])
+        let y = try #require(apart["y"]), convolved = try #require(apart["convolved"])
+        #expect(together.shape == y.shape)
+        #expect(convolved.values.contains { $0 < 0 }, "the test needs negative values before the activation")
+        for (a, b) in zip(together.values, y.values) { #expect(abs(a - b) <= 1e-5) }
+    }
+
+    @Test func convolutionWithReLU() throws {
+        try Self.expectAgreement(activation: "relu", channels: 3, outChannels: 4, kernel: 3, groups: 1, padType: "same")
+    }
+
+    @Test func pointwiseConvolutionWithReLU6() throws {
+        // 1×1, stride 1, no padding: the GEMM reads the input's channels without im2col.
+        try Self.expectAgreement(activation: "relu6", channels: 5, outChannels: 7, kernel: 1, groups: 1, padType: "valid")
+    }
+
+    /// A NaN in the input stays NaN through a fused `relu`, as through the operations run apart.
+    @Test(arguments: [1, 4])
+    func reluKeepsNaNFusedOrNot(groups: Int) throws {
+        let (fused, unfused, input) = try Self.plans(activation: "relu", channels: 4, outChannels: 4, kernel: 3, groups: groups, padType: "same")
+        var values = input.values
+        values[7] = .nan
+        let poisoned = MILTensor(shape: input.shape, values: values)
+        let together = try #require(try fused.run(["x": poisoned])["y"]), apart = try #require(try unfused.run(["x": poisoned])["y"])
+        #expect(together.values.contains { $0.isNaN })
+        #expect(zip(together.values, apart.values).allSatisfy { $0.isNaN == $1.isNaN }, "groups \(groups)")
+    }
+
+    @Test func groupedAndDepthwiseConvolutionsWithReLU() throws {
+        try Self.expectAgreement(activation: "relu", channels: 4, outChannels: 6, kernel: 3, groups: 2, padType: "valid")
+        try Self.expectAgreement(activation: "relu", channels: 4, outChannels: 4, kernel: 3, groups: 4, padType: "same")
+    }
+
+    @Test func onlyAnActivationThatAloneReadsTheConvolutionIsFused() throws {
+        var p = Program()
+        p.input("x", [1, 1, 2, 2])
+        p.operation("conv", ["x": ["x"]], output: "c")
+        p.operation("relu", ["x": ["c"]], output: "y")
+        p.operation("relu", ["x": ["y"]], output: "z")
+        let operations = p.block.operations
+        let fused = ProgramPlan.Builder.fusion(at: 0, in: operations, readers: ["c": 1])
+        #expect(fused?.activation == .clamp(lower: 0, upper: .infinity) && fused?.output.name == "y")
+        #expect(ProgramPlan.Builder.fusion(at: 0, in: operations, readers: ["c": 2]) == nil)  // also read elsewhere
+        #expect(ProgramPlan.Builder.fusion(at: 1, in: operations, readers: ["y": 1]) == nil)  // relu is not a fusing type
+        #expect(ProgramPlan.Builder.readerCounts(operations, outputs: ["c"]) == ["x": 1, "c": 2, "y": 1])
+    }
+
+    @Test func maxPoolingWithPadding() throws {
+        var p = Program()
+        p.input("x", [1, 1, 3, 3])
+        p.constant("kernel", ints: [2, 2], shape: [2])
+        p.constant("strides", ints: [2, 2], shape: [2])
+        p.constant("same", string: "same", shape: [])
+        p.operation("max_pool", ["x": ["x"], "kernel_sizes": ["kernel"], "strides": ["strides"], "pad_type": ["same"]], output: "pooled")
+        let result = try p.plan(outputs: ["pooled"]).run(["x": MILTensor(shape: [1, 1, 3, 3], values: [-1, -2, -3, -4, -5, -6, -7, -8, -9])])
+        // Padding (bottom/right) never wins, even over negative values.
+        #expect(result["pooled"] == MILTensor(shape: [1, 1, 2, 2], values: [-1, -3, -7, -9]))
+    }
+}
