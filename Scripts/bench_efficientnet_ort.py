@@ -18,17 +18,15 @@ Needs: numpy, coremltools (reads the model's protobuf), onnx, onnxruntime.
 """
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from peer_timing import median_onnxruntime_seconds, opencoreml_seconds  # noqa: E402
 
 
 def onnx_graph(spec):
@@ -126,20 +124,7 @@ def check_features(sess, input_name):
 
 def time_ort(sess, input_name, batch, iterations, rng):
     x = rng.integers(0, 256, size=(batch, 3, 224, 224)).astype(np.float32)
-    for _ in range(2):
-        sess.run(None, {input_name: x})
-    times = []
-    for _ in range(iterations):
-        start = time.perf_counter()
-        sess.run(None, {input_name: x})
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def time_opencoreml(binary, model, batch, threads, iterations):
-    result = subprocess.run([binary, "bench", "predict", model, "--batch", str(batch), "--threads", str(threads),
-                             "--iterations", str(iterations), "--json"], check=True, capture_output=True, text=True)
-    return json.loads(result.stdout)["latency_ms"] / 1000
+    return median_onnxruntime_seconds(sess, {input_name: x}, iterations)
 
 
 def main():
@@ -167,7 +152,7 @@ def main():
         ours, peers = [], []
         for _ in range(args.rounds):
             peers.append(time_ort(sess, input_name, batch, args.iterations, rng))
-            ours.append(time_opencoreml(args.opencoreml, args.model, batch, args.threads, args.iterations))
+            ours.append(opencoreml_seconds(args.opencoreml, args.model, batch, args.threads, args.iterations))
         rows.append((batch, ours, peers))
 
     print(f"\n| batch | OpenCoreML ms/call | onnxruntime ms/call | OpenCoreML pictures/s | onnxruntime pictures/s | time ratio (ours/ort) |")

@@ -28,11 +28,14 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
-import time
 
 import numpy as np
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_timing import median_onnxruntime_seconds, opencoreml_seconds  # noqa: E402
 from torch import nn
 
 
@@ -163,20 +166,7 @@ def find_values(document, name):
 
 def time_ort(sess, shape, batch, iterations, rng):
     x = rng.standard_normal((batch, *shape)).astype(np.float32)
-    for _ in range(2):
-        sess.run(None, {"x": x})
-    times = []
-    for _ in range(iterations):
-        start = time.perf_counter()
-        sess.run(None, {"x": x})
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def time_opencoreml(binary, package, batch, threads, iterations):
-    result = subprocess.run([binary, "bench", "predict", package, "--batch", str(batch), "--threads", str(threads),
-                             "--iterations", str(iterations), "--json"], check=True, capture_output=True, text=True)
-    return json.loads(result.stdout)["latency_ms"] / 1000
+    return median_onnxruntime_seconds(sess, {"x": x}, iterations)
 
 
 def main():
@@ -207,7 +197,7 @@ def main():
             ours, peers = [], []
             for _ in range(args.rounds):
                 peers.append(time_ort(sess, shape, batch, args.iterations, rng))
-                ours.append(time_opencoreml(args.opencoreml, package, batch, args.threads, args.iterations))
+                ours.append(opencoreml_seconds(args.opencoreml, package, batch, args.threads, args.iterations))
             rows.append((name, batch, ours, peers))
 
     print("\n| model | batch | OpenCoreML ms/call | onnxruntime ms/call | time ratio (ours/ort) |")
