@@ -43,6 +43,9 @@ struct MLProgramTorchTests {
         let expected = try #require(facts["outputs"] as? [String: Any])
         #expect(Set(expected.keys) == Set(model.modelDescription.outputDescriptionsByName.keys))
         for (name, json) in expected {
+            // Outputs come back in their declared type, as from Core ML (float16 for the fp16 UNet).
+            let declared = model.modelDescription.outputDescriptionsByName[name]?.multiArrayConstraint?.dataType
+            #expect(prediction.featureValue(for: name)?.multiArrayValue?.dataType == declared, "\(package): '\(name)' is \(String(describing: declared))")
             let reference = try Tensor(json)
             let y = try #require(prediction.featureValue(for: name)?.multiArrayValue, "\(package): output '\(name)'")
             #expect(y.shape.map(\.intValue) == (reference.shape.isEmpty ? [1] : reference.shape), "\(package): '\(name)' shape")

@@ -38,8 +38,16 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
             var features: [String: MLFeatureValue] = [:]
             for output in outputs {
                 guard let tensor = results[output.name] else { continue }
+                // The declared type, as Core ML returns it (the program computes in float32).
                 var dataType = MLMultiArrayDataType.float32
-                if case .multiArrayType(let declared)? = output.type.type, declared.dataType == .double { dataType = .double }
+                if case .multiArrayType(let declared)? = output.type.type {
+                    switch declared.dataType {
+                    case .double: dataType = .double
+                    case .float16: dataType = .float16
+                    case .int32: dataType = .int32
+                    default: break
+                    }
+                }
                 guard !tensor.shape.contains(0) else { throw MLModelError(.generic, "ML Program: output '\(output.name)' is empty (shape \(tensor.shape))") }
                 let array = try tensor.values.withUnsafeBufferPointer {
                     try MLMultiArray.make(shape: tensor.shape.isEmpty ? [1] : tensor.shape, dataType: dataType, values: $0.baseAddress!)
