@@ -87,6 +87,8 @@ static void dispatch_init(void) {
     atomic_store_explicit(&current_table, table_for(isa), memory_order_release);
 }
 
+const ocm_kernel_table *ocm_kernels_for(int isa) { return table_for(isa); }
+
 const ocm_kernel_table *ocm_kernels(void) {
     const ocm_kernel_table *t = atomic_load_explicit(&current_table, memory_order_acquire);
     if (t != NULL) return t;

@@ -267,13 +267,21 @@ static void run_gemm(gemm_job *job) {
  * in mr-row panels of that block's depth, so panel (pc, ir) starts at pc·round_up(M, mr) + ir·kc. */
 size_t ocm_sgemm_packed_a_floats(int M, int K) {
     assert(M >= 0 && K >= 0);
-    return (size_t)round_up(M, ocm_kernels()->gemm->mr) * (size_t)K;
+    /* Enough for every level's layout, so that a level switched between sizing and packing (from
+     * another thread) cannot overrun the buffer. */
+    const int levels[] = {OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON};
+    size_t most = 0;
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        most = OCM_MAX(most, (size_t)round_up(M, ocm_kernels_for(levels[i])->gemm->mr));
+    }
+    return most * (size_t)K;
 }
 
 int ocm_sgemm_pack_a(bool transA, int M, int K, const float *A, int lda, float *packed) {
     assert(M >= 0 && K >= 0 && lda >= OCM_MAX(transA ? M : K, 1));
-    const ocm_gemm_arch *arch = ocm_kernels()->gemm;
-    const int isa = ocm_isa();
+    const ocm_kernel_table *table = ocm_kernels(); /* read once: the level may change meanwhile */
+    const ocm_gemm_arch *arch = table->gemm;
+    const int isa = table->isa;
     const int mr = arch->mr, kc_max = OCM_MIN(arch->kc, K), rows = round_up(M, mr);
     for (int pc = 0; pc < K; pc += kc_max) {
         const int kc = OCM_MIN(kc_max, K - pc);
@@ -328,8 +336,6 @@ void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M
     assert(M >= 0 && N >= 0 && K >= 0);
     assert(ldc >= OCM_MAX(N, 1));
     assert(ldb >= OCM_MAX(transB ? K : N, 1));
-    assert(packed_isa == ocm_isa() && "A was packed for another instruction set");
-    (void)packed_isa;
     if (M == 0 || N == 0) return;
     const bool has_epilogue = epilogue.row_bias != NULL || epilogue.activation != OCM_EPILOGUE_NONE;
     if (K == 0 || alpha == 0.0f) {
@@ -342,7 +348,8 @@ void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M
         .transA = false, .transB = transB, .M = M, .N = N, .K = K,
         .alpha = alpha, .beta = beta,
         .A = NULL, .lda = 1, .B = B, .ldb = ldb, .C = C, .ldc = ldc,
-        .arch = ocm_kernels()->gemm, .packed_a = packed, .epilogue = epilogue, .has_epilogue = has_epilogue,
+        /* The packing level's kernel, even if another thread switched levels since. */
+        .arch = ocm_kernels_for(packed_isa)->gemm, .packed_a = packed, .epilogue = epilogue, .has_epilogue = has_epilogue,
     };
     run_gemm(&job);
 }

@@ -175,6 +175,9 @@ typedef struct ocm_kernel_table {
 
 /* The table of the instruction set in use (initialised on first call). */
 const ocm_kernel_table *ocm_kernels(void);
+/* The table of instruction set `isa` (the scalar one for a level this build lacks), whichever is in
+ * use: for data laid out for one level, such as a packed matrix, used after the level changed. */
+const ocm_kernel_table *ocm_kernels_for(int isa);
 
 /* The scalar 2×2 max-pooling backward, also the AVX2 table's. */
 void ocm_maxpool_2x2s2_backward_scalar(const float *dy, const float *gate, const int32_t *argmax,

@@ -167,6 +167,14 @@ extension KernelTests {
                     ocm_sgemm_prepacked(isa, packed, transB, Int32(M), Int32(N), Int32(K), 0.75, b, ldb, 0.5, &fromPacked, Int32(N), epilogue)
                     expectClose(fromPacked, plain.map(Double.init), relative: 1e-6, absolute: 1e-6,
                                 "\(M)×\(N)×\(K) A\(transA ? "ᵀ" : "") B\(transB ? "ᵀ" : "") [\(context)]")
+                    // Another thread may switch the instruction set after packing: the packing level's kernel still runs.
+                    let packedWith = ocm_isa()
+                    for other in [OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON] where ocm_set_isa(other) {
+                        var later = c0
+                        ocm_sgemm_prepacked(isa, packed, transB, Int32(M), Int32(N), Int32(K), 0.75, b, ldb, 0.5, &later, Int32(N), epilogue)
+                        expectClose(later, plain.map(Double.init), relative: 1e-6, absolute: 1e-6, "packed for \(isa), run at \(other) [\(context)]")
+                    }
+                    _ = ocm_set_isa(packedWith)
                 }
             }
         }

@@ -120,8 +120,9 @@ void ocm_sgemm_epilogue(bool transA, bool transB, int M, int N, int K, float alp
  * convolution's weights at inference): the layout the current instruction set's kernel reads.
  * ocm_sgemm_packed_a_floats gives the floats to hold it; ocm_sgemm_pack_a packs the M×K matrix
  * op(A) and returns the instruction set it packed for; ocm_sgemm_prepacked is ocm_sgemm_epilogue
- * with that A (not transposed in the product: op(A) was taken when packing), and may only be
- * called while ocm_isa() is still that instruction set (after ocm_set_isa, pack again). */
+ * with that A (not transposed in the product: op(A) was taken when packing), computed with the
+ * kernel of the instruction set it was packed for even if ocm_set_isa has changed it since (pack
+ * again to follow the change). */
 size_t ocm_sgemm_packed_a_floats(int M, int K);
 int ocm_sgemm_pack_a(bool transA, int M, int K, const float *A, int lda, float *packed);
 void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M, int N, int K, float alpha,
