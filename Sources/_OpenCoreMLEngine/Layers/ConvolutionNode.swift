@@ -6,7 +6,8 @@ import _OpenCoreMLKernels
 /// (the backward pass unfolds it again rather than keeping every image's columns), so the
 /// columns stay in cache. The network can fuse a ReLU (then a max pooling) or a clip (ReLU6) after
 /// the convolution into it (`fuse(_:pool:)`): they then run on each image's output while it is in
-/// cache, a clip in the same pass as the bias.
+/// cache, the bias and activation on each finished block of the product (`ocm_sgemm_epilogue`).
+/// Weights that never train are packed for the GEMM kernel once (inference).
 ///
 /// Deconvolution (`isDeconvolution`) is not supported.
 final class ConvolutionNode: LayerNode, @unchecked Sendable {
