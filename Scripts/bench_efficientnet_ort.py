@@ -26,7 +26,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from peer_timing import median_onnxruntime_seconds, opencoreml_seconds  # noqa: E402
+from peer_timing import median_onnxruntime_seconds, onnxruntime_session, opencoreml_seconds  # noqa: E402
 
 
 def onnx_graph(spec):
@@ -99,16 +99,6 @@ def onnx_graph(spec):
     return model
 
 
-def session(model, threads):
-    import onnxruntime as ort
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-
-
 def check_features(sess, input_name):
     """Max abs difference of the ONNX graph's features from the float64 numpy fixture features."""
     import convert_efficientnet_lite0 as converter
@@ -141,7 +131,7 @@ def main():
     import onnxruntime as ort
     spec = ct.utils.load_spec(args.model)
     model = onnx_graph(spec)
-    sess = session(model, args.threads)
+    sess = onnxruntime_session(model.SerializeToString(), args.threads)
     input_name = spec.description.input[0].name
     print(f"onnxruntime {ort.__version__}, {args.threads} thread(s); features vs the float64 fixtures: "
           f"max abs difference {check_features(sess, input_name):.2e}")

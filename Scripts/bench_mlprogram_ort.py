@@ -35,7 +35,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer_timing import median_onnxruntime_seconds, opencoreml_seconds  # noqa: E402
+from peer_timing import median_onnxruntime_seconds, onnxruntime_session, opencoreml_seconds  # noqa: E402
 from torch import nn
 
 
@@ -127,16 +127,6 @@ def build(name, folder):
     return package, onnx_path, shape
 
 
-def session(path, threads):
-    import onnxruntime as ort
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
-
-
 def check(binary, package, sess, shape, folder):
     """Max abs difference between OpenCoreML's and onnxruntime's outputs, and that over max |output|."""
     x = np.random.default_rng(1).standard_normal((1, *shape)).astype(np.float32)
@@ -189,7 +179,7 @@ def main():
     rows = []
     for name in args.models:
         package, onnx_path, shape = build(name, args.out)
-        sess = session(onnx_path, args.threads)
+        sess = onnxruntime_session(onnx_path, args.threads)
         with tempfile.TemporaryDirectory() as scratch:
             absolute, relative = check(args.opencoreml, package, sess, shape, scratch)
         print(f"{name}: OpenCoreML vs onnxruntime outputs, max abs difference {absolute:.2e} ({relative:.2e} of max |y|)")

@@ -1,11 +1,23 @@
-"""Timing shared by the peer benchmarks that put OpenCoreML beside onnxruntime in one run
-(bench_efficientnet_ort.py, bench_mlprogram_ort.py): the median time of an onnxruntime call after
-two warm-up calls, and `opencoreml bench predict`'s median latency, both in seconds."""
+"""What the peer benchmarks that put OpenCoreML beside onnxruntime in one run share
+(bench_efficientnet_ort.py, bench_mlprogram_ort.py): an onnxruntime session on a given number of
+threads, the median time of its call after two warm-up calls, and `opencoreml bench predict`'s
+median latency, both in seconds."""
 
 import json
 import statistics
 import subprocess
 import time
+
+
+def onnxruntime_session(model, threads):
+    """A CPU session on `model` (a path or serialized bytes) with `threads` intra-op threads."""
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
 def median_onnxruntime_seconds(sess, feeds, iterations):
