@@ -81,7 +81,7 @@ struct ProgramPlanFusionTests {
         #expect(fused?.activation == .clamp(lower: 0, upper: .infinity) && fused?.output.name == "y")
         #expect(ProgramPlan.Builder.fusion(at: 0, in: operations, readers: ["c": 2]) == nil)  // also read elsewhere
         #expect(ProgramPlan.Builder.fusion(at: 1, in: operations, readers: ["y": 1]) == nil)  // relu is not a fusing type
-        #expect(ProgramPlan.Builder.readerCounts(operations, outputs: ["c"]) == ["x": 1, "c": 2, "y": 1])
+        #expect(ProgramPlan.Builder.readerCounts(ProgramPlan.Builder.namesRead(operations), outputs: ["c"]) == ["x": 1, "c": 2, "y": 1])
     }
 
     @Test func maxPoolingWithPadding() throws {

@@ -29,17 +29,23 @@ struct MLProgramTorchTests {
         try #require(JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent(file))) as? [String: Any])
     }
 
-    /// Runs `package` on the facts' inputs and compares every output the facts hold.
-    static func check(_ package: String, _ facts: [String: Any], float16: Bool) throws {
-        let model = try MLModel(contentsOf: folder.appendingPathComponent(package))
+    /// The facts' inputs, each value times `scale`.
+    static func features(_ facts: [String: Any], scale: Double = 1) throws -> MLDictionaryFeatureProvider {
         var features: [String: Any] = [:]
         for (name, json) in try #require(facts["inputs"] as? [String: Any]) {
             let input = try Tensor(json)
             let array = try MLMultiArray(shape: input.shape.map { NSNumber(value: $0) }, dataType: .float32)
-            for (index, value) in input.values.enumerated() { array[index] = NSNumber(value: Float(value)) }
+            for (index, value) in input.values.enumerated() { array[index] = NSNumber(value: Float(value * scale)) }
             features[name] = array
         }
-        let prediction = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: features))
+        return try MLDictionaryFeatureProvider(dictionary: features)
+    }
+
+    /// Runs `package` (or `model`, loaded from it) on the facts' inputs and compares every output
+    /// the facts hold.
+    static func check(_ package: String, _ facts: [String: Any], float16: Bool, model: MLModel? = nil) throws {
+        let model = try model ?? MLModel(contentsOf: folder.appendingPathComponent(package))
+        let prediction = try model.prediction(from: features(facts))
         let expected = try #require(facts["outputs"] as? [String: Any])
         #expect(Set(expected.keys) == Set(model.modelDescription.outputDescriptionsByName.keys))
         for (name, json) in expected {
@@ -66,6 +72,18 @@ struct MLProgramTorchTests {
     func predictsWhatPyTorchComputes(package: String) throws {
         let facts = try #require(try Self.facts("torch_facts.json")[package] as? [String: Any])
         try Self.check(package, facts, float16: facts["precision"] as? String == "float16")
+    }
+
+    /// A loaded model reuses its step buffers from one prediction to the next: a prediction on
+    /// other inputs in between leaves nothing behind in them.
+    @Test(arguments: ["TorchCNN.mlpackage", "TorchTransformer.mlpackage", "TorchUNet.mlpackage", "TorchDecoder.mlpackage"])
+    func predictsTheSameAfterPredictingOtherInputs(package: String) throws {
+        let facts = try #require(try Self.facts("torch_facts.json")[package] as? [String: Any])
+        let model = try MLModel(contentsOf: Self.folder.appendingPathComponent(package))
+        let float16 = facts["precision"] as? String == "float16"
+        try Self.check(package, facts, float16: float16, model: model)
+        _ = try model.prediction(from: Self.features(facts, scale: -0.5))
+        try Self.check(package, facts, float16: float16, model: model)
     }
 
     @Test func eachOperationAgreesWithNumpy() throws {

@@ -5,7 +5,7 @@ import CoreMLSpec
 /// and its outputs are read (from its slots, the enclosing blocks' slots, or constants).
 struct BlockPlan {
     let inputSlots: [Int]
-    let steps: [ProgramPlan.Step]
+    let steps: ProgramPlan.StepList
     let outputs: [ProgramPlan.Argument]
     /// The declared types of the block's inputs and outputs (nil where the program declares none).
     let inputTypes: [CoreML_Specification_MILSpec_ValueType?]
@@ -14,7 +14,7 @@ struct BlockPlan {
     /// Runs the block on `inputs` (one per block input) and returns its outputs.
     func run(_ inputs: [MILTensor], _ frame: inout ProgramPlan.Frame) throws -> [MILTensor] {
         for (slot, tensor) in zip(inputSlots, inputs) { frame[slot] = tensor }
-        for step in steps { try step(&frame) }
+        try steps.run(&frame)
         return outputs.map { MILOperations.fetch($0, frame) }
     }
 }
@@ -31,7 +31,7 @@ extension ProgramPlan.Builder {
         }
         var inner = self
         inner.depth += 1
-        let inputSlots = block.inputs.map { inner.newSlot(named: $0.name, type: $0.type) }
+        let inputSlots = block.inputs.map { inner.newSlot(named: $0.name, type: $0.type, isInput: true) }
         let steps = try inner.compile(block.operations, outputs: block.outputs, scope: "\(scope): ")
         let outputs = try block.outputs.map { name in
             guard let argument = inner.argument(named: name) else {
@@ -39,7 +39,7 @@ extension ProgramPlan.Builder {
             }
             return argument
         }
-        slotCount = inner.slotCount
+        filledByStep = inner.filledByStep
         return BlockPlan(inputSlots: inputSlots, steps: steps, outputs: outputs,
                          inputTypes: block.inputs.map { $0.hasType ? $0.type : nil },
                          outputTypes: block.outputs.map { inner.types[$0] })

@@ -16,7 +16,7 @@ extension MILOperations {
         return { slots in
             let inputs = [fetch(cond, slots), fetch(a, slots), fetch(b, slots)]
             let (shape, strides) = try broadcast(inputs.map(\.shape), context)
-            var values = try context.buffer(shape)
+            var values = try slots.buffer(shape, context)
             var index = [Int](repeating: 0, count: shape.count)
             for position in values.indices {
                 var offsets = (0, 0, 0)

@@ -70,7 +70,7 @@ extension MILOperations {
             let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kh, kw), stride: (strides[0], strides[1]),
                                          dilation: (dilations[0], dilations[1]), context)
             let plane = out.0 * out.1
-            var values = try context.unfilledBuffer([n, outChannels, out.0, out.1])
+            var values = try slots.unfilledBuffer([n, outChannels, out.0, out.1], context)
             if isDepthwise {
                 // Depthwise: one kernel per channel, bias and activation included, by the C kernel (no im2col).
                 let bounds = MILFusedActivation.bounds(activation)
@@ -82,7 +82,7 @@ extension MILOperations {
             }
             // A 1×1 kernel with stride 1 and no padding reads each image's channels as they are.
             let isPointwise = kh == 1 && kw == 1 && strides == [1, 1] && pads == [0, 0, 0, 0]
-            var columns = isPointwise ? [] : try context.unfilledBuffer([rows, out.0, out.1])
+            var columns = isPointwise ? [] : try slots.unfilledBuffer([rows, out.0, out.1], context)
             input.values.withUnsafeBufferPointer { source in
                 weight.values.withUnsafeBufferPointer { kernel in
                     values.withUnsafeMutableBufferPointer { result in
@@ -116,6 +116,7 @@ extension MILOperations {
                     }
                 }
             }
+            slots.recycle(columns)
             slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
         }
     }
@@ -144,7 +145,7 @@ extension MILOperations {
                 let (n, c, h, w) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
                 let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kernel[0], kernel[1]), stride: (strides[0], strides[1]),
                                              dilation: (1, 1), context)
-                var values = try context.buffer([n, c, out.0, out.1])
+                var values = try slots.buffer([n, c, out.0, out.1], context)
                 for plane in 0..<(n * c) {
                     let base = plane * h * w
                     for oy in 0..<out.0 {

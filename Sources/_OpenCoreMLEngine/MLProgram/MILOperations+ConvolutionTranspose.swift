@@ -61,8 +61,8 @@ extension MILOperations {
             if let outputShape { size = (outputShape[2], outputShape[3]) }
             guard size.0 > 0, size.1 > 0 else { throw context.fail("the padding leaves no output of input \(input.shape)") }
             let plane = h * w, outPlane = size.0 * size.1
-            var values = try context.buffer([n, outChannels, size.0, size.1])
-            var columns = try context.buffer([rows, h, w])
+            var values = try slots.buffer([n, outChannels, size.0, size.1], context)
+            var columns = try slots.buffer([rows, h, w], context)
             input.values.withUnsafeBufferPointer { source in
                 weight.values.withUnsafeBufferPointer { kernel in
                     values.withUnsafeMutableBufferPointer { result in
@@ -89,6 +89,7 @@ extension MILOperations {
                     }
                 }
             }
+            slots.recycle(columns)
             slots[outputs[0]] = MILTensor(shape: [n, outChannels, size.0, size.1], values: values)
         }
     }
@@ -109,7 +110,7 @@ extension MILOperations {
             let (outH, outW) = (h - height[0] - height[1], w - width[0] - width[1])
             guard outH > 0, outW > 0 else { throw context.fail("cropping \(height) × \(width) leaves nothing of \(input.shape)") }
             let planes = input.shape.dropLast(2).reduce(1, *)
-            var values = try context.buffer(Array(input.shape.dropLast(2)) + [outH, outW])
+            var values = try slots.unfilledBuffer(Array(input.shape.dropLast(2)) + [outH, outW], context)
             for p in 0..<planes {
                 for row in 0..<outH {
                     let from = (p * h + row + height[0]) * w + width[0], to = (p * outH + row) * outW

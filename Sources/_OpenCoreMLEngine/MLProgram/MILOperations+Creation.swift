@@ -21,7 +21,7 @@ extension MILOperations {
         return { slots in
             let sizes = try shape.values("shape", slots, context)
             let filler = try value.map { try scalar(fetch($0, slots), "value", context) } ?? 0
-            var values = try context.buffer(sizes)
+            var values = try slots.buffer(sizes, context)
             for i in values.indices { values[i] = filler }
             slots[outputs[0]] = MILTensor(shape: sizes, values: values)
         }

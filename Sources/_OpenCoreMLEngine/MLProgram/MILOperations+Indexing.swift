@@ -9,9 +9,9 @@ extension MILOperations {
     ]
 
     /// A tensor of `shape` whose value at each row-major index is `input`'s at `source(index)`.
-    static func remap(_ input: MILTensor, to shape: [Int], _ context: OperationContext,
+    static func remap(_ input: MILTensor, to shape: [Int], _ slots: inout ProgramPlan.Frame, _ context: OperationContext,
                       source: ([Int]) throws -> Int) throws -> MILTensor {
-        var values = try context.buffer(shape)
+        var values = try slots.unfilledBuffer(shape, context)
         var index = [Int](repeating: 0, count: shape.count)
         for position in values.indices {
             values[position] = input.values[try source(index)]
@@ -101,7 +101,7 @@ extension MILOperations {
                 shape[d] = step > 0 ? max(0, (last - first + step - 1) / step) : max(0, (first - last - step - 1) / -step)
             }
             let inStrides = strides(input.shape)
-            var result = try remap(input, to: shape, context) { index in
+            var result = try remap(input, to: shape, &slots, context) { index in
                 var offset = 0
                 for d in 0..<rank { offset += (starts[d] + index[d] * steps[d]) * inStrides[d] }
                 return offset
@@ -134,7 +134,7 @@ extension MILOperations {
                 }
             }
             let inStrides = strides(input.shape)
-            slots[outputs[0]] = try remap(input, to: shape, context) { index in
+            slots[outputs[0]] = try remap(input, to: shape, &slots, context) { index in
                 var offset = 0
                 for d in 0..<rank { offset += (starts[d] + index[d]) * inStrides[d] }
                 return offset
@@ -168,7 +168,7 @@ extension MILOperations {
             let n = input.shape[axis], after = input.shape[(axis + 1)...].reduce(1, *)
             let picks = chosen.shape[batchDims...].reduce(1, *)
             let shape = Array(input.shape[..<axis]) + Array(chosen.shape[batchDims...]) + Array(input.shape[(axis + 1)...])
-            var values = try context.buffer(shape)
+            var values = try slots.buffer(shape, context)
             var position = 0
             for b in 0..<batches {
                 for p in 0..<before {
@@ -198,7 +198,7 @@ extension MILOperations {
             }
             let inStrides = strides(input.shape)
             var position = 0
-            slots[outputs[0]] = try remap(input, to: chosen.shape, context) { index in
+            slots[outputs[0]] = try remap(input, to: chosen.shape, &slots, context) { index in
                 defer { position += 1 }
                 var offset = try checkedIndex(chosen.values[position], input.shape[axis], context) * inStrides[axis]
                 for d in 0..<rank where d != axis { offset += index[d] * inStrides[d] }
@@ -219,7 +219,7 @@ extension MILOperations {
             }
             let shape = zip(input.shape, counts).map { $0 * $1 }
             let inStrides = strides(input.shape)
-            slots[outputs[0]] = try remap(input, to: shape, context) { index in
+            slots[outputs[0]] = try remap(input, to: shape, &slots, context) { index in
                 var offset = 0
                 for d in index.indices { offset += (index[d] % input.shape[d]) * inStrides[d] }
                 return offset
@@ -252,7 +252,7 @@ extension MILOperations {
             }
             let shape = (0..<rank).map { input.shape[$0] + before[$0] + after[$0] }
             let inStrides = strides(input.shape)
-            var values = try context.buffer(shape)
+            var values = try slots.buffer(shape, context)
             var index = [Int](repeating: 0, count: rank)
             positions: for position in values.indices {
                 defer { advance(&index, within: shape) }

@@ -253,7 +253,7 @@ extension MILOperations {
                     }
                 }
                 let width = directions * hs, kept = outputSequence ? steps : 1
-                var y = try context.buffer([kept, batch, width])
+                var y = try slots.buffer([kept, batch, width], context)
                 for (d, run) in runs.enumerated() {
                     for k in 0..<kept {
                         // Bidirectional: the backward direction's outputs go back in time order.

@@ -20,7 +20,7 @@ extension MILOperations {
                 var kept = input.shape
                 for axis in axes { kept[axis] = 1 }
                 let outputStrides = broadcastStrides(kept)
-                var values = try context.buffer(kept)
+                var values = try slots.buffer(kept, context)
                 for i in values.indices { values[i] = start }
                 var index = [Int](repeating: 0, count: input.shape.count)
                 for value in input.values {

@@ -47,7 +47,7 @@ extension MILOperations {
                     throw context.fail("upsampling \(input.shape) by \(scales) is larger than the memory limit allows")
                 }
                 let shape = Array(input.shape.dropLast(2)) + [Int(outH.rounded(.down)), Int(outW.rounded(.down))]
-                var values = try context.buffer(shape)
+                var values = try slots.buffer(shape, context)
                 let planes = input.shape.dropLast(2).reduce(1, *), (oh, ow) = (shape[rank - 2], shape[rank - 1])
                 guard h > 0 && w > 0 else {
                     slots[outputs[0]] = MILTensor(shape: shape, values: values)

@@ -59,7 +59,7 @@ extension MILOperations {
             let (lines, outer, inner) = sortedLines(input, axis: axis, ascending: ascending)
             var shape = input.shape
             shape[axis] = k
-            var values = try context.buffer(shape), indices = values
+            var values = try slots.buffer(shape, context), indices = values
             for o in 0..<outer {
                 for i in 0..<inner {
                     for (rank, index) in lines[o * inner + i].prefix(k).enumerated() {

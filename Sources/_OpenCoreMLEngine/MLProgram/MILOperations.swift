@@ -162,7 +162,7 @@ enum MILOperations {
             return { slots in
                 let a = fetch(x, slots), b = fetch(y, slots)
                 if a.shape == b.shape, let kernel, !a.values.isEmpty {
-                    var values = try context.unfilledBuffer(a.shape)
+                    var values = try slots.unfilledBuffer(a.shape, context)
                     let count = values.count
                     kernel(a.values, b.values, &values, count)
                     slots[outputs[0]] = MILTensor(shape: a.shape, values: values)
@@ -174,7 +174,7 @@ enum MILOperations {
                 }
                 let (shape, strides) = try broadcast([a.shape, b.shape], context)
                 let rank = shape.count, stridesA = strides[0], stridesB = strides[1]
-                var values = try context.buffer(shape)
+                var values = try slots.buffer(shape, context)
                 let count = values.count
                 var index = [Int](repeating: 0, count: rank)
                 for position in 0..<count {
@@ -418,7 +418,7 @@ enum MILOperations {
             let input = fetch(x, slots)
             guard input.shape.last == inFeatures else { throw context.fail("input \(input.shape) does not end in \(inFeatures)") }
             let rows = input.count / inFeatures
-            var values = try context.unfilledBuffer([rows, outFeatures])
+            var values = try slots.unfilledBuffer([rows, outFeatures], context)
             ocm_sgemm(false, true, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1, input.values, Int32(inFeatures),
                       weight.values, Int32(inFeatures), 0, &values, Int32(outFeatures))
             if let bias { ocm_add_row_vector(&values, bias.values, Int32(rows), Int32(outFeatures), Int32(outFeatures)) }
@@ -444,7 +444,7 @@ enum MILOperations {
             guard m > 0 && n > 0 && k > 0 else { throw context.fail("shapes \(a.shape) and \(b.shape) are empty") }
             let batchShape = batchA.reduce(1, *) >= batchB.reduce(1, *) ? batchA : batchB
             let batch = batchShape.reduce(1, *)
-            var values = try context.buffer(batchShape + [m, n])
+            var values = try slots.buffer(batchShape + [m, n], context)
             a.values.withUnsafeBufferPointer { pa in
                 b.values.withUnsafeBufferPointer { pb in
                     values.withUnsafeMutableBufferPointer { py in

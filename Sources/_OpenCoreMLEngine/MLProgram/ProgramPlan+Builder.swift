@@ -11,7 +11,9 @@ extension ProgramPlan {
         var slots: [String: Int] = [:]
         var constants: [String: MILConstant] = [:]
         var types: [String: CoreML_Specification_MILSpec_ValueType] = [:]
-        var slotCount = 0
+        /// Per slot, whether a step fills it (an input's storage is the caller's, never pooled).
+        var filledByStep: [Bool] = []
+        var slotCount: Int { filledByStep.count }
         let memoryLimit: Int
         /// How many blocks enclose the operations being compiled (0 for the function's body).
         var depth = 0
@@ -20,9 +22,10 @@ extension ProgramPlan {
             self.memoryLimit = memoryLimit
         }
 
-        /// A new slot for the value `name` (hiding an outer value of the same name).
-        mutating func newSlot(named name: String, type: CoreML_Specification_MILSpec_ValueType? = nil) -> Int {
-            defer { slotCount += 1 }
+        /// A new slot for the value `name` (hiding an outer value of the same name); `isInput` for
+        /// a function's or block's input, which no step fills.
+        mutating func newSlot(named name: String, type: CoreML_Specification_MILSpec_ValueType? = nil, isInput: Bool = false) -> Int {
+            defer { filledByStep.append(!isInput) }
             slots[name] = slotCount
             constants[name] = nil
             types[name] = type
@@ -44,18 +47,37 @@ extension ProgramPlan {
         /// Steps for a block's `operations` (whose values named in `outputs` leave the block);
         /// `scope` starts every error's place (empty for the function's body). An activation that
         /// only reads the operation before it runs inside that operation's step (see ``fusion(at:in:readers:)``).
-        mutating func compile(_ operations: [CoreML_Specification_MILSpec_Operation], outputs: [String], scope: String) throws -> [Step] {
-            let readers = Self.readerCounts(operations, outputs: outputs)
-            var steps: [Step] = []
+        /// Each value a step makes is released after the last step of the block that reads it,
+        /// unless the block yields it (see ``StepList``).
+        mutating func compile(_ operations: [CoreML_Specification_MILSpec_Operation], outputs: [String], scope: String) throws -> StepList {
+            let reads = Self.namesRead(operations)
+            let readers = Self.readerCounts(reads, outputs: outputs)
+            var list = StepList()
+            var filled: [Int] = [], lastReader: [Int: Int] = [:]
             var index = 0
             while index < operations.count {
                 let operation = operations[index]
                 let place = "\(scope)operation \(index) (\(operation.type) → \(operation.outputs.first?.name ?? "?"))"
                 let fused = Self.fusion(at: index, in: operations, readers: readers)
-                if let step = try compile(operation, fusing: fused, at: place) { steps.append(step) }
-                index += fused == nil ? 1 : 2
+                let covered = index..<(index + (fused == nil ? 1 : 2))
+                // Resolved before the operation defines its outputs: a name it reads is an earlier value.
+                let readSlots = reads.map { reads in covered.flatMap { reads[$0] }.compactMap { slots[$0] } } ?? []
+                if let step = try compile(operation, fusing: fused, at: place) {
+                    let stepIndex = list.steps.count
+                    list.steps.append(step)
+                    list.releases.append([])
+                    for slot in (fused.map { [$0.output] } ?? operation.outputs).compactMap({ slots[$0.name] }) {
+                        filled.append(slot)
+                        lastReader[slot] = stepIndex
+                    }
+                    for slot in readSlots { lastReader[slot] = stepIndex }
+                }
+                index = covered.upperBound
             }
-            return steps
+            if reads != nil {
+                Self.scheduleReleases(&list, filled: filled, lastReader: lastReader, kept: Set(outputs.compactMap { slots[$0] }))
+            }
+            return list
         }
 
         /// The step for one operation; nil for one evaluated now (`const`, the constexpr operations).

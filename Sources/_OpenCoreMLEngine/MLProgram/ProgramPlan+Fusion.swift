@@ -41,31 +41,14 @@ extension ProgramPlan.Builder {
     /// The operation types that can run an activation on their own output.
     static let fusingTypes: Set<String> = ["conv"]
 
-    /// The most operations ``readerCounts(_:outputs:)`` visits, nested blocks included.
-    static let readerCountBudget = 100_000
-
-    /// How many times each name is read in a block: by its operations' inputs, by the blocks
-    /// nested in them (operations and outputs), and by the block's own `outputs`; nil when the
-    /// block and its nested blocks hold more than ``readerCountBudget`` operations (nested blocks
-    /// may share one message many times over), and then nothing in the block is fused.
-    static func readerCounts(_ operations: [CoreML_Specification_MILSpec_Operation], outputs: [String]) -> [String: Int]? {
+    /// How many times each name is read in a block: by its operations (nested blocks included,
+    /// as ``namesRead(_:)`` counts them) and by the block's own `outputs`; nil when `reads` is
+    /// (a block over the read budget), and then nothing in the block is fused.
+    static func readerCounts(_ reads: [[String]]?, outputs: [String]) -> [String: Int]? {
+        guard let reads else { return nil }
         var counts: [String: Int] = [:]
-        var budget = readerCountBudget
-        func count(_ operations: [CoreML_Specification_MILSpec_Operation], _ outputs: [String]) -> Bool {
-            budget -= operations.count
-            guard budget >= 0 else { return false }
-            for name in outputs { counts[name, default: 0] += 1 }
-            for operation in operations {
-                for argument in operation.inputs.values {
-                    for binding in argument.arguments {
-                        if case .name(let name)? = binding.binding { counts[name, default: 0] += 1 }
-                    }
-                }
-                for block in operation.blocks { guard count(block.operations, block.outputs) else { return false } }
-            }
-            return true
-        }
-        return count(operations, outputs) ? counts : nil
+        for name in outputs + reads.joined() { counts[name, default: 0] += 1 }
+        return counts
     }
 
     /// The activation `operations[index + 1]` applies to `operations[index]`'s only output when

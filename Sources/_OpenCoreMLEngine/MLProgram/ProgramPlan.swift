@@ -34,8 +34,10 @@ package final class ProgramPlan: @unchecked Sendable {
     package let iterationLimit: Int
     private let inputSlots: [Int]
     private let outputSlots: [Int]
-    private let slotCount: Int
-    private let steps: [Step]
+    /// Per slot, whether a step fills it (and a released tensor's buffer may be pooled).
+    private let filledByStep: [Bool]
+    private let steps: StepList
+    private let pools = BufferPools()
 
     /// Compiles `program`'s `main` function.
     ///
@@ -49,14 +51,14 @@ package final class ProgramPlan: @unchecked Sendable {
         }
         var builder = Builder(memoryLimit: memoryLimit)
         inputNames = function.inputs.map(\.name)
-        inputSlots = function.inputs.map { builder.newSlot(named: $0.name, type: $0.type) }
+        inputSlots = function.inputs.map { builder.newSlot(named: $0.name, type: $0.type, isInput: true) }
         steps = try builder.compile(block.operations, outputs: block.outputs, scope: "")
         outputNames = block.outputs
         outputSlots = try block.outputs.map { name in
             guard let slot = builder.slots[name] else { throw MILProgramError("output '\(name)' is a constant or undefined") }
             return slot
         }
-        slotCount = builder.slotCount
+        filledByStep = builder.filledByStep
         self.iterationLimit = max(iterationLimit, 0)
     }
 
@@ -65,15 +67,26 @@ package final class ProgramPlan: @unchecked Sendable {
     /// - Throws: `MILProgramError` for a missing input, shapes an operation cannot take, or more
     ///   loop iterations than `iterationLimit`.
     package func run(_ inputs: [String: MILTensor]) throws -> [String: MILTensor] {
-        var frame = Frame(slotCount: slotCount, iterationLimit: iterationLimit)
+        try measuredRun(inputs).outputs
+    }
+
+    /// Runs the program on `inputs` and says what the run held (see ``RunStatistics``).
+    ///
+    /// Step outputs come from a pool of the buffers earlier steps and runs released (see
+    /// ``BufferPool``): the pool stays with the plan between runs, as Core ML keeps a loaded
+    /// model's buffers.
+    package func measuredRun(_ inputs: [String: MILTensor]) throws -> (outputs: [String: MILTensor], statistics: RunStatistics) {
+        var frame = Frame(poolable: filledByStep, pool: pools.take(), iterationLimit: iterationLimit)
         for (name, slot) in zip(inputNames, inputSlots) {
             guard let tensor = inputs[name] else { throw MILProgramError("input '\(name)' is missing") }
             frame[slot] = tensor
         }
-        for step in steps { try step(&frame) }
+        try steps.run(&frame)
         var outputs: [String: MILTensor] = [:]
         for (name, slot) in zip(outputNames, outputSlots) { outputs[name] = frame[slot] }
-        return outputs
+        let statistics = frame.statistics
+        pools.give(frame.pool)
+        return (outputs, statistics)
     }
 }
 
@@ -88,16 +101,10 @@ struct OperationContext {
     /// (see ``ProgramPlan/Builder/fusion(at:in:readers:)``); nil for none.
     var fusedActivation: MILFusedActivation? = nil
 
-    /// A zero-filled buffer for a tensor of `shape`, checked against the limit.
+    /// A new zero-filled buffer for a tensor of `shape`, checked against the limit: scratch for a
+    /// helper that has no frame (a step's output comes from ``ProgramPlan/Frame/buffer(_:_:)``).
     func buffer(_ shape: [Int]) throws -> [Float] {
         [Float](repeating: 0, count: try MILTensor.checkedCount(shape, limit: limit, place))
-    }
-
-    /// A buffer for a tensor of `shape` whose every value the caller writes before reading any
-    /// (not zero-filled), checked against the limit.
-    func unfilledBuffer(_ shape: [Int]) throws -> [Float] {
-        let count = try MILTensor.checkedCount(shape, limit: limit, place)
-        return [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
     func arguments() throws -> [String: [ProgramPlan.Argument]] {
