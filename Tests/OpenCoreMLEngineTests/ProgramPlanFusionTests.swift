@@ -1,9 +1,10 @@
 import Testing
 @testable import _OpenCoreMLEngine
 
-/// A `conv` followed by an activation that only it feeds runs as one step (bias and activation
-/// in the GEMM's epilogue, or in the depthwise kernel): the fused program must give what the
-/// same program gives when the convolution's output is also a program output (so nothing fuses).
+/// A `conv` or `add` followed by an activation that only it feeds runs as one step (bias and
+/// activation in the GEMM's epilogue, or in the depthwise kernel; after the sum): the fused program
+/// must give what the same program gives when the first output is also a program output (so
+/// nothing fuses).
 @Suite("ML Program fusion")
 struct ProgramPlanFusionTests {
     typealias Program = ProgramPlanTests.Program
@@ -68,6 +69,27 @@ struct ProgramPlanFusionTests {
     @Test func groupedAndDepthwiseConvolutionsWithReLU() throws {
         try Self.expectAgreement(activation: "relu", channels: 4, outChannels: 6, kernel: 3, groups: 2, padType: "valid")
         try Self.expectAgreement(activation: "relu", channels: 4, outChannels: 4, kernel: 3, groups: 4, padType: "same")
+    }
+
+    /// A residual block's `add` and `relu`: same shapes (the C kernel) and broadcast, NaN kept.
+    @Test(arguments: [[2, 3, 4], [3, 1]])
+    func additionWithReLU(yShape: [Int]) throws {
+        var p = Program()
+        p.input("x", [2, 3, 4])
+        p.input("y", yShape)
+        p.operation("add", ["x": ["x"], "y": ["y"]], output: "sum")
+        p.operation("relu", ["x": ["sum"]], output: "z")
+        #expect(ProgramPlan.Builder.fusion(at: 0, in: p.block.operations, readers: ["sum": 1])?.activation == .clamp(lower: 0, upper: .infinity))
+        var x = MILTensor(shape: [2, 3, 4], values: Self.values(24, seed: 4))
+        x.values[5] = .nan
+        let y = MILTensor(shape: yShape, values: Self.values(yShape.reduce(1, *), seed: 5))
+        let together = try #require(try p.plan(outputs: ["z"]).run(["x": x, "y": y])["z"])
+        let apart = try p.plan(outputs: ["z", "sum"]).run(["x": x, "y": y])
+        let sum = try #require(apart["sum"])
+        #expect(sum.values.contains { $0 < 0 }, "the test needs negative sums")
+        #expect(together.values[5].isNaN)
+        #expect(together.values.map(\.bitPattern) == apart["z"]?.values.map(\.bitPattern))
+        #expect(together.values.enumerated().allSatisfy { $0.offset == 5 || $0.element == max(sum.values[$0.offset], 0) })
     }
 
     @Test func onlyAnActivationThatAloneReadsTheConvolutionIsFused() throws {

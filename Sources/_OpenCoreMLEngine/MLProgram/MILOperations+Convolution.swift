@@ -145,27 +145,14 @@ extension MILOperations {
                 let (n, c, h, w) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
                 let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kernel[0], kernel[1]), stride: (strides[0], strides[1]),
                                              dilation: (1, 1), context)
-                var values = try slots.buffer([n, c, out.0, out.1], context)
-                for plane in 0..<(n * c) {
-                    let base = plane * h * w
-                    for oy in 0..<out.0 {
-                        for ox in 0..<out.1 {
-                            var result: Float = isMax ? -.infinity : 0
-                            var count = 0
-                            for ky in 0..<kernel[0] {
-                                let y = oy * strides[0] + ky - pads[0]
-                                for kx in 0..<kernel[1] {
-                                    let x = ox * strides[1] + kx - pads[2]
-                                    guard y >= 0 && y < h && x >= 0 && x < w else { continue }
-                                    let value = input.values[base + y * w + x]
-                                    result = isMax ? Swift.max(result, value) : result + value
-                                    count += 1
-                                }
-                            }
-                            if !isMax { result /= Float(excludePadding ? Swift.max(count, 1) : kernel[0] * kernel[1]) }
-                            values[(plane * out.0 + oy) * out.1 + ox] = result
-                        }
-                    }
+                var values = try slots.unfilledBuffer([n, c, out.0, out.1], context)
+                // A window wholly in the padding gives 0 (max) or 0 / its size (average).
+                if isMax {
+                    ocm_maxpool2d(input.values, &values, nil, Int32(n * c), Int32(h), Int32(w), Int32(kernel[0]), Int32(kernel[1]),
+                                  Int32(strides[0]), Int32(strides[1]), Int32(pads[0]), Int32(pads[2]), Int32(out.0), Int32(out.1))
+                } else {
+                    ocm_avgpool2d(input.values, &values, Int32(n * c), Int32(h), Int32(w), Int32(kernel[0]), Int32(kernel[1]),
+                                  Int32(strides[0]), Int32(strides[1]), Int32(pads[0]), Int32(pads[2]), Int32(out.0), Int32(out.1), excludePadding)
                 }
                 slots[outputs[0]] = MILTensor(shape: [n, c, out.0, out.1], values: values)
             }

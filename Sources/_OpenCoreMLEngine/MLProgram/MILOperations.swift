@@ -12,7 +12,7 @@ enum MILOperations {
 
     static let table: [String: Make] = {
         var table: [String: Make] = [
-            "relu": unary { max($0, 0) }, "relu6": unary { min(max($0, 0), 6) }, "sigmoid": unary { 1 / (1 + exp(-$0)) },
+            "relu": clamp(lower: 0, upper: .infinity), "relu6": clamp(lower: 0, upper: 6), "sigmoid": unary { 1 / (1 + exp(-$0)) },
             "tanh": unary { tanh($0) }, "exp": unary { exp($0) }, "sqrt": unary { $0.squareRoot() },
             "abs": unary { abs($0) }, "square": unary { $0 * $0 }, "identity": unary { $0 },
             "add": binary(+, sameShape: ocm_add), "sub": binary(-), "mul": binary(*), "real_div": binary(/),
@@ -143,13 +143,22 @@ enum MILOperations {
     }
 
     static let clip: Make = { arguments, outputs, context in
-        let x = try argument(arguments, "x", context)
         guard let alpha = try constantFloat(arguments, "alpha", context), let beta = try constantFloat(arguments, "beta", context) else {
             throw context.fail("clip needs constant alpha and beta")
         }
-        return { slots in
-            let input = fetch(x, slots)
-            slots[outputs[0]] = MILTensor(shape: input.shape, values: input.values.map { min(max($0, alpha), beta) })
+        return try clamp(lower: alpha, upper: beta)(arguments, outputs, context)
+    }
+
+    /// `min(max(x, lower), upper)` by the C kernel, NaN staying NaN: `relu`, `relu6` and `clip`.
+    static func clamp(lower: Float, upper: Float) -> Make {
+        { arguments, outputs, context in
+            let x = try argument(arguments, "x", context)
+            return { slots in
+                let input = fetch(x, slots)
+                var values = try slots.unfilledBuffer(input.shape, context)
+                ocm_clamp(input.values, &values, values.count, lower, upper)
+                slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
+            }
         }
     }
 
@@ -159,17 +168,26 @@ enum MILOperations {
                        sameShape kernel: (@Sendable (UnsafePointer<Float>, UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void)? = nil) -> Make {
         { arguments, outputs, context in
             let x = try argument(arguments, "x", context), y = try argument(arguments, "y", context)
+            let activation = context.fusedActivation
+            /// Stores `values`, after the fused activation if there is one.
+            func store(_ shape: [Int], _ values: inout [Float], _ slots: inout ProgramPlan.Frame) {
+                if case .clamp(let lower, let upper)? = activation {
+                    values.withUnsafeMutableBufferPointer { ocm_clamp($0.baseAddress, $0.baseAddress, $0.count, lower, upper) }
+                }
+                slots[outputs[0]] = MILTensor(shape: shape, values: values)
+            }
             return { slots in
                 let a = fetch(x, slots), b = fetch(y, slots)
                 if a.shape == b.shape, let kernel, !a.values.isEmpty {
                     var values = try slots.unfilledBuffer(a.shape, context)
                     let count = values.count
                     kernel(a.values, b.values, &values, count)
-                    slots[outputs[0]] = MILTensor(shape: a.shape, values: values)
+                    store(a.shape, &values, &slots)
                     return
                 }
                 if a.shape == b.shape {
-                    slots[outputs[0]] = MILTensor(shape: a.shape, values: zip(a.values, b.values).map(f))
+                    var values = zip(a.values, b.values).map(f)
+                    store(a.shape, &values, &slots)
                     return
                 }
                 let (shape, strides) = try broadcast([a.shape, b.shape], context)
@@ -186,7 +204,7 @@ enum MILOperations {
                     values[position] = f(a.values[offsetA], b.values[offsetB])
                     advance(&index, within: shape)
                 }
-                slots[outputs[0]] = MILTensor(shape: shape, values: values)
+                store(shape, &values, &slots)
             }
         }
     }

@@ -2,7 +2,7 @@ import CoreMLSpec
 import _OpenCoreMLKernels
 
 /// An activation an ML Program applies right after an operation, run inside that operation
-/// instead (a `conv` followed by `relu` or `relu6`): the step writes the activation's output
+/// instead (a `conv` or `add` followed by `relu` or `relu6`): the step writes the activation's output
 /// directly, with no pass of its own over the tensor and no tensor in between.
 enum MILFusedActivation: Equatable, Sendable {
     /// `min(max(x, lower), upper)`: `relu` is 0 and infinity, `relu6` 0 and 6. NaN stays NaN, as in
@@ -38,8 +38,9 @@ enum MILFusedActivation: Equatable, Sendable {
 }
 
 extension ProgramPlan.Builder {
-    /// The operation types that can run an activation on their own output.
-    static let fusingTypes: Set<String> = ["conv"]
+    /// The operation types that can run an activation on their own output (a residual block's
+    /// `add` is followed by a `relu`).
+    static let fusingTypes: Set<String> = ["conv", "add"]
 
     /// How many times each name is read in a block: by its operations (nested blocks included,
     /// as ``namesRead(_:)`` counts them) and by the block's own `outputs`; nil when `reads` is
