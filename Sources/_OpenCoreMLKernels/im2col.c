@@ -107,13 +107,35 @@ static void col2im_image(const conv_geometry *g, const ocm_elementwise_ops *ops,
     }
 }
 
+enum { COLUMN_GRAIN = 1 << 14 }; /* column entries per thread at least */
+
+typedef struct channels_job {
+    conv_geometry g;
+    const ocm_elementwise_ops *ops;
+    const float *image;
+    float *columns;
+} channels_job;
+
+/* Channels [begin, end) of one image: their rows of the columns are independent of the rest. */
+static void im2col_channels_range(void *raw, size_t begin, size_t end) {
+    const channels_job *job = raw;
+    conv_geometry g = job->g;
+    g.C = (int)(end - begin);
+    const size_t ld = (size_t)g.outH * g.outW;
+    im2col_image(&g, job->ops, job->image + begin * (size_t)g.H * g.W,
+                 job->columns + begin * (size_t)g.kh * g.kw * ld, ld);
+}
+
 void ocm_im2col(const float *image, int C, int H, int W, int kh, int kw, int sh, int sw, int dh,
                 int dw, int pt, int pl, int outH, int outW, float *columns) {
-    conv_geometry g = {C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW};
-    check_geometry(&g);
+    channels_job job = {{C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW},
+                        ocm_kernels()->elementwise, image, columns};
+    check_geometry(&job.g);
     if ((size_t)C * outH * outW == 0) return;
     assert(image != NULL && columns != NULL);
-    im2col_image(&g, ocm_kernels()->elementwise, image, columns, (size_t)outH * outW);
+    const size_t per_channel = (size_t)kh * kw * outH * outW;
+    ocm_parallel_for_grain((size_t)C, OCM_MAX((size_t)1, COLUMN_GRAIN / per_channel),
+                           im2col_channels_range, &job);
 }
 
 void ocm_col2im(const float *columns, int C, int H, int W, int kh, int kw, int sh, int sw,
@@ -154,11 +176,9 @@ static void col2im_batch_range(void *raw, size_t begin, size_t end) {
     }
 }
 
-enum { BATCH_GRAIN = 1 << 14 }; /* column entries per thread at least */
-
 static size_t images_per_thread(const conv_geometry *g) {
     size_t per_image = (size_t)g->C * g->kh * g->kw * g->outH * g->outW;
-    return OCM_MAX((size_t)1, BATCH_GRAIN / OCM_MAX(per_image, (size_t)1));
+    return OCM_MAX((size_t)1, COLUMN_GRAIN / OCM_MAX(per_image, (size_t)1));
 }
 
 void ocm_im2col_batch(const float *images, int N, int C, int H, int W, int kh, int kw, int sh,

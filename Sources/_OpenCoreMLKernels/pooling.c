@@ -6,6 +6,7 @@
 #include "ocm_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { POOL_GRAIN = 1 << 14 }; /* input elements per thread at least */
@@ -77,6 +78,35 @@ static void maxpool_plane(const float *x, float *y, int32_t *argmax, int H, int 
     }
 }
 
+/* Max pooling without winners' indices (inference): each output row takes the largest value of
+ * its window's input rows column by column (a loop the compiler vectorises), then the largest of
+ * each window's columns of that row. `row` is scratch for W floats. The first maximum wins, as in
+ * maxpool_plane; a window wholly in the padding gives 0. */
+static void maxpool_plane_values(const float *x, float *y, float *row, int H, int W, int kh,
+                                 int kw, int sh, int sw, int pt, int pl, int outH, int outW) {
+    for (int oh = 0; oh < outH; oh++) {
+        int h0 = oh * sh - pt;
+        int hs = OCM_MAX(h0, 0), he = OCM_MIN(h0 + kh, H);
+        float *yo = y + (size_t)oh * outW;
+        if (hs >= he) {
+            memset(yo, 0, sizeof(float) * (size_t)outW);
+            continue;
+        }
+        memcpy(row, x + (size_t)hs * W, sizeof(float) * (size_t)W);
+        for (int h = hs + 1; h < he; h++) {
+            const float *r = x + (size_t)h * W;
+            for (int w = 0; w < W; w++) row[w] = r[w] > row[w] ? r[w] : row[w];
+        }
+        for (int ow = 0; ow < outW; ow++) {
+            int w0 = ow * sw - pl;
+            int ws = OCM_MAX(w0, 0), we = OCM_MIN(w0 + kw, W);
+            float best = ws < we ? row[ws] : 0.0f;
+            for (int w = ws + 1; w < we; w++) best = row[w] > best ? row[w] : best;
+            yo[ow] = best;
+        }
+    }
+}
+
 /* MARK: - Max pooling */
 
 typedef struct pool_job {
@@ -95,17 +125,23 @@ static void maxpool_range(void *raw, size_t begin, size_t end) {
     size_t in = (size_t)j->H * j->W, out = (size_t)j->outH * j->outW;
     bool fast = j->kh == 2 && j->kw == 2 && j->sh == 2 && j->sw == 2 && j->pt == 0 &&
                 j->pl == 0 && 2 * j->outH <= j->H && 2 * j->outW <= j->W;
+    /* Without indices, windows other than the 2×2 fast path go row by row through scratch. */
+    float *row = !fast && j->argmax == NULL ? malloc(sizeof(float) * (size_t)OCM_MAX(j->W, 1)) : NULL;
     for (size_t p = begin; p < end; p++) {
         const float *x = j->x + p * in;
         float *y = j->y + p * out;
         int32_t *a = j->argmax != NULL ? j->argmax + p * out : NULL;
         if (fast) {
             j->ops->maxpool_2x2s2(x, y, a, j->H, j->W, j->outH, j->outW);
+        } else if (row != NULL) {
+            maxpool_plane_values(x, y, row, j->H, j->W, j->kh, j->kw, j->sh, j->sw, j->pt, j->pl,
+                                 j->outH, j->outW);
         } else {
             maxpool_plane(x, y, a, j->H, j->W, j->kh, j->kw, j->sh, j->sw, j->pt, j->pl, j->outH,
                           j->outW);
         }
     }
+    free(row);
 }
 
 static void check_window(int planes, int H, int W, int kh, int kw, int sh, int sw, int pt,

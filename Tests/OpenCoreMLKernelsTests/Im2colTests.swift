@@ -31,6 +31,8 @@ private let geometries: [ConvGeometry] = [
     // Wide rows: every block size of the row copies (16, 8, 4, 1).
     ConvGeometry(C: 2, H: 5, W: 41, kh: 3, kw: 3, pt: 1, pl: 1, pb: 1, pr: 1),
     ConvGeometry(C: 2, H: 4, W: 29, kh: 2, kw: 2),
+    // Enough columns to split one image's channels over threads, in uneven shares.
+    ConvGeometry(C: 13, H: 20, W: 20, kh: 3, kw: 3, sh: 1, sw: 1, pt: 1, pl: 1, pb: 1, pr: 1),
 ]
 
 /// im2col by definition.
@@ -76,8 +78,8 @@ extension KernelTests {
             var random = TestRandom(seed: UInt64(g.imageSize))
             let image = random.floats(g.imageSize)
             let expected = referenceIm2col(g, image)
-            forEachISA { isa in
-                expectIdentical(im2col(g, image), expected, "\(g.testDescription) [\(isa)]")
+            forEachISAAndThreadCount { context in
+                expectIdentical(im2col(g, image), expected, "\(g.testDescription) [\(context)]")
             }
         }
 

@@ -117,16 +117,17 @@ extension KernelTests {
             }
         }
 
-        @Test func maxPoolWithoutArgmax() {
-            let g = poolGeometries[1]
+        /// Without indices (inference) other windows than 2×2 stride 2 go row by row: the same values.
+        @Test(arguments: poolGeometries)
+        func maxPoolWithoutArgmax(_ g: PoolGeometry) {
             var random = TestRandom(seed: 3)
             let x = random.floats(g.inSize)
             let (expected, _) = referenceMaxPool(g, x)
-            forEachISA { isa in
+            forEachISAAndThreadCount { context in
                 var y = [Float](repeating: .nan, count: g.outSize)
-                ocm_maxpool2d(x, &y, nil, Int32(g.planes), Int32(g.H), Int32(g.W), 2, 2, 2, 2, 0, 0,
-                              Int32(g.outH), Int32(g.outW))
-                expectIdentical(y, expected, "no argmax [\(isa)]")
+                ocm_maxpool2d(x, &y, nil, Int32(g.planes), Int32(g.H), Int32(g.W), Int32(g.kh), Int32(g.kw), Int32(g.sh), Int32(g.sw),
+                              Int32(g.pt), Int32(g.pl), Int32(g.outH), Int32(g.outW))
+                expectIdentical(y, expected, "\(g.testDescription) no argmax [\(context)]")
             }
         }
 

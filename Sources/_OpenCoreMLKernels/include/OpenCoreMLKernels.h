@@ -133,7 +133,8 @@ void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M
 /* Unfolds one C×H×W image into columns[C·kh·kw][outH·outW] (row-major, contiguous): row
  * (c·kh + i)·kw + j, column oh·outW + ow holds image[c][oh·sh + i·dh − pt][ow·sw + j·dw − pl],
  * or 0 where that falls in the padding. Usually outH = (H + pt + pb − dh·(kh−1) − 1)/sh + 1
- * (bottom/right padding only enter through outH/outW). */
+ * (bottom/right padding only enter through outH/outW). Large images are split over the thread
+ * pool by channels. */
 void ocm_im2col(const float *image, int C, int H, int W, int kh, int kw, int sh, int sw, int dh,
                 int dw, int pt, int pl, int outH, int outW, float *columns);
 
