@@ -21,10 +21,10 @@ struct BenchGEMM: ParsableCommand {
 
     /// Which products to time.
     enum ShapeSet: String, ExpressibleByArgument, CaseIterable {
-        case lenet, efficientnet
+        case lenet, efficientnet, resnet18
     }
 
-    @Option(help: "The products: lenet (a training step) or efficientnet (its pointwise convolutions, one picture).")
+    @Option(help: "The products: lenet (a training step), efficientnet (its pointwise convolutions, one picture) or resnet18 (its convolutions, one picture).")
     var shapes: ShapeSet = .lenet
 
     @Option(help: "Threads to use (default: all cores).")
@@ -77,6 +77,16 @@ struct BenchGEMM: ParsableCommand {
         Shape(name: "EfficientNet project 1152→192 at 7×7", transA: false, transB: false, m: 192, n: 49, k: 1152),
     ]
 
+    /// ResNet-18's convolutions at 224×224, one picture (W·columns): each distinct product once.
+    static let resnet18Shapes = [
+        Shape(name: "ResNet-18 conv1 7×7/2 3→64 at 112×112", transA: false, transB: false, m: 64, n: 12544, k: 147),
+        Shape(name: "ResNet-18 3×3 64→64 at 56×56", transA: false, transB: false, m: 64, n: 3136, k: 576),
+        Shape(name: "ResNet-18 3×3 128→128 at 28×28", transA: false, transB: false, m: 128, n: 784, k: 1152),
+        Shape(name: "ResNet-18 3×3 256→256 at 14×14", transA: false, transB: false, m: 256, n: 196, k: 2304),
+        Shape(name: "ResNet-18 3×3 512→512 at 7×7", transA: false, transB: false, m: 512, n: 49, k: 4608),
+        Shape(name: "ResNet-18 1×1/2 256→512 at 7×7", transA: false, transB: false, m: 512, n: 49, k: 256),
+    ]
+
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
         if !(seconds > 0 && seconds <= 60) { throw ValidationError("--seconds must be in (0, 60], got \(seconds)") }
@@ -85,7 +95,13 @@ struct BenchGEMM: ParsableCommand {
     func run() throws {
         if let threads { OpenCoreMLRuntime.threadCount = threads }
         var results: [Result] = []
-        for shape in shapes == .lenet ? Self.lenetShapes : Self.efficientNetShapes {
+        let products: [Shape]
+        switch shapes {
+        case .lenet: products = Self.lenetShapes
+        case .efficientnet: products = Self.efficientNetShapes
+        case .resnet18: products = Self.resnet18Shapes
+        }
+        for shape in products {
             let median = OpenCoreMLRuntime.timeMatrixProduct(
                 m: shape.m, n: shape.n, k: shape.k, transposeA: shape.transA, transposeB: shape.transB, seconds: seconds)
             results.append(Result(shape: shape, medianSeconds: median, gflops: 2.0 * Double(shape.m * shape.n * shape.k) / median / 1e9))
