@@ -43,10 +43,10 @@ static void make_buffers_key(void) {
     }
 }
 
-static void *alloc_or_die(size_t bytes) {
+void *ocm_alloc_or_die(size_t bytes, const char *purpose) {
     void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (p == NULL) {
-        fputs("OpenCoreMLKernels: out of memory for GEMM packing buffers\n", stderr);
+        fprintf(stderr, "OpenCoreMLKernels: out of memory for %s\n", purpose);
         abort();
     }
     return p;
@@ -68,7 +68,7 @@ static pack_buffers *thread_buffers(void) {
 static float *reserve(float **buffer, size_t *capacity, size_t floats) {
     if (floats > *capacity) {
         free(*buffer);
-        *buffer = alloc_or_die(floats * sizeof(float));
+        *buffer = ocm_alloc_or_die(floats * sizeof(float), "GEMM packing buffers");
         *capacity = floats;
     }
     return *buffer;

@@ -224,6 +224,10 @@ void ocm_run_parts(int nparts, ocm_part_fn fn, void *ctx);
 /* Whether the calling thread is running a part of a pool job (nested calls run serially). */
 bool ocm_inside_parallel_job(void);
 
+/* 64-byte-aligned memory for a kernel's scratch (`purpose` names it), or an abort saying so:
+ * kernels have no error path for a few kilobytes that cannot be had. */
+void *ocm_alloc_or_die(size_t bytes, const char *purpose);
+
 /* ocm_parallel_for, using at most count/grain chunks (so each has >= grain indices). */
 void ocm_parallel_for_grain(size_t count, size_t grain, ocm_range_fn fn, void *ctx);
 

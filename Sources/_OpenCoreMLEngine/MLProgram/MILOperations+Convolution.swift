@@ -58,9 +58,25 @@ extension MILOperations {
         }
         let rows = perGroup * kh * kw, outPerGroup = outChannels / groups
         let isDepthwise = perGroup == 1 && outPerGroup == 1
+        let activation = context.fusedActivation
+        if let winograd = MILWinogradConvolution(weight: weight, groups: groups, strides: strides, dilations: dilations) {
+            return { slots in
+                let input = fetch(x, slots)
+                guard input.shape.count == 4, input.shape[1] == perGroup else {
+                    throw context.fail("input \(input.shape) does not have \(perGroup) channels in N×C×H×W")
+                }
+                let (n, h, w) = (input.shape[0], input.shape[2], input.shape[3])
+                let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (3, 3), stride: (1, 1), dilation: (1, 1), context)
+                var values = try slots.unfilledBuffer([n, outChannels, out.0, out.1], context)
+                var scratch = try slots.unfilledBuffer([winograd.scratchFloats(outH: out.0, outW: out.1)], context)
+                winograd.convolve(input.values, into: &values, images: n, height: h, width: w, padTop: pads[0], padLeft: pads[2],
+                                  outH: out.0, outW: out.1, bias: bias?.values, clampedTo: MILFusedActivation.bounds(activation), scratch: &scratch)
+                slots.recycle(scratch)
+                slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
+            }
+        }
         // Weights are constant: packed once here for the GEMM, not for every image of every run.
         let packed = isDepthwise ? nil : MILPackedWeights(weight.values, groups: groups, rows: outPerGroup, columns: rows)
-        let activation = context.fusedActivation
         return { slots in
             let input = fetch(x, slots)
             guard input.shape.count == 4, input.shape[1] == perGroup * groups else {

@@ -128,6 +128,24 @@ int ocm_sgemm_pack_a(bool transA, int M, int K, const float *A, int lda, float *
 void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M, int N, int K, float alpha,
                          const float *B, int ldb, float beta, float *C, int ldc, ocm_gemm_epilogue epilogue);
 
+/* MARK: - Winograd 3×3 convolution */
+
+/* 3×3 convolutions with stride 1 and dilation 1 by Winograd's F(2×2, 3×3): 16 products over 4×4
+ * input tiles, 2.25× fewer multiply-adds than im2col and a GEMM (for inference).
+ * ocm_winograd3x3_weights transforms outC×inC×3×3 weights into u: 16 row-major outC×inC matrices,
+ * one per tile position, once per layer. ocm_winograd3x3_conv convolves one inC×H×W image into
+ * y (outC×outH×outW) with top/left zero padding pt/pl (bottom/right enter through outH/outW),
+ * adds bias (outC values, or none when NULL) and clamps to [lo, hi] (NaN stays NaN; −INFINITY,
+ * INFINITY for none). Its products use `packed` (the 16 matrices of u packed one after another
+ * by ocm_sgemm_pack_a, ocm_sgemm_packed_a_floats(outC, inC) floats apart, for packed_isa) when
+ * not NULL, else u itself. scratch holds ocm_winograd3x3_scratch_floats floats. Threaded over
+ * channels and tile positions. */
+void ocm_winograd3x3_weights(const float *w, int outC, int inC, float *u);
+size_t ocm_winograd3x3_scratch_floats(int inC, int outC, int outH, int outW);
+void ocm_winograd3x3_conv(const float *u, int packed_isa, const float *packed, const float *x, float *y,
+                          int inC, int outC, int H, int W, int pt, int pl, int outH, int outW,
+                          const float *bias, float lo, float hi, float *scratch);
+
 /* MARK: - im2col / col2im */
 
 /* Unfolds one C×H×W image into columns[C·kh·kw][outH·outW] (row-major, contiguous): row

@@ -1,0 +1,71 @@
+import Testing
+@testable import _OpenCoreMLEngine
+
+/// A `conv` that Winograd runs (3×3, stride 1, one group, 16 channels or more each way) gives the
+/// convolution's definition, padded any way, two images at once, with its bias and a fused
+/// `relu`; the others stay on the im2col product.
+@Suite("ML Program Winograd convolution")
+struct ProgramPlanWinogradTests {
+    typealias Program = ProgramPlanTests.Program
+    typealias Fusion = ProgramPlanFusionTests
+
+    @Test func onlyThreeByThreeStrideOneSingleGroupWideConvolutionsQualify() {
+        func qualifies(_ shape: [Int], groups: Int = 1, strides: [Int] = [1, 1], dilations: [Int] = [1, 1]) -> Bool {
+            let weight = MILTensor(shape: shape, values: [Float](repeating: 0, count: shape.reduce(1, *)))
+            return MILWinogradConvolution(weight: weight, groups: groups, strides: strides, dilations: dilations) != nil
+        }
+        #expect(qualifies([16, 16, 3, 3]))
+        #expect(!qualifies([16, 16, 3, 3], strides: [2, 2]))
+        #expect(!qualifies([16, 16, 3, 3], dilations: [2, 2]))
+        #expect(!qualifies([32, 16, 3, 3], groups: 2))
+        #expect(!qualifies([16, 3, 3, 3]))  // a stem's 3 input channels
+        #expect(!qualifies([16, 16, 5, 5]))
+    }
+
+    @Test(arguments: [("same", [0, 0, 0, 0]), ("valid", [0, 0, 0, 0]), ("custom", [2, 0, 1, 3])])
+    func agreesWithTheDefinition(padType: String, pad: [Int]) throws {
+        let (n, c, o, h, w) = (2, 16, 17, 9, 11)
+        var p = Program()
+        p.input("x", [n, c, h, w])
+        let weights = Fusion.values(o * c * 9, seed: 7), bias = Fusion.values(o, seed: 8)
+        p.constant("w", floats: weights, shape: [o, c, 3, 3])
+        p.constant("b", floats: bias, shape: [o])
+        p.constant("strides", ints: [1, 1], shape: [2])
+        p.constant("dilations", ints: [1, 1], shape: [2])
+        p.constant("groups", ints: [1], shape: [])
+        p.constant("pad_type", string: padType, shape: [])
+        p.constant("pad", ints: pad.map(Int32.init), shape: [4])
+        p.operation("conv", ["x": ["x"], "weight": ["w"], "bias": ["b"], "strides": ["strides"], "dilations": ["dilations"],
+                             "groups": ["groups"], "pad_type": ["pad_type"], "pad": ["pad"]], output: "convolved")
+        p.operation("relu", ["x": ["convolved"]], output: "y")
+        let x = MILTensor(shape: [n, c, h, w], values: Fusion.values(n * c * h * w, seed: 9))
+        let result = try p.plan(outputs: ["y", "convolved"]).run(["x": x])
+        let fused = try #require(try p.plan(outputs: ["y"]).run(["x": x])["y"])
+        let convolved = try #require(result["convolved"])
+        let (top, left) = padType == "same" ? (1, 1) : (pad[0], pad[2])
+        let outH = padType == "same" ? h : h + pad[0] + pad[1] - 2, outW = padType == "same" ? w : w + pad[2] + pad[3] - 2
+        #expect(convolved.shape == [n, o, outH, outW])
+        var worst = 0.0
+        for image in 0..<n {
+            for k in 0..<o {
+                for oy in 0..<outH {
+                    for ox in 0..<outW {
+                        var sum = Double(bias[k])
+                        for ch in 0..<c {
+                            for i in 0..<3 {
+                                for j in 0..<3 {
+                                    let iy = oy + i - top, ix = ox + j - left
+                                    guard iy >= 0, iy < h, ix >= 0, ix < w else { continue }
+                                    sum += Double(x.values[((image * c + ch) * h + iy) * w + ix]) * Double(weights[((k * c + ch) * 3 + i) * 3 + j])
+                                }
+                            }
+                        }
+                        let index = ((image * o + k) * outH + oy) * outW + ox
+                        worst = max(worst, abs(Double(convolved.values[index]) - sum), abs(Double(fused.values[index]) - max(sum, 0)))
+                    }
+                }
+            }
+        }
+        #expect(worst <= 1e-4, "off by \(worst)")
+    }
+}
