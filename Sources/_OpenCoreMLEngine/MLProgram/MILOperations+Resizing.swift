@@ -10,12 +10,14 @@ import Foundation
 ///   with `half_pixel_centers` (iOS 16; it defaults to the opposite of `align_corners`), it samples
 ///   `(i + 0.5) · in / out − 0.5`, and without it `i · in / out`, clamped to the input either way.
 ///
-/// iOS 17's `resize` resamples the last `resized_dims` dimensions to sizes read from the end of
-/// `shape` (which may be computed, e.g. another tensor's `shape`; a 0 keeps the input's size), one
-/// dimension after the other; see ``resize``.
+/// iOS 15's `resize_bilinear` and `resize_nearest_neighbor` resample the last two dimensions to
+/// constant sizes, iOS 17's `resize` the last `resized_dims` to sizes read from the end of `shape`
+/// (which may be computed, e.g. another tensor's `shape`), one dimension after the other; see
+/// ``resize`` and ``resizeToTargetSize(bilinear:)``.
 extension MILOperations {
     static let resizing: [String: Make] = [
         "upsample_nearest_neighbor": upsample(bilinear: false), "upsample_bilinear": upsample(bilinear: true), "resize": resize,
+        "resize_bilinear": resizeToTargetSize(bilinear: true), "resize_nearest_neighbor": resizeToTargetSize(bilinear: false),
     ]
 
     /// Where output `i` of `count` samples an input of `size` (before clamping to the input).
@@ -106,15 +108,24 @@ extension MILOperations {
         }
     }
 
+    /// Per output position along one dimension, for nearest-neighbour sampling: input
+    /// `floor((i + 0.5) · in / out)` for output `i` (the half-pixel rule of TensorFlow's resize,
+    /// which coremltools converts to `resize_nearest_neighbor` and, from iOS 17, to `resize`), read
+    /// with weight 1.
+    static func nearestTaps(_ count: Int, _ size: Int) -> [(Int, Int, Float)] {
+        (0..<count).map { i in
+            let nearest = min(Int(((Double(i) + 0.5) * Double(size) / Double(count)).rounded(.down)), size - 1)
+            return (nearest, nearest, 0)
+        }
+    }
+
     /// iOS 17's `resize`: the last `resized_dims` (a constant) dimensions of `x` take their sizes
     /// from the end of `shape` (a 1-D integer tensor of at most `x`'s rank and at least
-    /// `resized_dims` values, constant or computed; a 0 keeps the input's size), resampled one
-    /// dimension after the other. `interpolation_mode` `LINEAR` (the default) interpolates on the
-    /// grid `sampling_mode` names (see ``samplingModes``; any number of dimensions, two being the
-    /// bilinear case); `NEAREST_NEIGHBOR` takes input `floor((i + 0.5) · in / out)` for output
-    /// `i`, the half-pixel rule of the TensorFlow resize that coremltools converts to it, and only
-    /// with the `DEFAULT` sampling mode (what nearest sampling does with the others is not
-    /// documented; they are an error naming the mode).
+    /// `resized_dims` values, constant or computed; a 0 keeps the input's size). `interpolation_mode`
+    /// `LINEAR` (the default) interpolates on the grid `sampling_mode` names (see ``samplingModes``;
+    /// any number of dimensions, two being the bilinear case); `NEAREST_NEIGHBOR` samples as
+    /// ``nearestTaps(_:_:)`` says, and only with the `DEFAULT` sampling mode (what nearest sampling
+    /// does with the others is not documented; they are an error naming the mode).
     static let resize: Make = { arguments, outputs, context in
         let x = try argument(arguments, "x", context)
         guard let shape = try IntegerParameter(arguments, "shape", context) else { throw context.fail("input 'shape' is missing") }
@@ -122,49 +133,84 @@ extension MILOperations {
             throw context.fail("resize needs a constant, non-negative resized_dims")
         }
         let mode = try constantString(arguments, "sampling_mode", context) ?? "DEFAULT"
-        guard let sampling = samplingModes[mode] else {
-            throw context.fail("sampling_mode '\(mode)' is not one of \(samplingModes.keys.sorted().joined(separator: ", "))")
-        }
-        let taps: (_ count: Int, _ size: Int) -> [(Int, Int, Float)]
+        let sampling = try samplingMode(mode, context)
+        let taps: Taps
         switch try constantString(arguments, "interpolation_mode", context) ?? "LINEAR" {
         case "LINEAR":
             taps = { count, size in linearTaps(count, size, sampling) }
         case "NEAREST_NEIGHBOR":
             guard mode == "DEFAULT" else { throw context.fail("NEAREST_NEIGHBOR with sampling_mode '\(mode)' is not supported (only DEFAULT)") }
-            taps = { count, size in
-                (0..<count).map { i in
-                    let nearest = min(Int(((Double(i) + 0.5) * Double(size) / Double(count)).rounded(.down)), size - 1)
-                    return (nearest, nearest, 0)
-                }
-            }
+            taps = nearestTaps
         case let other:
             throw context.fail("interpolation_mode '\(other)' is not one of LINEAR, NEAREST_NEIGHBOR")
         }
-        return { slots in
-            var tensor = fetch(x, slots)
-            let sizes = try shape.values("shape", slots, context), rank = tensor.shape.count
-            guard resizedDims <= sizes.count, sizes.count <= rank, sizes.allSatisfy({ $0 >= 0 }) else {
-                throw context.fail("shape \(sizes) with resized_dims \(resizedDims) does not fit input \(tensor.shape) (resized_dims ≤ shape's size ≤ rank, no negative size)")
+        return resampling(x, outputs, context, taps: taps) { slots, inputShape in
+            let sizes = try shape.values("shape", slots, context)
+            guard resizedDims <= sizes.count, sizes.count <= inputShape.count, sizes.allSatisfy({ $0 >= 0 }) else {
+                throw context.fail("shape \(sizes) with resized_dims \(resizedDims) does not fit input \(inputShape) (resized_dims ≤ shape's size ≤ rank, no negative size)")
             }
-            for d in 0..<resizedDims {
-                let axis = rank - resizedDims + d, size = tensor.shape[axis]
-                let count = sizes[sizes.count - resizedDims + d] == 0 ? size : sizes[sizes.count - resizedDims + d]
+            return Array(sizes.suffix(resizedDims))
+        }
+    }
+
+    /// iOS 15's `resize_bilinear` and `resize_nearest_neighbor`: the last two dimensions of `x` (rank
+    /// 3 or more) to the constant `target_size_height` × `target_size_width` (1 each when absent,
+    /// which only `resize_bilinear` allows), on the grid `sampling_mode` names (`DEFAULT` when
+    /// absent; `resize_bilinear` only) or with ``nearestTaps(_:_:)``.
+    static func resizeToTargetSize(bilinear: Bool) -> Make {
+        { arguments, outputs, context in
+            let x = try argument(arguments, "x", context)
+            var sizes: [Int] = []
+            for name in ["target_size_height", "target_size_width"] {
+                let size = try constantInts(arguments, name, context)?.first
+                guard let size = size ?? (bilinear ? 1 : nil) else { throw context.fail("input '\(name)' is missing") }
+                guard size > 0 else { throw context.fail("\(name) \(size) must be above 0") }
+                sizes.append(size)
+            }
+            let sampling = try samplingMode(try constantString(arguments, "sampling_mode", context) ?? "DEFAULT", context)
+            var taps: Taps = nearestTaps
+            if bilinear { taps = { count, size in linearTaps(count, size, sampling) } }
+            return resampling(x, outputs, context, taps: taps) { [sizes] _, inputShape in
+                guard inputShape.count >= 3 else { throw context.fail("input \(inputShape) has rank below 3") }
+                return sizes
+            }
+        }
+    }
+
+    static func samplingMode(_ mode: String, _ context: OperationContext) throws -> Sampling {
+        guard let sampling = samplingModes[mode] else {
+            throw context.fail("sampling_mode '\(mode)' is not one of \(samplingModes.keys.sorted().joined(separator: ", "))")
+        }
+        return sampling
+    }
+
+    /// The input positions and weights for `count` outputs from `size` inputs along one dimension.
+    typealias Taps = @Sendable (_ count: Int, _ size: Int) -> [(Int, Int, Float)]
+
+    /// The step that resamples the trailing dimensions of `x`, one after the other, on `taps`, to
+    /// the sizes `sizes` gives when it runs (one per trailing dimension, from the frame and the
+    /// input's shape; a 0 keeps that dimension's size).
+    static func resampling(_ x: ProgramPlan.Argument, _ outputs: [Int], _ context: OperationContext, taps: @escaping Taps,
+                           sizes: @escaping (ProgramPlan.Frame, [Int]) throws -> [Int]) -> ProgramPlan.Step {
+        { slots in
+            var tensor = fetch(x, slots)
+            let targets = try sizes(slots, tensor.shape), rank = tensor.shape.count
+            for (d, requested) in targets.enumerated() {
+                let axis = rank - targets.count + d, size = tensor.shape[axis], count = requested == 0 ? size : requested
                 var shape = tensor.shape
                 shape[axis] = count
                 var values = try context.unfilledBuffer(shape)
                 let outer = shape[..<axis].reduce(1, *), inner = shape[(axis + 1)...].reduce(1, *)
-                if values.isEmpty {
-                    tensor = MILTensor(shape: shape, values: values)
-                    continue
-                }
-                guard size > 0 else { throw context.fail("cannot resize dimension \(axis) of \(tensor.shape), which is empty, to \(count)") }
-                for (j, (low, high, weight)) in taps(count, size).enumerated() {
-                    for o in 0..<outer {
-                        let source = o * size * inner, target = (o * count + j) * inner
-                        for i in 0..<inner {
-                            let a = tensor.values[source + low * inner + i]
-                            // A sample on an input position is that value exactly (an infinity too).
-                            values[target + i] = weight == 0 ? a : a * (1 - weight) + tensor.values[source + high * inner + i] * weight
+                if !values.isEmpty {
+                    guard size > 0 else { throw context.fail("cannot resize dimension \(axis) of \(tensor.shape), which is empty, to \(count)") }
+                    for (j, (low, high, weight)) in taps(count, size).enumerated() {
+                        for o in 0..<outer {
+                            let source = o * size * inner, target = (o * count + j) * inner
+                            for i in 0..<inner {
+                                let a = tensor.values[source + low * inner + i]
+                                // A sample on an input position is that value exactly (an infinity too).
+                                values[target + i] = weight == 0 ? a : a * (1 - weight) + tensor.values[source + high * inner + i] * weight
+                            }
                         }
                     }
                 }
