@@ -100,7 +100,7 @@ struct ProgramPlanAttentionTests {
                          shape: [1, 2, 3, 2], "float mask [2, 1, 4]")
     }
 
-    @Test func shapesAndMasksThatDoNotFitAreErrors() throws {
+    @Test func shapesAndMasksThatDoNotFitAreErrorsAndNoKeysGiveZeros() throws {
         let inputs = { (q: [Int], k: [Int], v: [Int]) in
             ["q": MILTensor(shape: q, values: Self.values(q.reduce(1, *), seed: 0)), "k": MILTensor(shape: k, values: Self.values(k.reduce(1, *), seed: 1)),
              "v": MILTensor(shape: v, values: Self.values(v.reduce(1, *), seed: 2))]
@@ -110,6 +110,8 @@ struct ProgramPlanAttentionTests {
         #expect(throws: MILProgramError.self, "S differs") { try plain.run(inputs([1, 3, 2], [1, 4, 2], [1, 5, 3])) }
         #expect(throws: MILProgramError.self, "batch differs") { try plain.run(inputs([1, 3, 2], [2, 4, 2], [2, 4, 3])) }
         #expect(throws: MILProgramError.self, "rank 2") { try plain.run(inputs([3, 2], [4, 2], [4, 3])) }
+        // No keys at all: every query attends to nothing.
+        #expect(try plain.run(inputs([1, 3, 2], [1, 0, 2], [1, 0, 3]))["y"] == MILTensor(shape: [1, 3, 3], values: [Float](repeating: 0, count: 9)))
 
         for maskShape in [[3, 5], [2, 1, 3, 4]] {  // a wrong S; a mask that would enlarge the scores
             let masked = try Self.program(q: [1, 3, 2], k: [1, 4, 2], v: [1, 4, 3]) { $0.input("mask", maskShape) }.plan(outputs: ["y"])

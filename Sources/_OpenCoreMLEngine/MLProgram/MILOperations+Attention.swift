@@ -64,7 +64,7 @@ extension MILOperations {
                     }
                 }
                 deadRows.removeAll(keepingCapacity: true)
-                if mask != nil || s == 0 {
+                if mask != nil {
                     let base = zip(batchIndex, maskStrides).reduce(0) { $0 + $1.0 * $1.1 }
                     let (rowStride, columnStride) = (maskStrides[rank - 2], maskStrides[rank - 1])
                     for row in 0..<l {
@@ -75,7 +75,7 @@ extension MILOperations {
                                 let m = maskValues[base + row * rowStride + column * columnStride]
                                 scores[position] = keepsWhereTrue ? (m != 0 ? scores[position] : -.infinity) : scores[position] + m
                             }
-                            if !(scores[position] <= largest) { largest = scores[position] }  // NaN stays, and spreads
+                            if !(scores[position] <= largest) { largest = scores[position] }  // a NaN stays the largest, and spreads
                         }
                         if largest == -.infinity { deadRows.append(row) }
                     }
