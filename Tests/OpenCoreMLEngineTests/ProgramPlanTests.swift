@@ -25,10 +25,10 @@ struct ProgramPlanTests {
             return type
         }
 
-        mutating func input(_ name: String, _ shape: [Int]) {
+        mutating func input(_ name: String, _ shape: [Int], _ dataType: CoreML_Specification_MILSpec_DataType = .float32) {
             var input = CoreML_Specification_MILSpec_NamedValueType()
             input.name = name
-            input.type = Self.type(shape)
+            input.type = Self.type(shape, dataType)
             inputs.append(input)
         }
 

@@ -3,7 +3,8 @@ import OpenCoreML
 import Testing
 
 /// ML Programs converted from PyTorch (make_torch_mlprograms.py: a CNN with batch norm and a
-/// depthwise residual block, a transformer block, an encoder–decoder with upsampling) and the MIL
+/// depthwise residual block, a transformer block for iOS 16–18, an encoder–decoder with upsampling,
+/// iOS 18's scaled_dot_product_attention with and without masks, iOS 17's resize) and the MIL
 /// builder's one-operation-per-output program (make_mlprogram_ops.py), run through `MLModel`
 /// against the outputs PyTorch and numpy computed for the same inputs (torch_facts.json,
 /// ops_facts.json): within 1e-4 for float32 programs; for float16 ones within 1e-2 of the output's
@@ -68,7 +69,8 @@ struct MLProgramTorchTests {
     }
 
     @Test(arguments: ["TorchCNN.mlpackage", "TorchTransformer.mlpackage", "TorchTransformer16.mlpackage", "TorchUNet.mlpackage",
-                      "TorchDecoder.mlpackage"])
+                      "TorchDecoder.mlpackage", "TorchTransformer18.mlpackage", "TorchAttention.mlpackage", "TorchAttention16.mlpackage",
+                      "Resize17.mlpackage"])
     func predictsWhatPyTorchComputes(package: String) throws {
         let facts = try #require(try Self.facts("torch_facts.json")[package] as? [String: Any])
         try Self.check(package, facts, float16: facts["precision"] as? String == "float16")
@@ -101,6 +103,12 @@ struct MLProgramTorchTests {
         #expect(types(torch["TorchUNet.mlpackage"]).isSuperset(of: ["instance_norm", "upsample_bilinear", "upsample_nearest_neighbor",
                                                                     "pad", "concat", "slice_by_index", "leaky_relu", "elu"]))
         #expect(types(torch["TorchDecoder.mlpackage"]).isSuperset(of: ["conv_transpose", "crop"]))
+        #expect(types(torch["TorchTransformer18.mlpackage"]).isSuperset(of: ["layer_norm", "gelu", "matmul", "softmax"]))
+        for attention in ["TorchAttention.mlpackage", "TorchAttention16.mlpackage"] {
+            let counts = (torch[attention] as? [String: Any])?["operationCounts"] as? [String: Int]
+            #expect(counts?["scaled_dot_product_attention"] == 5, "\(attention): no mask, causal, float mask, bool mask, cross-attention")
+        }
+        #expect(types(torch["Resize17.mlpackage"]).isSuperset(of: ["resize", "shape"]))
         let ops = types(try Self.facts("ops_facts.json"))
         #expect(ops.isSuperset(of: ["gather", "gather_along_axis", "tile", "select", "equal", "not_equal", "greater", "greater_equal",
                                     "less", "less_equal", "reduce_sum", "reduce_max", "reduce_min", "slice_by_size", "split",

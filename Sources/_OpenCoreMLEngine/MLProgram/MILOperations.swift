@@ -34,7 +34,7 @@ enum MILOperations {
         table["crop"] = crop
         table["max_pool"] = pooling(max: true)
         table["avg_pool"] = pooling(max: false)
-        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent] {
+        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention] {
             table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
         }
         return table

@@ -127,5 +127,18 @@ struct OperationContext {
         return result
     }
 
+    /// The data type the program declares for `parameter`'s (first) argument, nil when it declares
+    /// none. Every tensor is float32 while the program runs, so an operation whose meaning depends
+    /// on its input's type (a bool mask against a float one) asks here, when it is compiled.
+    func declaredDataType(of parameter: String) -> CoreML_Specification_MILSpec_DataType? {
+        let type: CoreML_Specification_MILSpec_ValueType?
+        switch operation.inputs[parameter]?.arguments.first?.binding {
+        case .name(let name)?: type = builder.types[name]
+        case .value(let value)?: type = value.type
+        case nil: type = nil
+        }
+        return ProgramPlan.Builder.tensorType(type).map(\.dataType).flatMap { $0 == .unusedType ? nil : $0 }
+    }
+
     func fail(_ message: String) -> MILProgramError { MILProgramError("\(place): \(message)") }
 }
