@@ -78,7 +78,7 @@ struct MLProgramTorchTests {
 
     /// A loaded model reuses its step buffers from one prediction to the next: a prediction on
     /// other inputs in between leaves nothing behind in them.
-    @Test(arguments: ["TorchCNN.mlpackage", "TorchTransformer.mlpackage", "TorchUNet.mlpackage", "TorchDecoder.mlpackage"])
+    @Test(arguments: ["TorchCNN.mlpackage", "TorchTransformer.mlpackage", "TorchUNet.mlpackage", "TorchDecoder.mlpackage", "TorchAttention.mlpackage"])
     func predictsTheSameAfterPredictingOtherInputs(package: String) throws {
         let facts = try #require(try Self.facts("torch_facts.json")[package] as? [String: Any])
         let model = try MLModel(contentsOf: Self.folder.appendingPathComponent(package))

@@ -51,8 +51,8 @@ extension MILOperations {
                 guard shape == scoreShape else { throw context.fail("attn_mask \(m.shape) does not broadcast to the scores' shape \(scoreShape)") }
                 (maskValues, maskStrides) = (m.values, strides[1])
             }
-            var result = try context.unfilledBuffer(batchShape + [l, ev])
-            var scores = try context.unfilledBuffer([l, s])
+            var result = try slots.unfilledBuffer(batchShape + [l, ev], context)
+            var scores = try slots.unfilledBuffer([l, s], context)
             var batchIndex = [Int](repeating: 0, count: rank - 2)
             let scale = 1 / Float(e).squareRoot()
             var deadRows: [Int] = []
@@ -92,6 +92,7 @@ extension MILOperations {
                 }
                 advance(&batchIndex, within: batchShape)
             }
+            slots.recycle(scores)
             slots[outputs[0]] = MILTensor(shape: batchShape + [l, ev], values: result)
         }
     }

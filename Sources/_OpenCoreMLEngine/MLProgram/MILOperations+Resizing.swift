@@ -199,7 +199,7 @@ extension MILOperations {
                 let axis = rank - targets.count + d, size = tensor.shape[axis], count = requested == 0 ? size : requested
                 var shape = tensor.shape
                 shape[axis] = count
-                var values = try context.unfilledBuffer(shape)
+                var values = try slots.unfilledBuffer(shape, context)
                 let outer = shape[..<axis].reduce(1, *), inner = shape[(axis + 1)...].reduce(1, *)
                 if !values.isEmpty {
                     guard size > 0 else { throw context.fail("cannot resize dimension \(axis) of \(tensor.shape), which is empty, to \(count)") }
