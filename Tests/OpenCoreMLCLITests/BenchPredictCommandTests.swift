@@ -37,7 +37,25 @@ struct BenchPredictCommandTests {
         #expect(rows.contains { ($0["layer"] as? String)?.isEmpty == false }, "the slowest layers follow")
         let pipeline = try CommandRunner.run(["bench", "predict", Self.codeGenModels.appendingPathComponent("PipelineKNN.mlmodel").path,
                                               "--iterations", "1", "--profile"])
-        #expect(pipeline.status == 1 && pipeline.stderr.contains("only neural networks can be profiled"), "\(pipeline.stderr)")
+        #expect(pipeline.status == 1 && pipeline.stderr.contains("only neural networks and ML Programs can be profiled"), "\(pipeline.stderr)")
+    }
+
+    /// An ML Program's profile: its steps by operation type (a convolution and the activation fused
+    /// into it as one), and the most bytes its tensors held at once.
+    @Test func profileOfAnMLProgram() throws {
+        let model = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/mlprogram/TorchDecoder.mlpackage").path
+        let result = try CommandRunner.run(["bench", "predict", model, "--iterations", "2", "--threads", "1", "--profile", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        let rows = try #require(report["profile"] as? [[String: Any]])
+        let types = Set(rows.filter { ($0["layer"] as? String) == "" }.compactMap { $0["type"] as? String })
+        #expect(types.contains("conv_transpose") && types.contains("crop"), "\(types)")
+        let shares = rows.filter { ($0["layer"] as? String) == "" }.compactMap { $0["share"] as? Double }
+        #expect(abs(shares.reduce(0, +) - 1) < 1e-9)
+        // The input alone is 1×8×5×5 floats; the decoder's outputs are larger.
+        let peak = try #require(report["peak_tensor_bytes"] as? Int)
+        #expect(peak > 8 * 25 * 4, "\(peak)")
     }
 
     @Test func badInputFailsWithOneLine() throws {

@@ -31,6 +31,20 @@ struct ProgramPlanBufferTests {
         #expect(second.statistics.newBuffers == 1 && second.statistics.reusedBuffers == 3, "\(second.statistics)")
     }
 
+    @Test func aProfileTimesEveryStepOfMain() throws {
+        var p = Program()
+        p.input("x", [1000])
+        p.operation("add", ["x": ["x"], "y": ["x"]], output: "a")
+        p.operation("relu", ["x": ["a"]], output: "b")
+        p.operation("add", ["x": ["b"], "y": ["b"]], output: "y")
+        let profile = try p.plan(outputs: ["y"]).profile(["x": Self.x], runs: 3, clock: .wall)
+        // The relu runs inside the first add: one step, named by the value it makes.
+        #expect(profile.steps.map(\.name) == ["b", "y"])
+        #expect(profile.steps.map(\.type) == ["add + relu", "add"])
+        #expect(profile.steps.allSatisfy { $0.seconds >= 0 } && profile.steps.contains { $0.seconds > 0 })
+        #expect(profile.statistics.peakLiveValues == 3000)
+    }
+
     @Test func storageAnotherSlotHoldsIsNotReused() throws {
         var p = Program()
         p.input("x", [1000])

@@ -32,20 +32,33 @@ public struct MLPredictionProfile: Sendable {
     public let isProcessorTime: Bool
     /// Seconds per call in the layers, all together.
     public var secondsPerCall: Double { entries.reduce(0) { $0 + $1.seconds } }
+    /// For an ML Program, the most bytes its tensors (inputs and intermediate values) held at once
+    /// in one prediction, each buffer counted once; nil for a neural network.
+    public var peakTensorBytes: Int? = nil
 }
 
 extension MLModel {
     /// Makes `calls` prediction calls on `examples` (`predictions(fromBatch:)`, as the model always
-    /// runs them) with a clock around every layer, after one untimed call. Throws for models that
-    /// are not neural networks, and for inputs that do not fit the model.
+    /// runs them) with a clock around every layer (every step of an ML Program's `main`), after one
+    /// untimed call. Throws for models that are neither neural networks nor ML Programs, and for
+    /// inputs that do not fit the model.
     public func predictionProfile(for examples: MLBatchProvider, calls: Int = 10) throws -> MLPredictionProfile {
         guard calls >= 1 else { throw MLModelError(.generic, "calls must be at least 1, got \(calls)") }
-        guard let runner = try runner() as? NeuralNetworkRunner else {
-            throw MLModelError(.generic, "only neural networks can be profiled layer by layer")
-        }
+        let runner = try runner()
         let inputs = (0..<examples.count).map { examples.features(at: $0) }
         _ = try runner.predictions(inputs)
         let oneThread = OpenCoreMLRuntime.threadCount == 1
+        if let program = runner as? MLProgramRunner {
+            // An ML Program's steps: one per operation (a fused pair as one), a nested block's in its operation's.
+            let (steps, peakValues) = try program.profile(inputs, calls: calls, clock: oneThread ? .threadCPU : .wall)
+            var profile = MLPredictionProfile(entries: steps.map { MLPredictionProfile.Entry(name: $0.name, type: $0.type, seconds: $0.seconds, multiplyAdds: 0) },
+                                              calls: calls, examplesPerCall: examples.count, isProcessorTime: oneThread)
+            profile.peakTensorBytes = peakValues * MemoryLayout<Float>.size
+            return profile
+        }
+        guard let runner = runner as? NeuralNetworkRunner else {
+            throw MLModelError(.generic, "only neural networks and ML Programs can be profiled layer by layer")
+        }
         let timings = try runner.timedPredictions(inputs, calls: calls, clock: oneThread ? .threadCPU : .wall)
         let entries = timings.entries.map { entry in
             MLPredictionProfile.Entry(

@@ -18,23 +18,51 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
         outputs = specification.description_p.output
     }
 
+    /// The program's inputs from `example`'s multi-arrays.
+    private func inputs(_ example: MLFeatureProvider) throws -> [String: MILTensor] {
+        var inputs: [String: MILTensor] = [:]
+        for name in plan.inputNames {
+            guard let array = example.featureValue(for: name)?.multiArrayValue else {
+                throw MLModelError(.featureType, "input '\(name)' is missing or not a multi-array")
+            }
+            var values = [Float](repeating: 0, count: array.count)
+            values.withUnsafeMutableBufferPointer { array.copyFloats(to: $0.baseAddress!) }
+            inputs[name] = MILTensor(shape: array.shape.map(\.intValue), values: values)
+        }
+        return inputs
+    }
+
+    /// `body`, with the engine's errors as Core ML's.
+    private func engine<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as MILProgramError {
+            throw MLModelError(.generic, "ML Program: \(error.description)")
+        }
+    }
+
+    /// Every step's time over `calls` runs of each example (their sum per call), and the most
+    /// values the intermediate tensors of the last run held at once.
+    func profile(_ examples: [MLFeatureProvider], calls: Int, clock: LayerTimings.Clock) throws -> (steps: [ProgramPlan.StepTiming], peakValues: Int) {
+        var steps: [ProgramPlan.StepTiming] = []
+        var peak = 0
+        for example in examples {
+            let inputs = try inputs(example)
+            let result = try engine { try plan.profile(inputs, runs: calls, clock: clock) }
+            steps = steps.isEmpty ? result.steps : zip(steps, result.steps).map { sum, more in
+                var sum = sum
+                sum.seconds += more.seconds
+                return sum
+            }
+            peak = max(peak, result.statistics.peakLiveValues)
+        }
+        return (steps, peak)
+    }
+
     func predictions(_ examples: [MLFeatureProvider]) throws -> [MLFeatureProvider] {
         try examples.map { example in
-            var inputs: [String: MILTensor] = [:]
-            for name in plan.inputNames {
-                guard let array = example.featureValue(for: name)?.multiArrayValue else {
-                    throw MLModelError(.featureType, "input '\(name)' is missing or not a multi-array")
-                }
-                var values = [Float](repeating: 0, count: array.count)
-                values.withUnsafeMutableBufferPointer { array.copyFloats(to: $0.baseAddress!) }
-                inputs[name] = MILTensor(shape: array.shape.map(\.intValue), values: values)
-            }
-            let results: [String: MILTensor]
-            do {
-                results = try plan.run(inputs)
-            } catch let error as MILProgramError {
-                throw MLModelError(.generic, "ML Program: \(error.description)")
-            }
+            let inputs = try inputs(example)
+            let results = try engine { try plan.run(inputs) }
             var features: [String: MLFeatureValue] = [:]
             for output in outputs {
                 guard let tensor = results[output.name] else { continue }

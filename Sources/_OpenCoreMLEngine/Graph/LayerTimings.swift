@@ -17,6 +17,13 @@ package final class LayerTimings: @unchecked Sendable {
         /// Processor time of the calling thread: with one kernel thread, what each layer costs,
         /// whatever else the machine runs.
         case threadCPU
+
+        /// The clock's reading, in seconds.
+        package func seconds() -> Double {
+            var spec = timespec()
+            clock_gettime(self == .wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &spec)
+            return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
+        }
     }
 
     package struct Entry: Sendable {
@@ -61,11 +68,7 @@ package final class LayerTimings: @unchecked Sendable {
         return now() - start
     }
 
-    private func now() -> Double {
-        var spec = timespec()
-        clock_gettime(clock == .wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
-    }
+    private func now() -> Double { clock.seconds() }
 
     func addForward(_ index: Int, _ seconds: Double) { entries[index].forward += seconds }
     func addBackward(_ index: Int, _ seconds: Double) { entries[index].backward += seconds }

@@ -66,6 +66,8 @@ extension ProgramPlan {
                     let stepIndex = list.steps.count
                     list.steps.append(step)
                     list.releases.append([])
+                    list.labels.append((fused?.output.name ?? operation.outputs.first?.name ?? "",
+                                        fused == nil ? operation.type : "\(operation.type) + \(operations[index + 1].type)"))
                     for slot in (fused.map { [$0.output] } ?? operation.outputs).compactMap({ slots[$0.name] }) {
                         filled.append(slot)
                         lastReader[slot] = stepIndex

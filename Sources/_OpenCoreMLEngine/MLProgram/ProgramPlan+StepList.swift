@@ -7,11 +7,24 @@ extension ProgramPlan {
     struct StepList {
         var steps: [Step] = []
         var releases: [[Int]] = []
+        /// What each step computes, for profiles: the value it makes and its operation type
+        /// ("conv + relu" for a fused pair).
+        var labels: [(name: String, type: String)] = []
 
         func run(_ frame: inout Frame) throws {
             for (step, released) in zip(steps, releases) {
                 try step(&frame)
                 for slot in released { frame.release(slot) }
+            }
+        }
+
+        /// ``run(_:)`` with `clock` read around every step, each step's seconds added to `seconds`.
+        func run(_ frame: inout Frame, timing clock: LayerTimings.Clock, into seconds: inout [Double]) throws {
+            for index in steps.indices {
+                let start = clock.seconds()
+                try steps[index](&frame)
+                seconds[index] += clock.seconds() - start
+                for slot in releases[index] { frame.release(slot) }
             }
         }
     }

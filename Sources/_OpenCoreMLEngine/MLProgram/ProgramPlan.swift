@@ -76,12 +76,40 @@ package final class ProgramPlan: @unchecked Sendable {
     /// ``BufferPool``): the pool stays with the plan between runs, as Core ML keeps a loaded
     /// model's buffers.
     package func measuredRun(_ inputs: [String: MILTensor]) throws -> (outputs: [String: MILTensor], statistics: RunStatistics) {
+        try execute(inputs) { try steps.run(&$0) }
+    }
+
+    /// One step of `main`, timed: the value it makes, its operation type and its seconds per run
+    /// (a `cond`'s or `while_loop`'s include its blocks').
+    package struct StepTiming: Sendable {
+        package let name: String
+        package let type: String
+        package var seconds: Double
+    }
+
+    /// Runs the program `runs` times on `inputs` with `clock` read around every step of `main`:
+    /// where a run's time goes, and what the last run held.
+    package func profile(_ inputs: [String: MILTensor], runs: Int, clock: LayerTimings.Clock) throws -> (steps: [StepTiming], statistics: RunStatistics) {
+        var seconds = [Double](repeating: 0, count: steps.steps.count)
+        var statistics = RunStatistics()
+        for _ in 0..<max(runs, 1) {
+            statistics = try execute(inputs) { try steps.run(&$0, timing: clock, into: &seconds) }.statistics
+        }
+        let timings = zip(steps.labels, seconds).map { label, total in
+            StepTiming(name: label.name, type: label.type, seconds: total / Double(max(runs, 1)))
+        }
+        return (timings, statistics)
+    }
+
+    /// A frame with the pool of an earlier run and `inputs` in their slots, `body` running it,
+    /// the outputs, and the pool back for the next run.
+    private func execute(_ inputs: [String: MILTensor], _ body: (inout Frame) throws -> Void) throws -> (outputs: [String: MILTensor], statistics: RunStatistics) {
         var frame = Frame(poolable: filledByStep, pool: pools.take(), iterationLimit: iterationLimit)
         for (name, slot) in zip(inputNames, inputSlots) {
             guard let tensor = inputs[name] else { throw MILProgramError("input '\(name)' is missing") }
             frame[slot] = tensor
         }
-        try steps.run(&frame)
+        try body(&frame)
         var outputs: [String: MILTensor] = [:]
         for (name, slot) in zip(outputNames, outputSlots) { outputs[name] = frame[slot] }
         let statistics = frame.statistics

@@ -45,6 +45,8 @@ struct BenchPredict: ParsableCommand {
         let throughput: Double
         let p90_ms: Double
         var profile: [ProfileRow]?
+        /// ML Programs: the most bytes the tensors held at once.
+        var peak_tensor_bytes: Int?
     }
 
     /// One layer's time per call, or the layers of one type together (`layer` empty).
@@ -87,6 +89,7 @@ struct BenchPredict: ParsableCommand {
         if profile {
             layerProfile = try CLIError.wrapping { try loaded.predictionProfile(for: provider, calls: iterations) }
             report.profile = layerProfile.map { Self.rows($0, batch: batch) }
+            report.peak_tensor_bytes = layerProfile?.peakTensorBytes
         }
         if json {
             try printJSON(report)
@@ -104,6 +107,9 @@ struct BenchPredict: ParsableCommand {
                               String(format: "%.1f%%", row.share * 100), row.gflops.map { String(format: "%.1f", $0) } ?? ""])
             }
             print(table.render())
+            if let bytes = layerProfile.peakTensorBytes {
+                print(String(format: "tensors held at most %.1f MB at once (inputs and intermediate values, each buffer once)", Double(bytes) / 1e6))
+            }
         }
     }
 
