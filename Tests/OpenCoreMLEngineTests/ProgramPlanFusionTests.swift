@@ -106,6 +106,32 @@ struct ProgramPlanFusionTests {
         #expect(ProgramPlan.Builder.readerCounts(ProgramPlan.Builder.namesRead(operations), outputs: ["c"]) == ["x": 1, "c": 2, "y": 1])
     }
 
+    /// `ceil_mode` (PyTorch's): a last window that runs past the end counts, unless it would start
+    /// past the input and half the padding; an average that would need a clipped divisor is refused.
+    @Test func poolingInCeilMode() throws {
+        func pool(_ type: String = "max_pool", size: Int, kernel: Int, stride: Int, pad: [Int32], exclude: Bool = false) throws -> MILTensor? {
+            var p = Program()
+            p.input("x", [1, 1, size, size])
+            p.constant("kernel", ints: [Int32(kernel), Int32(kernel)], shape: [2])
+            p.constant("strides", ints: [Int32(stride), Int32(stride)], shape: [2])
+            p.constant("custom", string: "custom", shape: [])
+            p.constant("pad", ints: pad, shape: [4])
+            p.constant("ceil", ints: [1], shape: [])
+            p.constant("exclude", ints: [exclude ? 1 : 0], shape: [])
+            p.operation(type, ["x": ["x"], "kernel_sizes": ["kernel"], "strides": ["strides"], "pad_type": ["custom"], "pad": ["pad"],
+                               "ceil_mode": ["ceil"], "exclude_padding_from_average": ["exclude"]], output: "pooled")
+            return try p.plan(outputs: ["pooled"]).run(["x": MILTensor(shape: [1, 1, size, size], values: (0..<(size * size)).map(Float.init))])["pooled"]
+        }
+        // 5×5 by 2×2 windows: the third row and column of windows hold one input row or column.
+        #expect(try pool(size: 5, kernel: 2, stride: 2, pad: [0, 0, 0, 0]) == MILTensor(shape: [1, 1, 3, 3], values: [6, 8, 9, 16, 18, 19, 21, 23, 24]))
+        // 6×6 padded by 1, 3×3 windows of stride 2: four windows a side (three without ceil_mode).
+        #expect(try pool(size: 6, kernel: 3, stride: 2, pad: [1, 1, 1, 1])?.values == [7, 9, 11, 11, 19, 21, 23, 23, 31, 33, 35, 35, 31, 33, 35, 35])
+        // 5 padded by 1 each side, 2×2 stride 2: a fourth window would start at 6 ≥ 5 + 2/2, so three.
+        #expect(try pool(size: 5, kernel: 2, stride: 2, pad: [1, 1, 1, 1])?.shape == [1, 1, 3, 3])
+        #expect(try pool("avg_pool", size: 5, kernel: 2, stride: 2, pad: [0, 0, 0, 0], exclude: true)?.values.last == 24)
+        #expect(throws: MILProgramError.self) { try pool("avg_pool", size: 5, kernel: 2, stride: 2, pad: [0, 0, 0, 0]) }
+    }
+
     @Test func maxPoolingWithPadding() throws {
         var p = Program()
         p.input("x", [1, 1, 3, 3])

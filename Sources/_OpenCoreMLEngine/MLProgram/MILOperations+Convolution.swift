@@ -4,9 +4,12 @@ import _OpenCoreMLKernels
 /// pooling (`max_pool`, `avg_pool`) over N×C×H×W inputs, with `valid`, `custom`, `same` and
 /// `same_lower` padding.
 extension MILOperations {
-    /// The padding (top, bottom, left, right) and output size for a 2-D window.
+    /// The padding (top, bottom, left, right) and output size for a 2-D window. With `ceilMode`
+    /// (pooling's `ceil_mode`) a last window that starts inside the image or its leading padding
+    /// but runs past the end counts too: out = ⌊(in + pad − k + s − 1) / s⌋ + 1, less one when
+    /// that window would start at or past the input and half the padding (coremltools' rule).
     static func window(_ padType: String, pad: [Int]?, size: (Int, Int), kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int),
-                       _ context: OperationContext) throws -> (pads: [Int], out: (Int, Int)) {
+                       ceilMode: Bool = false, _ context: OperationContext) throws -> (pads: [Int], out: (Int, Int)) {
         guard kernel.0 > 0, kernel.1 > 0, stride.0 > 0, stride.1 > 0, dilation.0 > 0, dilation.1 > 0,
               kernel.0 <= 1 << 16, kernel.1 <= 1 << 16, dilation.0 <= 1 << 16, dilation.1 <= 1 << 16 else {
             throw context.fail("kernel \(kernel), strides \(stride) and dilations \(dilation) must be positive (kernel and dilations at most 65536)")
@@ -30,8 +33,13 @@ extension MILOperations {
             }
         default: throw context.fail("pad_type '\(padType)' is not supported")
         }
-        let outH = (size.0 + pads[0] + pads[1] - effective.0) / stride.0 + 1
-        let outW = (size.1 + pads[2] + pads[3] - effective.1) / stride.1 + 1
+        func out(_ size: Int, _ padding: Int, _ effective: Int, _ stride: Int) -> Int {
+            guard ceilMode else { return (size + padding - effective) / stride + 1 }
+            let count = (size + padding - effective + stride - 1) / stride + 1
+            return padding > 0 && 2 * (count - 1) * stride >= 2 * size + padding ? count - 1 : count
+        }
+        let outH = out(size.0, pads[0] + pads[1], effective.0, stride.0)
+        let outW = out(size.1, pads[2] + pads[3], effective.1, stride.1)
         guard outH > 0 && outW > 0 else { throw context.fail("the window is larger than the padded input \(size)") }
         return (pads, (outH, outW))
     }
@@ -154,13 +162,18 @@ extension MILOperations {
             let padType = try constantString(arguments, "pad_type", context) ?? "valid"
             let pad = try constantInts(arguments, "pad", context)
             let excludePadding = (try constantInts(arguments, "exclude_padding_from_average", context)?.first ?? 0) != 0
-            if (try constantInts(arguments, "ceil_mode", context)?.first ?? 0) != 0 { throw context.fail("ceil_mode is not supported yet") }
+            let ceilMode = (try constantInts(arguments, "ceil_mode", context)?.first ?? 0) != 0
             return { slots in
                 let input = fetch(x, slots)
                 guard input.shape.count == 4 else { throw context.fail("input \(input.shape) is not N×C×H×W") }
                 let (n, c, h, w) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
                 let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kernel[0], kernel[1]), stride: (strides[0], strides[1]),
-                                             dilation: (1, 1), context)
+                                             dilation: (1, 1), ceilMode: ceilMode, context)
+                // An average whose last window runs past the padded input would need a divisor of its own (PyTorch clips the window).
+                if ceilMode && !isMax && !excludePadding
+                    && ((out.0 - 1) * strides[0] + kernel[0] > h + pads[0] + pads[1] || (out.1 - 1) * strides[1] + kernel[1] > w + pads[2] + pads[3]) {
+                    throw context.fail("avg_pool with ceil_mode counting the padding, where a window runs past the padded input, is not supported yet")
+                }
                 var values = try slots.unfilledBuffer([n, c, out.0, out.1], context)
                 // A window wholly in the padding gives 0 (max) or 0 / its size (average).
                 if isMax {

@@ -30,6 +30,9 @@ operation types each program holds (so a test notices when a fixture changes).
   heads), a bool key-padding mask [1, 1, 1, S] (broadcast over the queries), and cross-attention to
   fewer keys with a wider value (S ≠ L, EV ≠ E).
 - TorchAttention16.mlpackage: the same with compute precision FLOAT16 (float16 masks, input and output).
+- TorchCeilPool.mlpackage: float32, iOS 15 — pooling in PyTorch's ceil_mode: 2×2 max pooling
+  whose last windows hold one row or column, 3×3 stride-2 max pooling with padding 1, and an
+  average that leaves padding out (count_include_pad=False), concatenated.
 - Resize17.mlpackage: iOS 17's resize. The PyTorch frontend never emits it (F.interpolate becomes
   upsample_nearest_neighbor or upsample_bilinear for every target, a computed size included; only
   the TensorFlow frontend makes resize), so this program is built with the MIL builder: x resized
@@ -93,6 +96,19 @@ class Block(nn.Module):
         x = x + self.out((attention @ v).transpose(1, 2).reshape(b, t, c))
         x = x + self.mlp(self.norm2(x))
         return F.gelu(self.head(x), approximate="tanh")
+
+
+class CeilPool(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        y = self.conv(x)  # 4×9×9 from 11×11: every pooling below has a last window that runs past the end
+        a = F.max_pool2d(y, 2, 2, ceil_mode=True)
+        b = F.max_pool2d(y, 3, 2, padding=1, ceil_mode=True)
+        c = F.avg_pool2d(y, 2, 2, ceil_mode=True, count_include_pad=False)
+        return torch.cat([a, b, c], 1)
 
 
 class UNet(nn.Module):
@@ -306,6 +322,8 @@ def main():
                                               ct.target.iOS18, ct.precision.FLOAT32)
     result["TorchAttention16.mlpackage"] = save("TorchAttention16.mlpackage", seeded(Attention, 15), (1, 8, 16), 29,
                                                 ct.target.iOS18, ct.precision.FLOAT16)
+    result["TorchCeilPool.mlpackage"] = save("TorchCeilPool.mlpackage", seeded(CeilPool, 16), (1, 3, 11, 11), 31,
+                                             ct.target.iOS15, ct.precision.FLOAT32)
     result["Resize17.mlpackage"] = save_resize("Resize17.mlpackage", 30)
     with open(os.path.join(HERE, "torch_facts.json"), "w") as file:
         json.dump(result, file, indent=1, sort_keys=True)
