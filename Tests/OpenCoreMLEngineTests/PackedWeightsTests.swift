@@ -16,11 +16,7 @@ struct PackedWeightsTests {
         net.add("relu6", ["a"], ["b"]) { $0.clip.minVal = 0; $0.clip.maxVal = 0.3 }
         net.convolution("pointwise", "b", "c", inputChannels: 10, outputChannels: 9, kernel: [1, 1], updatable: false)
         net.add("relu", ["c"], ["y"]) { $0.activation.reLu = .init() }
-        let network = try Network(model: {
-            var model = net.model
-            model.neuralNetwork.layers = net.layers
-            return model
-        }())
+        let network = try net.layersOnly()
         let batch = 3
         network.reserve(batch: batch, training: true)
         let x = network.inputBlob(named: "x")!

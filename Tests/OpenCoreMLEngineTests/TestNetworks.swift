@@ -15,6 +15,13 @@ struct TestNetwork {
         model.description_p.input = [Self.array(input, shape)]
     }
 
+    /// The network of the layers added so far, without a loss (for forward passes).
+    func layersOnly() throws -> Network {
+        var model = model
+        model.neuralNetwork.layers = layers
+        return try Network(model: model)
+    }
+
     static func array(_ name: String, _ shape: [Int64], _ type: CoreML_Specification_ArrayFeatureType.ArrayDataType = .float32) -> CoreML_Specification_FeatureDescription {
         var feature = CoreML_Specification_FeatureDescription()
         feature.name = name

@@ -7,7 +7,9 @@ import _OpenCoreMLKernels
 /// columns stay in cache. The network can fuse a ReLU (then a max pooling) or a clip (ReLU6) after
 /// the convolution into it (`fuse(_:pool:)`): they then run on each image's output while it is in
 /// cache, the bias and activation on each finished block of the product (`ocm_sgemm_epilogue`).
-/// Weights that never train are packed for the GEMM kernel once (inference).
+/// Weights that never train are packed for the GEMM kernel once (inference); a 3×3 stride-1
+/// convolution of 16 or more channels each way with such weights runs by Winograd instead
+/// (``WinogradConvolution``).
 ///
 /// Deconvolution (`isDeconvolution`) is not supported.
 final class ConvolutionNode: LayerNode, @unchecked Sendable {
@@ -72,6 +74,21 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
             }
         }
         return (packedFor, UnsafePointer(packedWeights.pointer), stride)
+    }
+
+    /// Weights that never train, transformed for Winograd once, when the layer is a 3×3 stride-1
+    /// convolution Winograd runs (inference); and its per-chunk scratch.
+    private var winograd: WinogradConvolution?
+    private let winogradScratch = FloatBuffer()
+
+    private func winogradIfConstant() -> WinogradConvolution? {
+        guard !weights.isTrainable,
+              WinogradConvolution.applies(kernel: kernel, groups: groups, stride: stride, dilation: dilation,
+                                          inChannels: kernelChannels, outChannels: outputChannels) else { return nil }
+        if winograd == nil {
+            winograd = WinogradConvolution(weights: weights.value.pointer, outChannels: outputChannels, inChannels: kernelChannels)
+        }
+        return winograd
     }
 
     /// The winners of the fused max pooling, every image (training).
@@ -216,11 +233,22 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         let x = input.value.pointer
         let pooledSize = outputChannels * pooledPositions
         let slots = reserveScratch(images: images, training: false)
-        let packed = training ? nil : packedWeightsIfConstant()
+        let winograd = training ? nil : winogradIfConstant()
+        let packed = training || winograd != nil ? nil : packedWeightsIfConstant()
+        let winogradFloats = winograd?.scratchFloats(outH: outputSize.h, outW: outputSize.w) ?? 0
+        winogradScratch.reserve(slots * winogradFloats)
         let run = { (chunk: Int, image: Int) in
             do {
                 let out = self.outputPointer(image: image, chunk: chunk)
-                for group in 0..<self.groups {
+                if let winograd {
+                    // The bias inside; the fused activation after, as the layer defines it (a ReLU's NaN becomes 0).
+                    winograd.convolve(self.inputPlane(x, image: image, group: 0), into: out, height: self.inputSize.h, width: self.inputSize.w,
+                                      padTop: self.padTop, padLeft: self.padLeft, outH: self.outputSize.h, outW: self.outputSize.w,
+                                      bias: self.bias.map { UnsafePointer($0.value.pointer) }, clampedTo: (-.infinity, .infinity),
+                                      scratch: self.winogradScratch.pointer + chunk * winogradFloats)
+                    self.fusedActivation?.forward(out, count: self.outputChannels * outPlane)
+                }
+                for group in 0..<(winograd == nil ? self.groups : 0) {
                     let cols = self.unfold(x, image: image, group: group, chunk: chunk)
                     let w = self.weights.value.pointer + group * perGroupOut * self.patchSize
                     // The bias and the fused activation run on each finished block of the product.

@@ -1,13 +1,13 @@
 import _OpenCoreMLKernels
 
-/// A constant weight matrix per group (a `conv`'s `outPerGroup`×`rows` kernels, group after
+/// A constant weight matrix per group (a convolution's `outPerGroup`×`rows` kernels, group after
 /// group), packed once when the program is compiled into the layout the GEMM kernel of the
 /// current instruction set reads, so no run packs them again.
 ///
 /// Packing is tied to the instruction set it was made for: when `ocm_isa()` has changed since
 /// (a test forcing the generic kernels), ``withPacked(_:)`` offers nothing and the caller
 /// multiplies the plain weights.
-struct MILPackedWeights: Sendable {
+struct PackedWeights: Sendable {
     /// The instruction set the matrices were packed for (`ocm_sgemm_pack_a`'s answer).
     let isa: Int32
     /// Floats per group's packed matrix.
