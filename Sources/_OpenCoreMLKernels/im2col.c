@@ -11,6 +11,7 @@
 
 typedef struct conv_geometry {
     int C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW;
+    int band_begin, band_end; /* the output rows unfolded (im2col; all of them elsewhere) */
 } conv_geometry;
 
 /* Output columns ow with 0 <= ow·sw + offset < W form [*lo, *hi). */
@@ -30,30 +31,33 @@ static void check_geometry(const conv_geometry *g) {
     assert(g->pt >= 0 && g->pl >= 0);
 }
 
-/* One image into columns whose rows are `ld` floats apart. */
+/* One image's output rows [band_begin, band_end) into columns whose rows are `ld` floats apart
+ * (each holding the band's (band_end − band_begin)·outW positions). */
 static void im2col_image(const conv_geometry *g, const ocm_elementwise_ops *ops,
                          const float *image, float *columns, size_t ld) {
-    const int H = g->H, W = g->W, outH = g->outH, outW = g->outW, sh = g->sh, sw = g->sw;
+    const int H = g->H, W = g->W, outW = g->outW, sh = g->sh, sw = g->sw;
+    const int begin = g->band_begin, end = g->band_end;
     const size_t plane = (size_t)H * W;
     for (int c = 0; c < g->C; c++) {
         const float *src = image + (size_t)c * plane;
         for (int i = 0; i < g->kh; i++) {
             const int h_offset = i * g->dh - g->pt;
-            int oh_lo, oh_hi; /* output rows whose input row is in the image */
-            valid_span(h_offset, sh, H, outH, &oh_lo, &oh_hi);
+            int oh_lo, oh_hi; /* output rows of the band whose input row is in the image */
+            valid_span(h_offset, sh, H, g->outH, &oh_lo, &oh_hi);
+            oh_lo = OCM_MIN(OCM_MAX(oh_lo, begin), end);
+            oh_hi = OCM_MIN(OCM_MAX(oh_hi, oh_lo), end);
             for (int j = 0; j < g->kw; j++) {
                 float *dst = columns + ((size_t)(c * g->kh + i) * g->kw + j) * ld;
                 const int w_offset = j * g->dw - g->pl;
                 int lo, hi; /* output columns whose input column is in the image */
                 valid_span(w_offset, sw, W, outW, &lo, &hi);
-                if (oh_lo > 0) memset(dst, 0, sizeof(float) * (size_t)oh_lo * outW);
-                if (oh_hi < outH) {
-                    memset(dst + (size_t)oh_hi * outW, 0,
-                           sizeof(float) * (size_t)(outH - oh_hi) * outW);
+                if (oh_lo > begin) memset(dst, 0, sizeof(float) * (size_t)(oh_lo - begin) * outW);
+                if (oh_hi < end) {
+                    memset(dst + (size_t)(oh_hi - begin) * outW, 0, sizeof(float) * (size_t)(end - oh_hi) * outW);
                 }
                 if (lo > 0 || hi < outW) {
                     for (int oh = oh_lo; oh < oh_hi; oh++) {
-                        float *d = dst + (size_t)oh * outW;
+                        float *d = dst + (size_t)(oh - begin) * outW;
                         for (int ow = 0; ow < lo; ow++) d[ow] = 0.0f;
                         for (int ow = hi; ow < outW; ow++) d[ow] = 0.0f;
                     }
@@ -61,7 +65,7 @@ static void im2col_image(const conv_geometry *g, const ocm_elementwise_ops *ops,
                 if (oh_lo >= oh_hi || lo >= hi) continue;
                 /* input row of output row oh: src + (oh·sh + h_offset)·W, column ow·sw + w_offset */
                 const float *first = src + (size_t)(oh_lo * sh + h_offset) * W + (lo * sw + w_offset);
-                float *d = dst + (size_t)oh_lo * outW + lo;
+                float *d = dst + (size_t)(oh_lo - begin) * outW + lo;
                 if (sw == 1) {
                     ops->copy_rows(d, (size_t)outW, first, (size_t)sh * W, oh_hi - oh_lo, hi - lo);
                 } else {
@@ -121,14 +125,14 @@ static void im2col_channels_range(void *raw, size_t begin, size_t end) {
     const channels_job *job = raw;
     conv_geometry g = job->g;
     g.C = (int)(end - begin);
-    const size_t ld = (size_t)g.outH * g.outW;
+    const size_t ld = (size_t)(g.band_end - g.band_begin) * g.outW;
     im2col_image(&g, job->ops, job->image + begin * (size_t)g.H * g.W,
                  job->columns + begin * (size_t)g.kh * g.kw * ld, ld);
 }
 
 void ocm_im2col(const float *image, int C, int H, int W, int kh, int kw, int sh, int sw, int dh,
                 int dw, int pt, int pl, int outH, int outW, float *columns) {
-    channels_job job = {{C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW},
+    channels_job job = {{C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW, 0, outH},
                         ocm_kernels()->elementwise, image, columns};
     check_geometry(&job.g);
     if ((size_t)C * outH * outW == 0) return;
@@ -138,9 +142,23 @@ void ocm_im2col(const float *image, int C, int H, int W, int kh, int kw, int sh,
                            im2col_channels_range, &job);
 }
 
+void ocm_im2col_rows(const float *image, int C, int H, int W, int kh, int kw, int sh, int sw, int dh,
+                     int dw, int pt, int pl, int outH, int outW, int row_begin, int row_end,
+                     float *columns) {
+    channels_job job = {{C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW, row_begin, row_end},
+                        ocm_kernels()->elementwise, image, columns};
+    check_geometry(&job.g);
+    assert(0 <= row_begin && row_begin <= row_end && row_end <= outH);
+    const size_t per_channel = (size_t)kh * kw * (size_t)(row_end - row_begin) * outW;
+    if ((size_t)C * per_channel == 0) return;
+    assert(image != NULL && columns != NULL);
+    ocm_parallel_for_grain((size_t)C, OCM_MAX((size_t)1, COLUMN_GRAIN / per_channel),
+                           im2col_channels_range, &job);
+}
+
 void ocm_col2im(const float *columns, int C, int H, int W, int kh, int kw, int sh, int sw,
                 int dh, int dw, int pt, int pl, int outH, int outW, float *image) {
-    conv_geometry g = {C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW};
+    conv_geometry g = {C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW, 0, outH};
     check_geometry(&g);
     if ((size_t)C * outH * outW == 0) return;
     assert(image != NULL && columns != NULL);
@@ -184,7 +202,7 @@ static size_t images_per_thread(const conv_geometry *g) {
 void ocm_im2col_batch(const float *images, int N, int C, int H, int W, int kh, int kw, int sh,
                       int sw, int dh, int dw, int pt, int pl, int outH, int outW,
                       float *columns) {
-    batch_job job = {{C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW}, (size_t)N,
+    batch_job job = {{C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW, 0, outH}, (size_t)N,
                      ocm_kernels()->elementwise, images, columns};
     check_geometry(&job.g);
     assert(N >= 0);
@@ -196,7 +214,7 @@ void ocm_im2col_batch(const float *images, int N, int C, int H, int W, int kh, i
 void ocm_col2im_batch(const float *columns, int N, int C, int H, int W, int kh, int kw, int sh,
                       int sw, int dh, int dw, int pt, int pl, int outH, int outW,
                       float *images) {
-    batch_job job = {{C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW}, (size_t)N,
+    batch_job job = {{C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, outH, outW, 0, outH}, (size_t)N,
                      ocm_kernels()->elementwise, columns, images};
     check_geometry(&job.g);
     assert(N >= 0);

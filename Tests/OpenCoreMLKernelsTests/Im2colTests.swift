@@ -83,6 +83,27 @@ extension KernelTests {
             }
         }
 
+        /// A band of output rows unfolds to the same columns as those rows of the whole unfolding:
+        /// bands of one row, the first and last rows alone, and the rest.
+        @Test(arguments: geometries)
+        func bandsOfRowsMatchTheWholeUnfolding(_ g: ConvGeometry) {
+            var random = TestRandom(seed: UInt64(g.imageSize + 7))
+            let image = random.floats(g.imageSize)
+            let whole = referenceIm2col(g, image)
+            var bands = [(0, min(1, g.outH)), (min(1, g.outH), max(min(1, g.outH), g.outH - 1)), (max(min(1, g.outH), g.outH - 1), g.outH)]
+            bands += (0..<g.outH).map { ($0, $0 + 1) }
+            forEachISAAndThreadCount { context in
+                for (begin, end) in bands where begin < end {
+                    let width = (end - begin) * g.outW
+                    var columns = [Float](repeating: .nan, count: g.rows * width)
+                    ocm_im2col_rows(image, Int32(g.C), Int32(g.H), Int32(g.W), Int32(g.kh), Int32(g.kw), Int32(g.sh), Int32(g.sw), Int32(g.dh),
+                                    Int32(g.dw), Int32(g.pt), Int32(g.pl), Int32(g.outH), Int32(g.outW), Int32(begin), Int32(end), &columns)
+                    let expected = (0..<g.rows).flatMap { row in whole[(row * g.spatial + begin * g.outW)..<(row * g.spatial + end * g.outW)] }
+                    expectIdentical(columns, expected, "\(g.testDescription) rows \(begin)..<\(end) [\(context)]")
+                }
+            }
+        }
+
         /// col2im is im2col's adjoint: ⟨im2col(x), y⟩ = ⟨x, col2im(y)⟩.
         @Test(arguments: geometries)
         func col2imIsTheAdjoint(_ g: ConvGeometry) {

@@ -123,7 +123,10 @@ extension MILOperations {
             }
             // A 1×1 kernel with stride 1 and no padding reads each image's channels as they are.
             let isPointwise = kh == 1 && kw == 1 && strides == [1, 1] && pads == [0, 0, 0, 0]
-            var columns = isPointwise ? [] : try slots.unfilledBuffer([rows, out.0, out.1], context)
+            // Columns too large for the cache go in bands of output rows, each unfolded and multiplied on one thread.
+            let band = isPointwise ? out.0 : Self.bandRows(rows: rows, outH: out.0, outW: out.1)
+            let bands = (out.0 + band - 1) / band, threads = bands > 1 ? chunkCount(bands) : 1
+            var columns = isPointwise ? [] : try slots.unfilledBuffer([threads, rows, band, out.1], context)
             input.values.withUnsafeBufferPointer { source in
                 weight.values.withUnsafeBufferPointer { kernel in
                     values.withUnsafeMutableBufferPointer { result in
@@ -133,22 +136,34 @@ extension MILOperations {
                                     for image in 0..<n {
                                         for group in 0..<groups {
                                             let channels = source.baseAddress! + (image * c + group * perGroup) * h * w
-                                            if !isPointwise {
-                                                ocm_im2col(channels, Int32(perGroup), Int32(h), Int32(w), Int32(kh), Int32(kw), Int32(strides[0]), Int32(strides[1]),
-                                                           Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]), Int32(out.0), Int32(out.1),
-                                                           columns.baseAddress!)
-                                            }
-                                            let matrix = isPointwise ? channels : UnsafePointer(columns.baseAddress!)
                                             let product = result.baseAddress! + (image * outChannels + group * outPerGroup) * plane
                                             let epilogue = MILFusedActivation.epilogue(activation, rowBias: biasValues.map { $0 + group * outPerGroup })
-                                            if let packedWeights {
-                                                ocm_sgemm_prepacked(packed!.isa, packedWeights + group * packed!.stride, false, Int32(outPerGroup), Int32(plane),
-                                                                    Int32(rows), 1, matrix, Int32(plane), 0, product, Int32(plane), epilogue)
-                                            } else {
-                                                ocm_sgemm_epilogue(false, false, Int32(outPerGroup), Int32(plane), Int32(rows), 1,
-                                                                   kernel.baseAddress! + group * outPerGroup * rows, Int32(rows), matrix, Int32(plane), 0,
-                                                                   product, Int32(plane), epilogue)
+                                            /// The group's weights times `matrix` (rows × `width`) into `target` (rows `plane` apart).
+                                            func multiply(_ matrix: UnsafePointer<Float>, width: Int, into target: UnsafeMutablePointer<Float>) {
+                                                if let packedWeights {
+                                                    ocm_sgemm_prepacked(packed!.isa, packedWeights + group * packed!.stride, false, Int32(outPerGroup), Int32(width),
+                                                                        Int32(rows), 1, matrix, Int32(width), 0, target, Int32(plane), epilogue)
+                                                } else {
+                                                    ocm_sgemm_epilogue(false, false, Int32(outPerGroup), Int32(width), Int32(rows), 1,
+                                                                       kernel.baseAddress! + group * outPerGroup * rows, Int32(rows), matrix, Int32(width), 0,
+                                                                       target, Int32(plane), epilogue)
+                                                }
                                             }
+                                            if isPointwise {
+                                                multiply(channels, width: plane, into: product)
+                                                continue
+                                            }
+                                            /// Unfolds band `index` into `thread`'s columns and multiplies them.
+                                            func run(band index: Int, thread: Int) {
+                                                let (first, end) = (index * band, min(out.0, (index + 1) * band))
+                                                let unfolded = columns.baseAddress! + thread * rows * band * out.1
+                                                ocm_im2col_rows(channels, Int32(perGroup), Int32(h), Int32(w), Int32(kh), Int32(kw), Int32(strides[0]), Int32(strides[1]),
+                                                                Int32(dilations[0]), Int32(dilations[1]), Int32(pads[0]), Int32(pads[2]), Int32(out.0), Int32(out.1),
+                                                                Int32(first), Int32(end), unfolded)
+                                                multiply(unfolded, width: (end - first) * out.1, into: product + first * out.1)
+                                            }
+                                            // One band: the unfolding and the product each use every thread.
+                                            if bands == 1 { run(band: 0, thread: 0) } else { parallelForEach(bands, slots: threads) { run(band: $1, thread: $0) } }
                                         }
                                     }
                                 }
@@ -160,6 +175,17 @@ extension MILOperations {
             slots.recycle(columns)
             slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
         }
+    }
+
+    /// Output rows per band of a convolution's unfolded columns: all of them (one band, unfolded and
+    /// multiplied by all threads) unless the columns outgrow a quarter of the L2 cache (256 KB) four
+    /// times over; then bands of about that size, at least 512 positions wide, when there are two
+    /// or more per thread (of `threads`).
+    static func bandRows(rows: Int, outH: Int, outW: Int, threads: Int = kernelThreadCount) -> Int {
+        let budget = 1 << 16
+        guard rows * outH * outW > 4 * budget else { return outH }
+        let band = max((512 + outW - 1) / outW, budget / max(rows * outW, 1))
+        return (outH + band - 1) / band >= 2 * threads ? band : outH
     }
 
     /// Calls `body` with a pointer to `values`, or with nil when there are none.

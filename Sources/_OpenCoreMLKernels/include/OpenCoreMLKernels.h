@@ -155,6 +155,11 @@ void ocm_winograd3x3_conv(const float *u, int packed_isa, const float *packed, c
  * pool by channels. */
 void ocm_im2col(const float *image, int C, int H, int W, int kh, int kw, int sh, int sw, int dh,
                 int dw, int pt, int pl, int outH, int outW, float *columns);
+/* ocm_im2col for output rows [row_begin, row_end) only: columns[C·kh·kw][(row_end − row_begin)·outW]
+ * (a band of the product that stays in cache while a GEMM reads it). */
+void ocm_im2col_rows(const float *image, int C, int H, int W, int kh, int kw, int sh, int sw, int dh,
+                     int dw, int pt, int pl, int outH, int outW, int row_begin, int row_end,
+                     float *columns);
 
 /* The adjoint of ocm_im2col: adds every entry of columns[C·kh·kw][outH·outW] into the image
  * position it was read from (padding positions are dropped). Accumulates into `image`. */
