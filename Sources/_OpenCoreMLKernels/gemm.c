@@ -88,6 +88,7 @@ typedef struct gemm_job {
     int ldc;
     const ocm_gemm_arch *arch;
     const float *packed_a; /* op(A) packed by ocm_sgemm_pack_a, or NULL */
+    const float *packed_b; /* op(B) packed by ocm_sgemm_pack_b, or NULL (then n_unit is nr) */
     ocm_gemm_epilogue epilogue;
     bool has_epilogue;
     int pm, pn;         /* rectangles along M and N */
@@ -132,7 +133,7 @@ static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
     const size_t a_once = (size_t)round_up(m1 - m0, mr) * K;
     const bool pack_a_once = !g->packed_a && K <= kc_max && n1 - n0 > nc_max && a_once <= A_PACKED_ONCE_MAX;
     float *Ap = g->packed_a ? NULL : reserve(&buffers->a, &buffers->a_cap, pack_a_once ? a_once : (size_t)kc_max * mr);
-    float *Bp = reserve(&buffers->b, &buffers->b_cap, (size_t)kc_max * nc_max);
+    float *Bp = g->packed_b ? NULL : reserve(&buffers->b, &buffers->b_cap, (size_t)kc_max * nc_max);
     if (pack_a_once) {
         for (int ir = m0; ir < m1; ir += mr) {
             const float *a = g->transA ? g->A + ir : g->A + (size_t)ir * g->lda;
@@ -145,7 +146,9 @@ static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
         for (int pc = 0; pc < K; pc += kc_max) {
             const int kc = OCM_MIN(kc_max, K - pc);
             const float beta = pc == 0 ? g->beta : 1.0f;
-            for (int jr = 0; jr < nc; jr += nr) {
+            /* This block's panels: packed now, or (packed once) where ocm_sgemm_pack_b put them. */
+            const float *block = g->packed_b ? g->packed_b + (size_t)pc * round_up(g->N, nr) + (size_t)jc * kc : Bp;
+            for (int jr = 0; jr < nc && !g->packed_b; jr += nr) {
                 const int n = OCM_MIN(nr, nc - jr);
                 const float *b = g->transB ? g->B + (size_t)(jc + jr) * g->ldb + pc
                                            : g->B + (size_t)pc * g->ldb + jc + jr;
@@ -164,7 +167,7 @@ static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
                 }
                 float *c = g->C + (size_t)ir * g->ldc + jc;
                 for (int jr = 0; jr < nc; jr += nr) {
-                    arch->kernel(kc, panel, Bp + (size_t)jr * kc, c + jr, g->ldc, m,
+                    arch->kernel(kc, panel, block + (size_t)jr * kc, c + jr, g->ldc, m,
                                  OCM_MIN(nr, nc - jr), g->alpha, beta);
                 }
                 if (g->has_epilogue && pc + kc == K) apply_epilogue(&g->epilogue, c, g->ldc, ir, m, nc);
@@ -214,12 +217,13 @@ static void choose_split(gemm_job *g, int threads) {
     g->pm = 1;
     g->pn = 1;
     g->m_unit = arch->mr;
-    g->n_unit = arch->vw;
+    /* Packed-once B panels are nr columns wide: a rectangle must start on one. */
+    g->n_unit = g->packed_b ? arch->nr : arch->vw;
     double best = INFINITY;
     for (int pm = 1; pm <= usable; pm++) {
         int pn = usable / pm;
         int mt = round_up((g->M + pm - 1) / pm, arch->mr);
-        int nt = round_up((g->N + pn - 1) / pn, arch->vw);
+        int nt = round_up((g->N + pn - 1) / pn, g->n_unit);
         double blocks_n = ceil((double)nt / arch->nc);
         double cost = (double)mt * nt * g->K +
                       PACK_COST * (double)g->K * ((double)nt + (double)mt * blocks_n);
@@ -248,6 +252,15 @@ static void scale_c(int M, int N, float beta, float *C, int ldc) {
             for (int j = 0; j < N; j++) c[j] *= beta;
         }
     }
+}
+
+/* With no product to add (K == 0 or alpha == 0), C = beta·C and the epilogue; true if so. */
+static bool nothing_to_multiply(int M, int N, int K, float alpha, float beta, float *C, int ldc,
+                                const ocm_gemm_epilogue *epilogue, bool has_epilogue) {
+    if (K != 0 && alpha != 0.0f) return false;
+    scale_c(M, N, beta, C, ldc);
+    if (has_epilogue) apply_epilogue(epilogue, C, ldc, 0, M, N);
+    return true;
 }
 
 /* Splits the product over the threads (or not) and runs it. */
@@ -293,6 +306,36 @@ int ocm_sgemm_pack_a(bool transA, int M, int K, const float *A, int lda, float *
     return isa;
 }
 
+/* The packed layout of op(B) (gemm_rectangle reads it): K blocks of the arch's kc, each holding the
+ * columns in nr-column panels of that block's depth ([kc][w], w the panel's width rounded up to vw),
+ * so panel (pc, jr) starts at pc·round_up(N, nr) + jr·kc. */
+size_t ocm_sgemm_packed_b_floats(int K, int N) {
+    assert(K >= 0 && N >= 0);
+    /* Enough for every level's layout, as for ocm_sgemm_packed_a_floats. */
+    const int levels[] = {OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON};
+    size_t most = 0;
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        most = OCM_MAX(most, (size_t)round_up(N, ocm_kernels_for(levels[i])->gemm->nr));
+    }
+    return most * (size_t)K;
+}
+
+int ocm_sgemm_pack_b(bool transB, int K, int N, const float *B, int ldb, float *packed) {
+    assert(K >= 0 && N >= 0 && ldb >= OCM_MAX(transB ? K : N, 1));
+    const ocm_kernel_table *table = ocm_kernels(); /* read once: the level may change meanwhile */
+    const ocm_gemm_arch *arch = table->gemm;
+    const int nr = arch->nr, kc_max = OCM_MIN(arch->kc, K), columns = round_up(N, nr);
+    for (int pc = 0; pc < K; pc += kc_max) {
+        const int kc = OCM_MIN(kc_max, K - pc);
+        for (int jr = 0; jr < N; jr += nr) {
+            const int n = OCM_MIN(nr, N - jr);
+            const float *b = transB ? B + (size_t)jr * ldb + pc : B + (size_t)pc * ldb + jr;
+            arch->pack_b(transB, b, ldb, kc, n, round_up(n, arch->vw), packed + (size_t)pc * columns + (size_t)jr * kc);
+        }
+    }
+    return table->isa;
+}
+
 void ocm_sgemm(bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
                int lda, const float *B, int ldb, float beta, float *C, int ldc) {
     ocm_sgemm_epilogue(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
@@ -309,11 +352,7 @@ void ocm_sgemm_epilogue(bool transA, bool transB, int M, int N, int K, float alp
     if (M == 0 || N == 0) return;
     assert(C != NULL);
     const bool has_epilogue = epilogue.row_bias != NULL || epilogue.activation != OCM_EPILOGUE_NONE;
-    if (K == 0 || alpha == 0.0f) {
-        scale_c(M, N, beta, C, ldc);
-        if (has_epilogue) apply_epilogue(&epilogue, C, ldc, 0, M, N);
-        return;
-    }
+    if (nothing_to_multiply(M, N, K, alpha, beta, C, ldc, &epilogue, has_epilogue)) return;
     assert(A != NULL && B != NULL);
 
     const ocm_gemm_arch *arch = ocm_kernels()->gemm;
@@ -338,11 +377,7 @@ void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M
     assert(ldb >= OCM_MAX(transB ? K : N, 1));
     if (M == 0 || N == 0) return;
     const bool has_epilogue = epilogue.row_bias != NULL || epilogue.activation != OCM_EPILOGUE_NONE;
-    if (K == 0 || alpha == 0.0f) {
-        scale_c(M, N, beta, C, ldc);
-        if (has_epilogue) apply_epilogue(&epilogue, C, ldc, 0, M, N);
-        return;
-    }
+    if (nothing_to_multiply(M, N, K, alpha, beta, C, ldc, &epilogue, has_epilogue)) return;
     assert(packed != NULL && B != NULL && C != NULL);
     gemm_job job = {
         .transA = false, .transB = transB, .M = M, .N = N, .K = K,
@@ -350,6 +385,25 @@ void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M
         .A = NULL, .lda = 1, .B = B, .ldb = ldb, .C = C, .ldc = ldc,
         /* The packing level's kernel, even if another thread switched levels since. */
         .arch = ocm_kernels_for(packed_isa)->gemm, .packed_a = packed, .epilogue = epilogue, .has_epilogue = has_epilogue,
+    };
+    run_gemm(&job);
+}
+
+void ocm_sgemm_prepacked_b(int packed_isa, const float *packed, bool transA, int M, int N, int K, float alpha,
+                           const float *A, int lda, float beta, float *C, int ldc, ocm_gemm_epilogue epilogue) {
+    assert(M >= 0 && N >= 0 && K >= 0);
+    assert(ldc >= OCM_MAX(N, 1));
+    assert(lda >= OCM_MAX(transA ? M : K, 1));
+    if (M == 0 || N == 0) return;
+    const bool has_epilogue = epilogue.row_bias != NULL || epilogue.activation != OCM_EPILOGUE_NONE;
+    if (nothing_to_multiply(M, N, K, alpha, beta, C, ldc, &epilogue, has_epilogue)) return;
+    assert(packed != NULL && A != NULL && C != NULL);
+    gemm_job job = {
+        .transA = transA, .transB = false, .M = M, .N = N, .K = K,
+        .alpha = alpha, .beta = beta,
+        .A = A, .lda = lda, .B = NULL, .ldb = 1, .C = C, .ldc = ldc,
+        /* The packing level's kernel, even if another thread switched levels since. */
+        .arch = ocm_kernels_for(packed_isa)->gemm, .packed_b = packed, .epilogue = epilogue, .has_epilogue = has_epilogue,
     };
     run_gemm(&job);
 }

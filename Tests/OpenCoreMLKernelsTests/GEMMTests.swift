@@ -179,6 +179,38 @@ extension KernelTests {
             }
         }
 
+        /// B packed once (a dense layer's weight) and used for many products equals
+        /// ocm_sgemm_epilogue on the same operands: columns not a multiple of the tile (so threads
+        /// split on panel edges), several K blocks, B transposed or not when packed, A either way.
+        @Test(arguments: [(37, 530, 300, false, true), (128, 768, 256, false, true), (8, 49, 192, true, false), (67, 45, 29, true, true), (1, 3, 1, false, false)])
+        func prepackedRightOperandEqualsThePlainProduct(M: Int, N: Int, K: Int, transA: Bool, transB: Bool) {
+            var random = TestRandom(seed: UInt64(M * 17 + N))
+            let a = random.floats(M * K), b = random.floats(N * K), bias = random.floats(M)
+            let c0 = random.floats(M * N)
+            let (lda, ldb) = (Int32(transA ? M : K), Int32(transB ? K : N))
+            forEachISAAndThreadCount { context in
+                var packed = [Float](repeating: .nan, count: ocm_sgemm_packed_b_floats(Int32(K), Int32(N)))
+                let isa = ocm_sgemm_pack_b(transB, Int32(K), Int32(N), b, ldb, &packed)
+                #expect(isa == ocm_isa())
+                bias.withUnsafeBufferPointer { biasPointer in
+                    let epilogue = ocm_gemm_epilogue(row_bias: biasPointer.baseAddress, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5)
+                    var plain = c0, fromPacked = c0
+                    ocm_sgemm_epilogue(transA, transB, Int32(M), Int32(N), Int32(K), 0.75, a, lda, b, ldb, 0.5, &plain, Int32(N), epilogue)
+                    ocm_sgemm_prepacked_b(isa, packed, transA, Int32(M), Int32(N), Int32(K), 0.75, a, lda, 0.5, &fromPacked, Int32(N), epilogue)
+                    expectClose(fromPacked, plain.map(Double.init), relative: 1e-6, absolute: 1e-6,
+                                "\(M)×\(N)×\(K) A\(transA ? "ᵀ" : "") B\(transB ? "ᵀ" : "") [\(context)]")
+                    // Another thread may switch the instruction set after packing: the packing level's kernel still runs.
+                    let packedWith = ocm_isa()
+                    for other in [OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON] where ocm_set_isa(other) {
+                        var later = c0
+                        ocm_sgemm_prepacked_b(isa, packed, transA, Int32(M), Int32(N), Int32(K), 0.75, a, lda, 0.5, &later, Int32(N), epilogue)
+                        expectClose(later, plain.map(Double.init), relative: 1e-6, absolute: 1e-6, "packed for \(isa), run at \(other) [\(context)]")
+                    }
+                    _ = ocm_set_isa(packedWith)
+                }
+            }
+        }
+
         @Test func zeroDepthOrZeroAlphaOnlyScalesC() {
             var random = TestRandom(seed: 7)
             let a = random.floats(12), b = random.floats(12)
