@@ -127,3 +127,37 @@ struct ProgramPlanTransformerTests {
         Self.expectClose(result["outer"], [3, 5], (0..<15).map { Double(row[$0 % 5]) + column[$0 / 5] }, 0)
     }
 }
+
+extension ProgramPlanTransformerTests {
+    /// A constant y (packed once) with and without transpose_y, x with batch dimensions, equals
+    /// the product by definition; a transposed x and a computed y take the general path.
+    @Test func matmulWithAConstantRightOperand() throws {
+        var p = Program()
+        p.input("x", [2, 3, 5])
+        let weight = (0..<20).map { Float($0 % 7) * 0.5 - 1 }  // 5×4, or 4×5 when transposed
+        p.constant("w", floats: weight, shape: [5, 4])
+        p.constant("wBatch", floats: weight, shape: [1, 4, 5])
+        p.constant("yes", ints: [1], shape: [])
+        p.operation("matmul", ["x": ["x"], "y": ["w"]], output: "plain")
+        p.operation("matmul", ["x": ["x"], "y": ["wBatch"], "transpose_y": ["yes"]], output: "transposed")
+        p.operation("matmul", ["x": ["x"], "y": ["x"], "transpose_x": ["yes"]], output: "gram")
+        let result = try p.plan(outputs: ["plain", "transposed", "gram"]).run(["x": Self.x])
+        let x = Self.x.values.map(Double.init), w = weight.map(Double.init)
+        Self.expectClose(result["plain"], [2, 3, 4], (0..<6).flatMap { row in
+            (0..<4).map { j in (0..<5).reduce(0.0) { $0 + x[row * 5 + $1] * w[$1 * 4 + j] } }
+        })
+        Self.expectClose(result["transposed"], [2, 3, 4], (0..<6).flatMap { row in
+            (0..<4).map { j in (0..<5).reduce(0.0) { $0 + x[row * 5 + $1] * w[j * 5 + $1] } }
+        })
+        // xᵢᵀ·xᵢ per batch: [2, 5, 5].
+        var gram = [Double](repeating: 0, count: 50)
+        for i in 0..<2 {
+            for r in 0..<5 {
+                for c in 0..<5 {
+                    for t in 0..<3 { gram[i * 25 + r * 5 + c] += x[i * 15 + t * 5 + r] * x[i * 15 + t * 5 + c] }
+                }
+            }
+        }
+        Self.expectClose(result["gram"], [2, 5, 5], gram)
+    }
+}

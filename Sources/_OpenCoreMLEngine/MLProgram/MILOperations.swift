@@ -490,7 +490,7 @@ enum MILOperations {
         let (outFeatures, inFeatures) = (weight.shape[0], weight.shape[1])
         guard outFeatures > 0 && inFeatures > 0 else { throw context.fail("linear's weight \(weight.shape) is empty") }
         // The weight is constant: packed once here as the product's right operand, not on every run.
-        let packed = MILPackedWeights(transposedRight: weight.values, outFeatures: outFeatures, inFeatures: inFeatures)
+        let packed = MILPackedWeights(right: weight.values, depth: inFeatures, columns: outFeatures, transposed: true)
         let none = ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0)
         return { slots in
             let input = fetch(x, slots)
@@ -515,8 +515,32 @@ enum MILOperations {
         let x = try argument(arguments, "x", context), y = try argument(arguments, "y", context)
         let transposeX = (try constantInts(arguments, "transpose_x", context)?.first ?? 0) != 0
         let transposeY = (try constantInts(arguments, "transpose_y", context)?.first ?? 0) != 0
+        // A constant y without batch dimensions (a weight) is packed once here; x's rows, all its
+        // batches together, then make one product with it on every run.
+        var packedY: (packed: MILPackedWeights, depth: Int, columns: Int)?
+        if case .constant(.tensor(let constant)) = y, constant.shape.count >= 2, constant.shape.dropLast(2).allSatisfy({ $0 == 1 }), constant.count > 0 {
+            let (rows, columns) = (constant.shape[constant.shape.count - 2], constant.shape[constant.shape.count - 1])
+            let (depth, width) = transposeY ? (columns, rows) : (rows, columns)
+            packedY = (MILPackedWeights(right: constant.values, depth: depth, columns: width, transposed: transposeY), depth, width)
+        }
+        let constantY = packedY
         return { slots in
             let a = fetch(x, slots), b = fetch(y, slots)
+            if case let (packed, depth, n)? = constantY, !transposeX, a.shape.count >= 2, a.shape.last == depth, a.count > 0, b.shape.count <= a.shape.count {
+                let rows = a.count / depth
+                var values = try slots.unfilledBuffer(Array(a.shape.dropLast()) + [n], context)
+                let done = packed.withPacked { packedB -> Bool in
+                    guard let packedB else { return false }
+                    ocm_sgemm_prepacked_b(packed.isa, packedB, false, Int32(rows), Int32(n), Int32(depth), 1, a.values, Int32(depth),
+                                          0, &values, Int32(n), ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0))
+                    return true
+                }
+                if done {
+                    slots[outputs[0]] = MILTensor(shape: Array(a.shape.dropLast()) + [n], values: values)
+                    return
+                }
+                slots.recycle(values)
+            }
             guard a.shape.count >= 2, b.shape.count >= 2 else { throw context.fail("matmul of rank below 2 is not supported yet") }
             let (ar, ac) = (a.shape[a.shape.count - 2], a.shape[a.shape.count - 1])
             let (br, bc) = (b.shape[b.shape.count - 2], b.shape[b.shape.count - 1])

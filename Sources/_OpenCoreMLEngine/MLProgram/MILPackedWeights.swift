@@ -1,8 +1,8 @@
 import _OpenCoreMLKernels
 
 /// A constant weight matrix per group (a `conv`'s `outPerGroup`×`rows` kernels, group after
-/// group, packed as the left operand of the product), or a `linear`'s weight (packed as the right
-/// operand, transposed), packed once when the program is compiled into the layout the GEMM kernel
+/// group, packed as the left operand of the product), or a right operand (a `linear`'s weight, a
+/// `matmul`'s constant `y`), packed once when the program is compiled into the layout the GEMM kernel
 /// of the current instruction set reads, so no run packs them again.
 ///
 /// Packing is tied to the instruction set it was made for: when `ocm_isa()` has changed since
@@ -24,12 +24,13 @@ struct MILPackedWeights: Sendable {
         }
     }
 
-    /// Packs a row-major `outFeatures`×`inFeatures` weight W as the right operand Wᵀ of
-    /// `ocm_sgemm_prepacked_b` (a dense layer's x·Wᵀ).
-    init(transposedRight weights: [Float], outFeatures: Int, inFeatures: Int) {
-        precondition(weights.count == outFeatures * inFeatures, "\(weights.count) weights are not \(outFeatures)×\(inFeatures)")
-        self.init(weights, groups: 1, floats: ocm_sgemm_packed_b_floats(Int32(inFeatures), Int32(outFeatures))) { source, packed in
-            ocm_sgemm_pack_b(true, Int32(inFeatures), Int32(outFeatures), source, Int32(inFeatures), packed)
+    /// Packs the right operand op(B) (`depth`×`columns`) of `ocm_sgemm_prepacked_b` from a
+    /// row-major B: `depth`×`columns`, or `columns`×`depth` when `transposed` (a dense layer's
+    /// weight W in x·Wᵀ).
+    init(right weights: [Float], depth: Int, columns: Int, transposed: Bool) {
+        precondition(weights.count == depth * columns, "\(weights.count) weights are not \(depth)×\(columns)")
+        self.init(weights, groups: 1, floats: ocm_sgemm_packed_b_floats(Int32(depth), Int32(columns))) { source, packed in
+            ocm_sgemm_pack_b(transposed, Int32(depth), Int32(columns), source, Int32(transposed ? depth : columns), packed)
         }
     }
 
