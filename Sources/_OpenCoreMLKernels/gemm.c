@@ -100,11 +100,17 @@ static inline int round_up(int x, int unit) { return (x + unit - 1) / unit * uni
 /* The most floats of A packed once for all column blocks (half of a 1 MB L2 cache). */
 enum { A_PACKED_ONCE_MAX = 1 << 17 };
 
-/* The epilogue on rows [row, row + m) of C, n columns from c (the row-th row of C at c). */
-static void apply_epilogue(const ocm_gemm_epilogue *e, float *c, int ldc, int row, int m, int n) {
+/* Whether the epilogue changes anything. */
+static bool has_effect(const ocm_gemm_epilogue *e) {
+    return e->row_bias != NULL || e->col_bias != NULL || e->activation != OCM_EPILOGUE_NONE;
+}
+
+/* The epilogue on rows [row, row + m) × columns [col, col + n) of C, which start at c. */
+static void apply_epilogue(const ocm_gemm_epilogue *e, float *c, int ldc, int row, int col, int m, int n) {
     const ocm_elementwise_ops *o = ocm_kernels()->elementwise;
     for (int i = 0; i < m; i++) {
         float *line = c + (size_t)i * ldc;
+        if (e->col_bias) o->add(line, e->col_bias + col, line, (size_t)n);
         const float bias = e->row_bias ? e->row_bias[row + i] : 0.0f;
         switch (e->activation) {
         case OCM_EPILOGUE_NONE:
@@ -170,7 +176,7 @@ static void gemm_rectangle(const gemm_job *g, int m0, int m1, int n0, int n1) {
                     arch->kernel(kc, panel, block + (size_t)jr * kc, c + jr, g->ldc, m,
                                  OCM_MIN(nr, nc - jr), g->alpha, beta);
                 }
-                if (g->has_epilogue && pc + kc == K) apply_epilogue(&g->epilogue, c, g->ldc, ir, m, nc);
+                if (g->has_epilogue && pc + kc == K) apply_epilogue(&g->epilogue, c, g->ldc, ir, jc, m, nc);
             }
         }
     }
@@ -259,7 +265,7 @@ static bool nothing_to_multiply(int M, int N, int K, float alpha, float beta, fl
                                 const ocm_gemm_epilogue *epilogue, bool has_epilogue) {
     if (K != 0 && alpha != 0.0f) return false;
     scale_c(M, N, beta, C, ldc);
-    if (has_epilogue) apply_epilogue(epilogue, C, ldc, 0, M, N);
+    if (has_epilogue) apply_epilogue(epilogue, C, ldc, 0, 0, M, N);
     return true;
 }
 
@@ -351,14 +357,14 @@ void ocm_sgemm_epilogue(bool transA, bool transB, int M, int N, int K, float alp
     assert(ldb >= OCM_MAX(transB ? K : N, 1));
     if (M == 0 || N == 0) return;
     assert(C != NULL);
-    const bool has_epilogue = epilogue.row_bias != NULL || epilogue.activation != OCM_EPILOGUE_NONE;
+    const bool has_epilogue = has_effect(&epilogue);
     if (nothing_to_multiply(M, N, K, alpha, beta, C, ldc, &epilogue, has_epilogue)) return;
     assert(A != NULL && B != NULL);
 
     const ocm_gemm_arch *arch = ocm_kernels()->gemm;
     if (!transA && transB && arch->dot_nt != NULL && use_dot_products(M, N, K)) {
         arch->dot_nt(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        if (has_epilogue) apply_epilogue(&epilogue, C, ldc, 0, M, N);
+        if (has_epilogue) apply_epilogue(&epilogue, C, ldc, 0, 0, M, N);
         return;
     }
     gemm_job job = {
@@ -376,7 +382,7 @@ void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M
     assert(ldc >= OCM_MAX(N, 1));
     assert(ldb >= OCM_MAX(transB ? K : N, 1));
     if (M == 0 || N == 0) return;
-    const bool has_epilogue = epilogue.row_bias != NULL || epilogue.activation != OCM_EPILOGUE_NONE;
+    const bool has_epilogue = has_effect(&epilogue);
     if (nothing_to_multiply(M, N, K, alpha, beta, C, ldc, &epilogue, has_epilogue)) return;
     assert(packed != NULL && B != NULL && C != NULL);
     gemm_job job = {
@@ -395,7 +401,7 @@ void ocm_sgemm_prepacked_b(int packed_isa, const float *packed, bool transA, int
     assert(ldc >= OCM_MAX(N, 1));
     assert(lda >= OCM_MAX(transA ? M : K, 1));
     if (M == 0 || N == 0) return;
-    const bool has_epilogue = epilogue.row_bias != NULL || epilogue.activation != OCM_EPILOGUE_NONE;
+    const bool has_epilogue = has_effect(&epilogue);
     if (nothing_to_multiply(M, N, K, alpha, beta, C, ldc, &epilogue, has_epilogue)) return;
     assert(packed != NULL && A != NULL && C != NULL);
     gemm_job job = {

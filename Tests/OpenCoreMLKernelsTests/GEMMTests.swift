@@ -118,7 +118,7 @@ extension KernelTests {
         func epilogueEqualsTheProductThenBiasAndActivation(M: Int, N: Int, K: Int, transB: Bool) {
             let ldc = N + 3
             var random = TestRandom(seed: UInt64(M * 7 + N))
-            let a = random.floats(M * max(K, 1)), b = random.floats(N * max(K, 1)), bias = random.floats(M)
+            let a = random.floats(M * max(K, 1)), b = random.floats(N * max(K, 1)), bias = random.floats(M), columnBias = random.floats(N)
             let c0 = random.floats(M * ldc)
             let ldb = Int32(transB ? max(K, 1) : N)
             let kinds: [(ocm_epilogue_activation, Float, Float, (Float) -> Float)] = [
@@ -130,19 +130,23 @@ extension KernelTests {
                 var plain = c0
                 ocm_sgemm(false, transB, Int32(M), Int32(N), Int32(K), 0.5, a, Int32(max(K, 1)), b, ldb, 0.25, &plain, Int32(ldc))
                 for (kind, lo, hi, activation) in kinds {
-                    for withBias in [true, false] {
+                    for (withBias, withColumnBias) in [(true, false), (false, false), (false, true), (true, true)] {
                         var c = c0
                         bias.withUnsafeBufferPointer { biasPointer in
-                            let epilogue = ocm_gemm_epilogue(row_bias: withBias ? biasPointer.baseAddress : nil, activation: kind, lo: lo, hi: hi)
-                            ocm_sgemm_epilogue(false, transB, Int32(M), Int32(N), Int32(K), 0.5, a, Int32(max(K, 1)), b, ldb, 0.25, &c,
-                                               Int32(ldc), epilogue)
+                            columnBias.withUnsafeBufferPointer { columnPointer in
+                                let epilogue = ocm_gemm_epilogue(row_bias: withBias ? biasPointer.baseAddress : nil, activation: kind, lo: lo, hi: hi,
+                                                                 col_bias: withColumnBias ? columnPointer.baseAddress : nil)
+                                ocm_sgemm_epilogue(false, transB, Int32(M), Int32(N), Int32(K), 0.5, a, Int32(max(K, 1)), b, ldb, 0.25, &c,
+                                                   Int32(ldc), epilogue)
+                            }
                         }
                         let expected = plain.enumerated().map { index, value -> Double in
                             let (row, column) = index.quotientAndRemainder(dividingBy: ldc)
                             guard column < N else { return Double(value) }
-                            return Double(activation(value + (withBias ? bias[row] : 0)))
+                            return Double(activation(value + (withColumnBias ? columnBias[column] : 0) + (withBias ? bias[row] : 0)))
                         }
-                        expectClose(c, expected, relative: 1e-6, absolute: 1e-6, "\(M)×\(N)×\(K) \(kind) bias \(withBias) [\(context)]")
+                        expectClose(c, expected, relative: 1e-6, absolute: 1e-6,
+                                    "\(M)×\(N)×\(K) \(kind) row bias \(withBias) column bias \(withColumnBias) [\(context)]")
                     }
                 }
             }
@@ -161,7 +165,7 @@ extension KernelTests {
                 let isa = ocm_sgemm_pack_a(transA, Int32(M), Int32(K), a, lda, &packed)
                 #expect(isa == ocm_isa())
                 bias.withUnsafeBufferPointer { biasPointer in
-                    let epilogue = ocm_gemm_epilogue(row_bias: biasPointer.baseAddress, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5)
+                    let epilogue = ocm_gemm_epilogue(row_bias: biasPointer.baseAddress, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5, col_bias: nil)
                     var plain = c0, fromPacked = c0
                     ocm_sgemm_epilogue(transA, transB, Int32(M), Int32(N), Int32(K), 0.75, a, lda, b, ldb, 0.5, &plain, Int32(N), epilogue)
                     ocm_sgemm_prepacked(isa, packed, transB, Int32(M), Int32(N), Int32(K), 0.75, b, ldb, 0.5, &fromPacked, Int32(N), epilogue)
@@ -185,7 +189,7 @@ extension KernelTests {
         @Test(arguments: [(37, 530, 300, false, true), (128, 768, 256, false, true), (8, 49, 192, true, false), (67, 45, 29, true, true), (1, 3, 1, false, false)])
         func prepackedRightOperandEqualsThePlainProduct(M: Int, N: Int, K: Int, transA: Bool, transB: Bool) {
             var random = TestRandom(seed: UInt64(M * 17 + N))
-            let a = random.floats(M * K), b = random.floats(N * K), bias = random.floats(M)
+            let a = random.floats(M * K), b = random.floats(N * K), bias = random.floats(N)
             let c0 = random.floats(M * N)
             let (lda, ldb) = (Int32(transA ? M : K), Int32(transB ? K : N))
             forEachISAAndThreadCount { context in
@@ -193,7 +197,8 @@ extension KernelTests {
                 let isa = ocm_sgemm_pack_b(transB, Int32(K), Int32(N), b, ldb, &packed)
                 #expect(isa == ocm_isa())
                 bias.withUnsafeBufferPointer { biasPointer in
-                    let epilogue = ocm_gemm_epilogue(row_bias: biasPointer.baseAddress, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5)
+                    // A dense layer's bias: one per column.
+                    let epilogue = ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5, col_bias: biasPointer.baseAddress)
                     var plain = c0, fromPacked = c0
                     ocm_sgemm_epilogue(transA, transB, Int32(M), Int32(N), Int32(K), 0.75, a, lda, b, ldb, 0.5, &plain, Int32(N), epilogue)
                     ocm_sgemm_prepacked_b(isa, packed, transA, Int32(M), Int32(N), Int32(K), 0.75, a, lda, 0.5, &fromPacked, Int32(N), epilogue)

@@ -491,22 +491,24 @@ enum MILOperations {
         guard outFeatures > 0 && inFeatures > 0 else { throw context.fail("linear's weight \(weight.shape) is empty") }
         // The weight is constant: packed once here as the product's right operand, not on every run.
         let packed = MILPackedWeights(right: weight.values, depth: inFeatures, columns: outFeatures, transposed: true)
-        let none = ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0)
         return { slots in
             let input = fetch(x, slots)
             guard input.shape.last == inFeatures else { throw context.fail("input \(input.shape) does not end in \(inFeatures)") }
             let rows = input.count / inFeatures
             var values = try slots.unfilledBuffer([rows, outFeatures], context)
-            packed.withPacked { packedWeight in
-                if let packedWeight {
-                    ocm_sgemm_prepacked_b(packed.isa, packedWeight, false, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1,
-                                          input.values, Int32(inFeatures), 0, &values, Int32(outFeatures), none)
-                } else {
-                    ocm_sgemm(false, true, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1, input.values, Int32(inFeatures),
-                              weight.values, Int32(inFeatures), 0, &values, Int32(outFeatures))
+            // The bias, one per output feature (column), is added by the product's epilogue.
+            withOptionalPointer(bias?.values) { biasValues in
+                let epilogue = ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: biasValues)
+                packed.withPacked { packedWeight in
+                    if let packedWeight {
+                        ocm_sgemm_prepacked_b(packed.isa, packedWeight, false, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1,
+                                              input.values, Int32(inFeatures), 0, &values, Int32(outFeatures), epilogue)
+                    } else {
+                        ocm_sgemm_epilogue(false, true, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1, input.values, Int32(inFeatures),
+                                           weight.values, Int32(inFeatures), 0, &values, Int32(outFeatures), epilogue)
+                    }
                 }
             }
-            if let bias { ocm_add_row_vector(&values, bias.values, Int32(rows), Int32(outFeatures), Int32(outFeatures)) }
             slots[outputs[0]] = MILTensor(shape: Array(input.shape.dropLast()) + [outFeatures], values: values)
         }
     }
@@ -532,7 +534,7 @@ enum MILOperations {
                 let done = packed.withPacked { packedB -> Bool in
                     guard let packedB else { return false }
                     ocm_sgemm_prepacked_b(packed.isa, packedB, false, Int32(rows), Int32(n), Int32(depth), 1, a.values, Int32(depth),
-                                          0, &values, Int32(n), ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0))
+                                          0, &values, Int32(n), ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: nil))
                     return true
                 }
                 if done {

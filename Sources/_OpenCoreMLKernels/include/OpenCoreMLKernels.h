@@ -102,16 +102,19 @@ void ocm_sgemm(bool transA, bool transB, int M, int N, int K, float alpha, const
                int lda, const float *B, int ldb, float beta, float *C, int ldc);
 
 /* What ocm_sgemm_epilogue applies to each finished block of C while it is in cache: a bias per row
- * of C (row_bias[i], or none when NULL), then an activation. */
+ * of C (row_bias[i], or none when NULL) and one per column (col_bias[j], or none when NULL: a dense
+ * layer's, x·Wᵀ + b), then an activation. */
 typedef enum { OCM_EPILOGUE_NONE, OCM_EPILOGUE_RELU, OCM_EPILOGUE_CLAMP } ocm_epilogue_activation;
 typedef struct ocm_gemm_epilogue {
     const float *row_bias;
     ocm_epilogue_activation activation; /* RELU: x > 0 ? x : 0 (as ocm_relu); CLAMP: as ocm_clamp */
     float lo, hi;                       /* CLAMP's bounds */
+    const float *col_bias;
 } ocm_gemm_epilogue;
 
-/* ocm_sgemm, then C[i][j] = activation(C[i][j] + row_bias[i]) in the same parallel parts (a
- * convolution's bias and fused ReLU or clip): no second pass over C, no second thread dispatch. */
+/* ocm_sgemm, then C[i][j] = activation(C[i][j] + col_bias[j] + row_bias[i]) in the same parallel
+ * parts (a convolution's bias and fused ReLU or clip): no second pass over C, no second thread
+ * dispatch. */
 void ocm_sgemm_epilogue(bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
                         int lda, const float *B, int ldb, float beta, float *C, int ldc,
                         ocm_gemm_epilogue epilogue);
