@@ -282,18 +282,24 @@ static void run_gemm(gemm_job *job) {
 }
 
 
+/* `size` rounded up to the panel edge (mr, or nr for `columns`) of whichever level makes it largest:
+ * packed buffers sized with it fit every level's layout, so that a level switched between sizing
+ * and packing (from another thread) cannot overrun them. */
+static size_t padded_for_every_level(int size, bool columns) {
+    const int levels[] = {OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON};
+    size_t most = 0;
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        const ocm_gemm_arch *arch = ocm_kernels_for(levels[i])->gemm;
+        most = OCM_MAX(most, (size_t)round_up(size, columns ? arch->nr : arch->mr));
+    }
+    return most;
+}
+
 /* The packed layout (gemm_rectangle reads it): K blocks of the arch's kc, each holding the rows
  * in mr-row panels of that block's depth, so panel (pc, ir) starts at pc·round_up(M, mr) + ir·kc. */
 size_t ocm_sgemm_packed_a_floats(int M, int K) {
     assert(M >= 0 && K >= 0);
-    /* Enough for every level's layout, so that a level switched between sizing and packing (from
-     * another thread) cannot overrun the buffer. */
-    const int levels[] = {OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON};
-    size_t most = 0;
-    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
-        most = OCM_MAX(most, (size_t)round_up(M, ocm_kernels_for(levels[i])->gemm->mr));
-    }
-    return most * (size_t)K;
+    return padded_for_every_level(M, false) * (size_t)K;
 }
 
 int ocm_sgemm_pack_a(bool transA, int M, int K, const float *A, int lda, float *packed) {
@@ -312,18 +318,50 @@ int ocm_sgemm_pack_a(bool transA, int M, int K, const float *A, int lda, float *
     return isa;
 }
 
+/* MARK: - Batches */
+
+typedef struct batched_job {
+    bool transA, transB;
+    int M, N, K;
+    float alpha, beta;
+    const float *A, *B;
+    float *C;
+    size_t strideA, strideB, strideC;
+    int lda, ldb, ldc;
+} batched_job;
+
+static void batched_product(void *raw, int thread, size_t index) {
+    (void)thread;
+    const batched_job *j = raw;
+    /* Inside a pool job: this product stays on this thread. */
+    ocm_sgemm(j->transA, j->transB, j->M, j->N, j->K, j->alpha, j->A + index * j->strideA, j->lda,
+              j->B + index * j->strideB, j->ldb, j->beta, j->C + index * j->strideC, j->ldc);
+}
+
+void ocm_sgemm_batched(int batch, bool transA, bool transB, int M, int N, int K, float alpha,
+                       const float *A, size_t strideA, int lda, const float *B, size_t strideB, int ldb,
+                       float beta, float *C, size_t strideC, int ldc) {
+    assert(batch >= 0);
+    batched_job job = {
+        .transA = transA, .transB = transB, .M = M, .N = N, .K = K, .alpha = alpha, .beta = beta,
+        .A = A, .B = B, .C = C, .strideA = strideA, .strideB = strideB, .strideC = strideC,
+        .lda = lda, .ldb = ldb, .ldc = ldc,
+    };
+    const int threads = ocm_inside_parallel_job() ? 1 : ocm_num_threads();
+    /* Products too small to split over the threads (attention heads) run side by side instead. */
+    if (batch > 1 && threads > 1 && (double)M * N * K < MIN_WORK_PER_THREAD * threads) {
+        ocm_parallel_dynamic((size_t)batch, batched_product, &job);
+        return;
+    }
+    for (int i = 0; i < batch; i++) batched_product(&job, 0, (size_t)i);
+}
+
 /* The packed layout of op(B) (gemm_rectangle reads it): K blocks of the arch's kc, each holding the
  * columns in nr-column panels of that block's depth ([kc][w], w the panel's width rounded up to vw),
  * so panel (pc, jr) starts at pc·round_up(N, nr) + jr·kc. */
 size_t ocm_sgemm_packed_b_floats(int K, int N) {
     assert(K >= 0 && N >= 0);
-    /* Enough for every level's layout, as for ocm_sgemm_packed_a_floats. */
-    const int levels[] = {OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON};
-    size_t most = 0;
-    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
-        most = OCM_MAX(most, (size_t)round_up(N, ocm_kernels_for(levels[i])->gemm->nr));
-    }
-    return most * (size_t)K;
+    return padded_for_every_level(N, true) * (size_t)K;
 }
 
 int ocm_sgemm_pack_b(bool transB, int K, int N, const float *B, int ldb, float *packed) {
@@ -376,40 +414,35 @@ void ocm_sgemm_epilogue(bool transA, bool transB, int M, int N, int K, float alp
     run_gemm(&job);
 }
 
+/* A product with one operand packed once (job->packed_a or job->packed_b), by the kernel of the
+ * level it was packed for even if another thread switched levels since: checks, the cases with no
+ * product to add, then the threads. */
+static void run_prepacked(gemm_job *job, int packed_isa) {
+    assert(job->M >= 0 && job->N >= 0 && job->K >= 0);
+    assert(job->ldc >= OCM_MAX(job->N, 1));
+    assert(job->lda >= OCM_MAX(job->transA ? job->M : job->K, 1) && job->ldb >= OCM_MAX(job->transB ? job->K : job->N, 1));
+    if (job->M == 0 || job->N == 0) return;
+    job->has_epilogue = has_effect(&job->epilogue);
+    if (nothing_to_multiply(job->M, job->N, job->K, job->alpha, job->beta, job->C, job->ldc, &job->epilogue, job->has_epilogue)) return;
+    assert((job->packed_a || job->A) && (job->packed_b || job->B) && job->C != NULL);
+    job->arch = ocm_kernels_for(packed_isa)->gemm;
+    run_gemm(job);
+}
+
 void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M, int N, int K, float alpha,
                          const float *B, int ldb, float beta, float *C, int ldc, ocm_gemm_epilogue epilogue) {
-    assert(M >= 0 && N >= 0 && K >= 0);
-    assert(ldc >= OCM_MAX(N, 1));
-    assert(ldb >= OCM_MAX(transB ? K : N, 1));
-    if (M == 0 || N == 0) return;
-    const bool has_epilogue = has_effect(&epilogue);
-    if (nothing_to_multiply(M, N, K, alpha, beta, C, ldc, &epilogue, has_epilogue)) return;
-    assert(packed != NULL && B != NULL && C != NULL);
     gemm_job job = {
-        .transA = false, .transB = transB, .M = M, .N = N, .K = K,
-        .alpha = alpha, .beta = beta,
-        .A = NULL, .lda = 1, .B = B, .ldb = ldb, .C = C, .ldc = ldc,
-        /* The packing level's kernel, even if another thread switched levels since. */
-        .arch = ocm_kernels_for(packed_isa)->gemm, .packed_a = packed, .epilogue = epilogue, .has_epilogue = has_epilogue,
+        .transA = false, .transB = transB, .M = M, .N = N, .K = K, .alpha = alpha, .beta = beta,
+        .packed_a = packed, .lda = OCM_MAX(K, 1), .B = B, .ldb = ldb, .C = C, .ldc = ldc, .epilogue = epilogue,
     };
-    run_gemm(&job);
+    run_prepacked(&job, packed_isa);
 }
 
 void ocm_sgemm_prepacked_b(int packed_isa, const float *packed, bool transA, int M, int N, int K, float alpha,
                            const float *A, int lda, float beta, float *C, int ldc, ocm_gemm_epilogue epilogue) {
-    assert(M >= 0 && N >= 0 && K >= 0);
-    assert(ldc >= OCM_MAX(N, 1));
-    assert(lda >= OCM_MAX(transA ? M : K, 1));
-    if (M == 0 || N == 0) return;
-    const bool has_epilogue = has_effect(&epilogue);
-    if (nothing_to_multiply(M, N, K, alpha, beta, C, ldc, &epilogue, has_epilogue)) return;
-    assert(packed != NULL && A != NULL && C != NULL);
     gemm_job job = {
-        .transA = transA, .transB = false, .M = M, .N = N, .K = K,
-        .alpha = alpha, .beta = beta,
-        .A = A, .lda = lda, .B = NULL, .ldb = 1, .C = C, .ldc = ldc,
-        /* The packing level's kernel, even if another thread switched levels since. */
-        .arch = ocm_kernels_for(packed_isa)->gemm, .packed_b = packed, .epilogue = epilogue, .has_epilogue = has_epilogue,
+        .transA = transA, .transB = false, .M = M, .N = N, .K = K, .alpha = alpha, .beta = beta,
+        .A = A, .lda = lda, .packed_b = packed, .ldb = OCM_MAX(N, 1), .C = C, .ldc = ldc, .epilogue = epilogue,
     };
-    run_gemm(&job);
+    run_prepacked(&job, packed_isa);
 }

@@ -556,17 +556,10 @@ enum MILOperations {
             let batchShape = batchA.reduce(1, *) >= batchB.reduce(1, *) ? batchA : batchB
             let batch = batchShape.reduce(1, *)
             var values = try slots.unfilledBuffer(batchShape + [m, n], context)  // beta = 0: not read
-            a.values.withUnsafeBufferPointer { pa in
-                b.values.withUnsafeBufferPointer { pb in
-                    values.withUnsafeMutableBufferPointer { py in
-                        for i in 0..<batch {
-                            let oa = batchA.reduce(1, *) == 1 ? 0 : i * ar * ac, ob = batchB.reduce(1, *) == 1 ? 0 : i * br * bc
-                            ocm_sgemm(transposeX, transposeY, Int32(m), Int32(n), Int32(k), 1, pa.baseAddress! + oa, Int32(ac),
-                                      pb.baseAddress! + ob, Int32(bc), 0, py.baseAddress! + i * m * n, Int32(n))
-                        }
-                    }
-                }
-            }
+            // One product per batch (a broadcast operand repeated by a stride of 0), small ones side by side.
+            let strideA = batchA.reduce(1, *) == 1 ? 0 : ar * ac, strideB = batchB.reduce(1, *) == 1 ? 0 : br * bc
+            ocm_sgemm_batched(Int32(batch), transposeX, transposeY, Int32(m), Int32(n), Int32(k), 1, a.values, strideA, Int32(ac),
+                              b.values, strideB, Int32(bc), 0, &values, m * n, Int32(n))
             slots[outputs[0]] = MILTensor(shape: batchShape + [m, n], values: values)
         }
     }

@@ -101,6 +101,14 @@ void ocm_trim_heap(void);
 void ocm_sgemm(bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
                int lda, const float *B, int ldb, float beta, float *C, int ldc);
 
+/* `batch` products ocm_sgemm(transA, transB, M, N, K, alpha, A + i·strideA, lda, B + i·strideB, ldb,
+ * beta, C + i·strideC, ldc) for i in [0, batch) (a stride of 0 repeats one operand: broadcasting).
+ * Products too small to split over the threads run side by side, one per thread; larger ones one
+ * after another, each split. The C matrices must not overlap. */
+void ocm_sgemm_batched(int batch, bool transA, bool transB, int M, int N, int K, float alpha,
+                       const float *A, size_t strideA, int lda, const float *B, size_t strideB, int ldb,
+                       float beta, float *C, size_t strideC, int ldc);
+
 /* What ocm_sgemm_epilogue applies to each finished block of C while it is in cache: a bias per row
  * of C (row_bias[i], or none when NULL) and one per column (col_bias[j], or none when NULL: a dense
  * layer's, x·Wᵀ + b), then an activation. */
