@@ -90,6 +90,22 @@ static float sum_scalar(const float *x, size_t n) {
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+/* GELU's three forms as written in their definitions (the vector versions reshape them). */
+static void gelu_erf_scalar(const float *x, float *y, size_t n) {
+    for (size_t i = 0; i < n; i++) y[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678118654752f));
+}
+
+static void gelu_tanh_scalar(const float *x, float *y, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const float v = x[i];
+        y[i] = 0.5f * v * (1.0f + tanhf(OCM_GELU_TANH_C * (v + 0.044715f * v * v * v)));
+    }
+}
+
+static void gelu_sigmoid_scalar(const float *x, float *y, size_t n) {
+    for (size_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + expf(-1.702f * x[i]));
+}
+
 static void softmax_scalar(const float *x, float *y, size_t n) {
     float max = -INFINITY;
     for (size_t i = 0; i < n; i++) max = x[i] > max ? x[i] : max;
@@ -158,6 +174,9 @@ const ocm_elementwise_ops ocm_elementwise_scalar = {
     .clamp_backward = clamp_backward_scalar,
     .add_scalar_clamp = add_scalar_clamp_scalar,
     .sum = sum_scalar,
+    .gelu_erf = gelu_erf_scalar,
+    .gelu_tanh = gelu_tanh_scalar,
+    .gelu_sigmoid = gelu_sigmoid_scalar,
     .softmax = softmax_scalar,
     .copy_rows = copy_rows_scalar,
     .add_rows = add_rows_scalar,
@@ -288,6 +307,12 @@ void ocm_tanh(const float *x, float *y, size_t n) { map_unary(ops()->tanh, x, y,
 
 void ocm_tanh_backward(const float *y, const float *dy, float *dx, size_t n) {
     map_binary(ops()->tanh_backward, y, dy, dx, n);
+}
+
+void ocm_gelu(const float *x, float *y, size_t n, int mode) {
+    assert(mode == OCM_GELU_EXACT || mode == OCM_GELU_TANH || mode == OCM_GELU_SIGMOID);
+    const ocm_elementwise_ops *o = ops();
+    map_unary(mode == OCM_GELU_EXACT ? o->gelu_erf : mode == OCM_GELU_TANH ? o->gelu_tanh : o->gelu_sigmoid, x, y, n);
 }
 
 void ocm_add(const float *a, const float *b, float *y, size_t n) {

@@ -93,6 +93,38 @@ TGT static inline VT SFX(vtanh)(VT x) {
     return V_SELECT_GT(ax, V_SET1(0.625f), big, small);
 }
 
+/* GELU by erf: x·Φ(x) = x − h for x > 0, else h, with h = x/2·(1 − erf(|x|/√2)) and that
+ * 1 − erf by Abramowitz and Stegun's 7.1.26 (absolute error below 1.5·10⁻⁷), so negative inputs
+ * keep their small values without cancellation. NaN stays NaN. */
+TGT static inline VT SFX(vgelu_erf)(VT x) {
+    VT a = V_MUL(V_ABS(x), V_SET1(0.70710678118654752f));
+    VT t = V_DIV(V_SET1(1.0f), V_FMA(a, V_SET1(0.3275911f), V_SET1(1.0f)));
+    VT p = V_SET1(1.061405429f);
+    p = V_FMA(p, t, V_SET1(-1.453152027f));
+    p = V_FMA(p, t, V_SET1(1.421413741f));
+    p = V_FMA(p, t, V_SET1(-0.284496736f));
+    p = V_FMA(p, t, V_SET1(0.254829592f));
+    VT q = V_MUL(V_MUL(p, t), SFX(vexp)(V_SUB(V_SET1(0.0f), V_MUL(a, a))));
+    VT h = V_MUL(V_MUL(x, V_SET1(0.5f)), q);
+    return V_SELECT_GT(x, V_SET1(0.0f), V_SUB(x, h), h);
+}
+
+TGT static void SFX(gelu_erf)(const float *x, float *y, size_t n) {
+    SIMD_MAP1(x, y, n, SFX(vgelu_erf)(vx));
+}
+
+/* GELU by tanh: x/2·(1 + tanh(u)) = x / (1 + exp(−2u)), u = √(2/π)·(x + 0.044715·x³). */
+TGT static void SFX(gelu_tanh)(const float *x, float *y, size_t n) {
+    const VT c = V_SET1(-2.0f * OCM_GELU_TANH_C), cube = V_SET1(0.044715f), one = V_SET1(1.0f);
+    SIMD_MAP1(x, y, n, V_DIV(vx, V_ADD(one, SFX(vexp)(V_MUL(c, V_FMA(V_MUL(cube, vx), V_MUL(vx, vx), vx))))));
+}
+
+/* GELU by sigmoid: x / (1 + exp(−1.702·x)). */
+TGT static void SFX(gelu_sigmoid)(const float *x, float *y, size_t n) {
+    const VT c = V_SET1(-1.702f), one = V_SET1(1.0f);
+    SIMD_MAP1(x, y, n, V_DIV(vx, V_ADD(one, SFX(vexp)(V_MUL(c, vx)))));
+}
+
 TGT static void SFX(relu)(const float *x, float *y, size_t n) {
     const VT zero = V_SET1(0.0f);
     SIMD_MAP1(x, y, n, V_MAX(vx, zero));
@@ -262,6 +294,8 @@ TGT static void SFX(adam)(float *w, const float *g, float *m, float *v, size_t n
         .tanh = SFX(tanh), .tanh_backward = SFX(tanh_backward), .add = SFX(add),             \
         .mul = SFX(mul), .axpy = SFX(axpy), .scale = SFX(scale), .fill = SFX(fill),          \
         .add_scalar = SFX(add_scalar), .sum = SFX(sum), .softmax = SFX(softmax),             \
+        .gelu_erf = SFX(gelu_erf), .gelu_tanh = SFX(gelu_tanh),                              \
+        .gelu_sigmoid = SFX(gelu_sigmoid),                                                   \
         .clamp = SFX(clamp), .clamp_backward = SFX(clamp_backward),                          \
         .add_scalar_clamp = SFX(add_scalar_clamp),                                           \
         .copy_rows = SFX(copy_rows), .add_rows = SFX(add_rows), .sgd = SFX(sgd),             \

@@ -26,6 +26,9 @@
 /* v limited to [lo, hi]; NaN stays NaN, and infinite bounds leave v as is. */
 #define OCM_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 
+/* √(2/π), the tanh form of GELU's inner factor. */
+#define OCM_GELU_TANH_C 0.79788456080286536f
+
 /* MARK: - GEMM building blocks (one set per instruction set) */
 
 /* Packs rows [0, m) (m <= mr) × columns [0, kc) of op(A) into dst[kc][mr], zero-filling rows
@@ -90,6 +93,10 @@ typedef struct ocm_elementwise_ops {
     void (*clamp_backward)(const float *y, const float *dy, float *dx, size_t n, float lo, float hi);
     void (*add_scalar_clamp)(float *y, size_t n, float value, float lo, float hi);
     float (*sum)(const float *x, size_t n);
+    /* GELU by erf (y = x·Φ(x)), by tanh and by sigmoid (ocm_gelu's modes). */
+    void (*gelu_erf)(const float *x, float *y, size_t n);
+    void (*gelu_tanh)(const float *x, float *y, size_t n);
+    void (*gelu_sigmoid)(const float *x, float *y, size_t n);
     /* One softmax row: y = exp(x − max) / Σ exp(x − max). */
     void (*softmax)(const float *x, float *y, size_t n);
     /* 2-D copy and add of `rows` runs of `cols` floats (short runs: convolution rows):

@@ -2,6 +2,24 @@ import _OpenCoreMLTestSupport
 import Testing
 import _OpenCoreMLKernels
 
+/// Expects `product` (a product with an operand packed for `isa`, run on C starting as `c0`) to
+/// give `plain`, now and after every other level is switched to: another thread may switch the
+/// instruction set after packing, and the packing level's kernel must still run. Restores the level.
+func expectPackedProductAtEveryLevel(_ plain: [Float], from c0: [Float], isa: Int32, _ context: String,
+                                     sourceLocation: SourceLocation = #_sourceLocation, _ product: (inout [Float]) -> Void) {
+    let packedWith = ocm_isa()
+    defer { _ = ocm_set_isa(packedWith) }
+    var c = c0
+    product(&c)
+    expectClose(c, plain.map(Double.init), relative: 1e-6, absolute: 1e-6, context, sourceLocation: sourceLocation)
+    for other in [OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON] where ocm_set_isa(other) {
+        var later = c0
+        product(&later)
+        expectClose(later, plain.map(Double.init), relative: 1e-6, absolute: 1e-6, "packed for \(isa), run at \(other): \(context)",
+                    sourceLocation: sourceLocation)
+    }
+}
+
 /// One SGEMM problem: sizes, transposes, extra leading-dimension padding, alpha/beta, and
 /// whether C starts as NaN (only meaningful with beta == 0).
 struct GEMMCase: CustomTestStringConvertible, Sendable {
@@ -118,7 +136,7 @@ extension KernelTests {
         func epilogueEqualsTheProductThenBiasAndActivation(M: Int, N: Int, K: Int, transB: Bool) {
             let ldc = N + 3
             var random = TestRandom(seed: UInt64(M * 7 + N))
-            let a = random.floats(M * max(K, 1)), b = random.floats(N * max(K, 1)), bias = random.floats(M)
+            let a = random.floats(M * max(K, 1)), b = random.floats(N * max(K, 1)), bias = random.floats(M), columnBias = random.floats(N)
             let c0 = random.floats(M * ldc)
             let ldb = Int32(transB ? max(K, 1) : N)
             let kinds: [(ocm_epilogue_activation, Float, Float, (Float) -> Float)] = [
@@ -130,19 +148,23 @@ extension KernelTests {
                 var plain = c0
                 ocm_sgemm(false, transB, Int32(M), Int32(N), Int32(K), 0.5, a, Int32(max(K, 1)), b, ldb, 0.25, &plain, Int32(ldc))
                 for (kind, lo, hi, activation) in kinds {
-                    for withBias in [true, false] {
+                    for (withBias, withColumnBias) in [(true, false), (false, false), (false, true), (true, true)] {
                         var c = c0
                         bias.withUnsafeBufferPointer { biasPointer in
-                            let epilogue = ocm_gemm_epilogue(row_bias: withBias ? biasPointer.baseAddress : nil, activation: kind, lo: lo, hi: hi)
-                            ocm_sgemm_epilogue(false, transB, Int32(M), Int32(N), Int32(K), 0.5, a, Int32(max(K, 1)), b, ldb, 0.25, &c,
-                                               Int32(ldc), epilogue)
+                            columnBias.withUnsafeBufferPointer { columnPointer in
+                                let epilogue = ocm_gemm_epilogue(row_bias: withBias ? biasPointer.baseAddress : nil, activation: kind, lo: lo, hi: hi,
+                                                                 col_bias: withColumnBias ? columnPointer.baseAddress : nil)
+                                ocm_sgemm_epilogue(false, transB, Int32(M), Int32(N), Int32(K), 0.5, a, Int32(max(K, 1)), b, ldb, 0.25, &c,
+                                                   Int32(ldc), epilogue)
+                            }
                         }
                         let expected = plain.enumerated().map { index, value -> Double in
                             let (row, column) = index.quotientAndRemainder(dividingBy: ldc)
                             guard column < N else { return Double(value) }
-                            return Double(activation(value + (withBias ? bias[row] : 0)))
+                            return Double(activation(value + (withColumnBias ? columnBias[column] : 0) + (withBias ? bias[row] : 0)))
                         }
-                        expectClose(c, expected, relative: 1e-6, absolute: 1e-6, "\(M)×\(N)×\(K) \(kind) bias \(withBias) [\(context)]")
+                        expectClose(c, expected, relative: 1e-6, absolute: 1e-6,
+                                    "\(M)×\(N)×\(K) \(kind) row bias \(withBias) column bias \(withColumnBias) [\(context)]")
                     }
                 }
             }
@@ -161,21 +183,67 @@ extension KernelTests {
                 let isa = ocm_sgemm_pack_a(transA, Int32(M), Int32(K), a, lda, &packed)
                 #expect(isa == ocm_isa())
                 bias.withUnsafeBufferPointer { biasPointer in
-                    let epilogue = ocm_gemm_epilogue(row_bias: biasPointer.baseAddress, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5)
-                    var plain = c0, fromPacked = c0
+                    let epilogue = ocm_gemm_epilogue(row_bias: biasPointer.baseAddress, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5, col_bias: nil)
+                    var plain = c0
                     ocm_sgemm_epilogue(transA, transB, Int32(M), Int32(N), Int32(K), 0.75, a, lda, b, ldb, 0.5, &plain, Int32(N), epilogue)
-                    ocm_sgemm_prepacked(isa, packed, transB, Int32(M), Int32(N), Int32(K), 0.75, b, ldb, 0.5, &fromPacked, Int32(N), epilogue)
-                    expectClose(fromPacked, plain.map(Double.init), relative: 1e-6, absolute: 1e-6,
-                                "\(M)×\(N)×\(K) A\(transA ? "ᵀ" : "") B\(transB ? "ᵀ" : "") [\(context)]")
-                    // Another thread may switch the instruction set after packing: the packing level's kernel still runs.
-                    let packedWith = ocm_isa()
-                    for other in [OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON] where ocm_set_isa(other) {
-                        var later = c0
-                        ocm_sgemm_prepacked(isa, packed, transB, Int32(M), Int32(N), Int32(K), 0.75, b, ldb, 0.5, &later, Int32(N), epilogue)
-                        expectClose(later, plain.map(Double.init), relative: 1e-6, absolute: 1e-6, "packed for \(isa), run at \(other) [\(context)]")
+                    expectPackedProductAtEveryLevel(plain, from: c0, isa: isa, "\(M)×\(N)×\(K) A\(transA ? "ᵀ" : "") B\(transB ? "ᵀ" : "") [\(context)]") { c in
+                        ocm_sgemm_prepacked(isa, packed, transB, Int32(M), Int32(N), Int32(K), 0.75, b, ldb, 0.5, &c, Int32(N), epilogue)
                     }
-                    _ = ocm_set_isa(packedWith)
                 }
+            }
+        }
+
+        /// B packed once (a dense layer's weight) and used for many products equals
+        /// ocm_sgemm_epilogue on the same operands: columns not a multiple of the tile (so threads
+        /// split on panel edges), several K blocks, B transposed or not when packed, A either way.
+        @Test(arguments: [(37, 530, 300, false, true), (128, 768, 256, false, true), (8, 49, 192, true, false), (67, 45, 29, true, true), (1, 3, 1, false, false)])
+        func prepackedRightOperandEqualsThePlainProduct(M: Int, N: Int, K: Int, transA: Bool, transB: Bool) {
+            var random = TestRandom(seed: UInt64(M * 17 + N))
+            let a = random.floats(M * K), b = random.floats(N * K), bias = random.floats(N)
+            let c0 = random.floats(M * N)
+            let (lda, ldb) = (Int32(transA ? M : K), Int32(transB ? K : N))
+            forEachISAAndThreadCount { context in
+                var packed = [Float](repeating: .nan, count: ocm_sgemm_packed_b_floats(Int32(K), Int32(N)))
+                let isa = ocm_sgemm_pack_b(transB, Int32(K), Int32(N), b, ldb, &packed)
+                #expect(isa == ocm_isa())
+                bias.withUnsafeBufferPointer { biasPointer in
+                    // A dense layer's bias: one per column.
+                    let epilogue = ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5, col_bias: biasPointer.baseAddress)
+                    var plain = c0
+                    ocm_sgemm_epilogue(transA, transB, Int32(M), Int32(N), Int32(K), 0.75, a, lda, b, ldb, 0.5, &plain, Int32(N), epilogue)
+                    expectPackedProductAtEveryLevel(plain, from: c0, isa: isa, "\(M)×\(N)×\(K) A\(transA ? "ᵀ" : "") B\(transB ? "ᵀ" : "") [\(context)]") { c in
+                        ocm_sgemm_prepacked_b(isa, packed, transA, Int32(M), Int32(N), Int32(K), 0.75, a, lda, 0.5, &c, Int32(N), epilogue)
+                    }
+                }
+            }
+        }
+
+        /// Batched products equal each product by the definition: small ones (run side by side
+        /// on the threads) and large ones (one after another), transposes, a broadcast operand
+        /// (stride 0), beta ≠ 0, odd sizes, one batch.
+        @Test(arguments: [(4, 20, 30, 17, false, true, false), (3, 7, 5, 64, true, false, true), (2, 200, 200, 64, false, false, false), (1, 9, 4, 3, true, true, false), (5, 128, 64, 128, false, false, true)])
+        func batchedProductsEqualEachProduct(batch: Int, M: Int, N: Int, K: Int, transA: Bool, transB: Bool, broadcastB: Bool) {
+            var random = TestRandom(seed: UInt64(batch * 1000 + M))
+            let a = random.floats(batch * M * K), b = random.floats((broadcastB ? 1 : batch) * K * N), c0 = random.floats(batch * M * N)
+            let (lda, ldb) = (transA ? M : K, transB ? K : N)
+            var expected = [Double](repeating: 0, count: batch * M * N)
+            for i in 0..<batch {
+                let (oa, ob) = (i * M * K, broadcastB ? 0 : i * K * N)
+                for r in 0..<M {
+                    for c in 0..<N {
+                        var sum = 0.0
+                        for t in 0..<K {
+                            sum += Double(a[oa + (transA ? t * lda + r : r * lda + t)]) * Double(b[ob + (transB ? c * ldb + t : t * ldb + c)])
+                        }
+                        expected[i * M * N + r * N + c] = 0.5 * sum + 0.25 * Double(c0[i * M * N + r * N + c])
+                    }
+                }
+            }
+            forEachISAAndThreadCount { context in
+                var c = c0
+                ocm_sgemm_batched(Int32(batch), transA, transB, Int32(M), Int32(N), Int32(K), 0.5, a, M * K, Int32(lda),
+                                  b, broadcastB ? 0 : K * N, Int32(ldb), 0.25, &c, M * N, Int32(N))
+                expectClose(c, expected, relative: 1e-5, absolute: 1e-5, "\(batch) × \(M)×\(N)×\(K) [\(context)]")
             }
         }
 

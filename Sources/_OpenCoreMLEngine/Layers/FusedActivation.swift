@@ -28,9 +28,9 @@ struct FusedActivation {
     /// What a GEMM applies to each finished block of its product: `rowBias` (one value per row, or
     /// none) and then `activation` (or none).
     static func epilogue(_ activation: FusedActivation?, rowBias: UnsafePointer<Float>?) -> ocm_gemm_epilogue {
-        guard let activation else { return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0) }
-        guard let bounds = activation.bounds else { return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_RELU, lo: 0, hi: 0) }
-        return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_CLAMP, lo: bounds.lower, hi: bounds.upper)
+        guard let activation else { return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: nil) }
+        guard let bounds = activation.bounds else { return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_RELU, lo: 0, hi: 0, col_bias: nil) }
+        return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_CLAMP, lo: bounds.lower, hi: bounds.upper, col_bias: nil)
     }
 
     func forward(_ values: UnsafeMutablePointer<Float>, count: Int) {

@@ -1,4 +1,5 @@
 import Foundation
+import _OpenCoreMLKernels
 
 /// Elementwise activations and functions with constant parameters: GELU in its three modes,
 /// SiLU, leaky ReLU, ELU, softplus, hard sigmoid, thresholded ReLU, rsqrt and log.
@@ -43,18 +44,21 @@ extension MILOperations {
     /// GELU: `EXACT` (with erf, the default), `TANH_APPROXIMATION` or `SIGMOID_APPROXIMATION`.
     static let gelu: Make = { arguments, outputs, context in
         let mode = try constantString(arguments, "mode", context) ?? "EXACT"
-        let function: @Sendable (Float) -> Float
+        let kernelMode: Int32
         switch mode {
-        case "EXACT":
-            function = { x in 0.5 * x * (1 + erf(x * Float(0.5.squareRoot()))) }
-        case "TANH_APPROXIMATION":
-            let c = Float((2 / Double.pi).squareRoot())
-            function = { x in 0.5 * x * (1 + tanh(c * (x + 0.044715 * x * x * x))) }
-        case "SIGMOID_APPROXIMATION":
-            function = { x in x / (1 + exp(-1.702 * x)) }
+        case "EXACT": kernelMode = OCM_GELU_EXACT
+        case "TANH_APPROXIMATION": kernelMode = OCM_GELU_TANH
+        case "SIGMOID_APPROXIMATION": kernelMode = OCM_GELU_SIGMOID
         default:
             throw context.fail("gelu's mode '\(mode)' is not one of EXACT, TANH_APPROXIMATION, SIGMOID_APPROXIMATION")
         }
-        return try unary(function)(arguments, outputs, context)
+        let x = try argument(arguments, "x", context)
+        // By the C kernel (vectorised erf, tanh and exp), threaded when large.
+        return { slots in
+            let input = fetch(x, slots)
+            var values = try slots.unfilledBuffer(input.shape, context)
+            ocm_gelu(input.values, &values, values.count, kernelMode)
+            slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
+        }
     }
 }

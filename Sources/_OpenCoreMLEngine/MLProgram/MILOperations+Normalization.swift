@@ -1,3 +1,5 @@
+import _OpenCoreMLKernels
+
 /// Normalizations: `batch_norm` with constant statistics, `instance_norm` over each channel's
 /// spatial values, `layer_norm` over any set of axes. Variances are the population variance, and
 /// `epsilon` (default 1e-5) is added to the variance before its square root.
@@ -92,6 +94,19 @@ extension MILOperations {
             let normalized = axes.map { input.shape[$0] }, size = normalized.reduce(1, *)
             for (name, tensor) in [("gamma", gamma), ("beta", beta)] where tensor != nil && tensor!.count != size {
                 throw context.fail("input '\(name)' holds \(tensor!.count) values; the normalized dimensions \(normalized) hold \(size)")
+            }
+            if axes == Array((rank - axes.count)..<rank), size > 0, size <= Int(Int32.max), input.count / size <= Int(Int32.max) {
+                // The usual case, the last dimensions (each group one contiguous row): the C kernel,
+                // gamma and beta included, threaded over rows.
+                var values = try slots.unfilledBuffer(input.shape, context)
+                let rows = Int32(input.count / size)
+                withOptionalPointer(gamma?.values) { gammaValues in
+                    withOptionalPointer(beta?.values) { betaValues in
+                        ocm_layer_norm_rows(input.values, &values, gammaValues, betaValues, rows, Int32(size), Int32(size), Int32(size), epsilon)
+                    }
+                }
+                slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
+                return
             }
             var values = input.values
             if axes == Array((rank - axes.count)..<rank) {

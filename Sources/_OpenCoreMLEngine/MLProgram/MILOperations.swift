@@ -15,7 +15,7 @@ enum MILOperations {
             "relu": clamp(lower: 0, upper: .infinity), "relu6": clamp(lower: 0, upper: 6), "sigmoid": unary { 1 / (1 + exp(-$0)) },
             "tanh": unary { tanh($0) }, "exp": unary { exp($0) }, "sqrt": unary { $0.squareRoot() },
             "abs": unary { abs($0) }, "square": unary { $0 * $0 }, "identity": unary { $0 },
-            "add": binary(+, sameShape: ocm_add), "sub": binary(-), "mul": binary(*), "real_div": binary(/),
+            "add": binary(+, sameShape: ocm_add), "sub": binary(-), "mul": binary(*, sameShape: ocm_mul), "real_div": binary(/),
             "maximum": binary { max($0, $1) }, "minimum": binary { min($0, $1) }, "pow": binary { pow($0, $1) },
         ]
         table["clip"] = clip
@@ -176,21 +176,34 @@ enum MILOperations {
                 }
                 slots[outputs[0]] = MILTensor(shape: shape, values: values)
             }
+            /// `f` over `a` and `b` of one shape.
+            func sameShape(_ shape: [Int], _ a: [Float], _ b: [Float], _ slots: inout ProgramPlan.Frame) throws {
+                if let kernel, !a.isEmpty {
+                    var values = try slots.unfilledBuffer(shape, context)
+                    let count = values.count
+                    kernel(a, b, &values, count)
+                    store(shape, &values, &slots)
+                } else {
+                    var values = zip(a, b).map(f)
+                    store(shape, &values, &slots)
+                }
+            }
             return { slots in
                 let a = fetch(x, slots), b = fetch(y, slots)
-                if a.shape == b.shape, let kernel, !a.values.isEmpty {
-                    var values = try slots.unfilledBuffer(a.shape, context)
-                    let count = values.count
-                    kernel(a.values, b.values, &values, count)
-                    store(a.shape, &values, &slots)
-                    return
-                }
                 if a.shape == b.shape {
-                    var values = zip(a.values, b.values).map(f)
-                    store(a.shape, &values, &slots)
+                    try sameShape(a.shape, a.values, b.values, &slots)
                     return
                 }
                 let (shape, strides) = try broadcast([a.shape, b.shape], context)
+                if repeatsAlongLeadingDimensions(a, shape), repeatsAlongLeadingDimensions(b, shape) {
+                    // Each operand is whole or repeats along leading dimensions only (a bias row, a
+                    // scalar): copied out whole (a fill or row copies), then the same-shape path.
+                    let repeatedA = try repeated(a, to: shape, &slots, context), repeatedB = try repeated(b, to: shape, &slots, context)
+                    try sameShape(shape, repeatedA, repeatedB, &slots)
+                    if repeatedA.count != a.count { slots.recycle(repeatedA) }
+                    if repeatedB.count != b.count { slots.recycle(repeatedB) }
+                    return
+                }
                 let rank = shape.count, stridesA = strides[0], stridesB = strides[1]
                 var values = try slots.buffer(shape, context)
                 let count = values.count
@@ -207,6 +220,36 @@ enum MILOperations {
                 store(shape, &values, &slots)
             }
         }
+    }
+
+    /// Whether `tensor` broadcasts to `shape` along leading dimensions only: its shape, padded with
+    /// leading 1s, is 1s followed by `shape`'s last dimensions (a row, a scalar, or all of `shape`).
+    static func repeatsAlongLeadingDimensions(_ tensor: MILTensor, _ shape: [Int]) -> Bool {
+        let padded = Array(repeating: 1, count: shape.count - tensor.shape.count) + tensor.shape
+        var leading = shape.count
+        while leading > 0 && padded[leading - 1] == shape[leading - 1] { leading -= 1 }
+        return padded[..<leading].allSatisfy { $0 == 1 } && tensor.count > 0
+    }
+
+    /// `tensor`'s values repeated to fill `shape` (which it repeats along leading dimensions only):
+    /// as they are when it already has all of `shape`'s values, else a buffer from the run's pool.
+    static func repeated(_ tensor: MILTensor, to shape: [Int], _ slots: inout ProgramPlan.Frame,
+                         _ context: OperationContext) throws -> [Float] {
+        let total = shape.reduce(1, *)
+        if tensor.count == total { return tensor.values }
+        var values = try slots.unfilledBuffer(shape, context)
+        if tensor.count == 1 {
+            ocm_fill(&values, total, tensor.values[0])
+        } else {
+            values.withUnsafeMutableBufferPointer { target in
+                tensor.values.withUnsafeBufferPointer { row in
+                    for start in stride(from: 0, to: total, by: row.count) {
+                        (target.baseAddress! + start).update(from: row.baseAddress!, count: row.count)
+                    }
+                }
+            }
+        }
+        return values
     }
 
     /// The shape `shapes` broadcast to (NumPy's rule), and each one's strides over it (0 along
@@ -281,6 +324,13 @@ enum MILOperations {
             let input = fetch(x, slots)
             let axis = try axis(axisValue, rank: input.shape.count, context)
             let n = input.shape[axis], inner = input.shape[(axis + 1)...].reduce(1, *), outer = input.count / max(n * inner, 1)
+            if inner == 1 && n > 0 && n <= Int(Int32.max) && outer <= Int(Int32.max) {
+                // Over the last axis (contiguous rows): the C kernel, threaded over rows.
+                var values = try slots.unfilledBuffer(input.shape, context)
+                ocm_softmax_rows(input.values, &values, Int32(outer), Int32(n), Int32(n), Int32(n))
+                slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
+                return
+            }
             var values = input.values
             for o in 0..<outer {
                 for i in 0..<inner {
@@ -357,6 +407,13 @@ enum MILOperations {
             let order = perm.map { $0 < 0 ? $0 + rank : $0 }
             guard order.sorted() == Array(0..<rank) else { throw context.fail("perm \(perm) is not a permutation of rank \(rank)") }
             let shape = order.map { input.shape[$0] }
+            if rank <= Int(OCM_PERMUTE_MAX_RANK) {
+                // The C kernel: contiguous runs copied whole, a moved last axis transposed in tiles.
+                var values = try slots.unfilledBuffer(shape, context)
+                ocm_permute(input.values, &values, Int32(rank), input.shape.map { Int32($0) }, order.map { Int32($0) })
+                slots[outputs[0]] = MILTensor(shape: shape, values: values)
+                return
+            }
             let inStrides = input.shape.indices.map { input.shape[($0 + 1)...].reduce(1, *) }
             var values = [Float](repeating: 0, count: input.count)
             var index = [Int](repeating: 0, count: rank)
@@ -432,14 +489,26 @@ enum MILOperations {
         }
         let (outFeatures, inFeatures) = (weight.shape[0], weight.shape[1])
         guard outFeatures > 0 && inFeatures > 0 else { throw context.fail("linear's weight \(weight.shape) is empty") }
+        // The weight is constant: packed once here as the product's right operand, not on every run.
+        let packed = PackedWeights(right: weight.values, depth: inFeatures, columns: outFeatures, transposed: true)
         return { slots in
             let input = fetch(x, slots)
             guard input.shape.last == inFeatures else { throw context.fail("input \(input.shape) does not end in \(inFeatures)") }
             let rows = input.count / inFeatures
             var values = try slots.unfilledBuffer([rows, outFeatures], context)
-            ocm_sgemm(false, true, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1, input.values, Int32(inFeatures),
-                      weight.values, Int32(inFeatures), 0, &values, Int32(outFeatures))
-            if let bias { ocm_add_row_vector(&values, bias.values, Int32(rows), Int32(outFeatures), Int32(outFeatures)) }
+            // The bias, one per output feature (column), is added by the product's epilogue.
+            withOptionalPointer(bias?.values) { biasValues in
+                let epilogue = ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: biasValues)
+                packed.withPacked { packedWeight in
+                    if let packedWeight {
+                        ocm_sgemm_prepacked_b(packed.isa, packedWeight, false, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1,
+                                              input.values, Int32(inFeatures), 0, &values, Int32(outFeatures), epilogue)
+                    } else {
+                        ocm_sgemm_epilogue(false, true, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1, input.values, Int32(inFeatures),
+                                           weight.values, Int32(inFeatures), 0, &values, Int32(outFeatures), epilogue)
+                    }
+                }
+            }
             slots[outputs[0]] = MILTensor(shape: Array(input.shape.dropLast()) + [outFeatures], values: values)
         }
     }
@@ -448,8 +517,32 @@ enum MILOperations {
         let x = try argument(arguments, "x", context), y = try argument(arguments, "y", context)
         let transposeX = (try constantInts(arguments, "transpose_x", context)?.first ?? 0) != 0
         let transposeY = (try constantInts(arguments, "transpose_y", context)?.first ?? 0) != 0
+        // A constant y without batch dimensions (a weight) is packed once here; x's rows, all its
+        // batches together, then make one product with it on every run.
+        var packedY: (packed: PackedWeights, depth: Int, columns: Int)?
+        if case .constant(.tensor(let constant)) = y, constant.shape.count >= 2, constant.shape.dropLast(2).allSatisfy({ $0 == 1 }), constant.count > 0 {
+            let (rows, columns) = (constant.shape[constant.shape.count - 2], constant.shape[constant.shape.count - 1])
+            let (depth, width) = transposeY ? (columns, rows) : (rows, columns)
+            packedY = (PackedWeights(right: constant.values, depth: depth, columns: width, transposed: transposeY), depth, width)
+        }
+        let constantY = packedY
         return { slots in
             let a = fetch(x, slots), b = fetch(y, slots)
+            if case let (packed, depth, n)? = constantY, !transposeX, a.shape.count >= 2, a.shape.last == depth, a.count > 0, b.shape.count <= a.shape.count {
+                let rows = a.count / depth
+                var values = try slots.unfilledBuffer(Array(a.shape.dropLast()) + [n], context)
+                let done = packed.withPacked { packedB -> Bool in
+                    guard let packedB else { return false }
+                    ocm_sgemm_prepacked_b(packed.isa, packedB, false, Int32(rows), Int32(n), Int32(depth), 1, a.values, Int32(depth),
+                                          0, &values, Int32(n), ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: nil))
+                    return true
+                }
+                if done {
+                    slots[outputs[0]] = MILTensor(shape: Array(a.shape.dropLast()) + [n], values: values)
+                    return
+                }
+                slots.recycle(values)
+            }
             guard a.shape.count >= 2, b.shape.count >= 2 else { throw context.fail("matmul of rank below 2 is not supported yet") }
             let (ar, ac) = (a.shape[a.shape.count - 2], a.shape[a.shape.count - 1])
             let (br, bc) = (b.shape[b.shape.count - 2], b.shape[b.shape.count - 1])
@@ -462,18 +555,11 @@ enum MILOperations {
             guard m > 0 && n > 0 && k > 0 else { throw context.fail("shapes \(a.shape) and \(b.shape) are empty") }
             let batchShape = batchA.reduce(1, *) >= batchB.reduce(1, *) ? batchA : batchB
             let batch = batchShape.reduce(1, *)
-            var values = try slots.buffer(batchShape + [m, n], context)
-            a.values.withUnsafeBufferPointer { pa in
-                b.values.withUnsafeBufferPointer { pb in
-                    values.withUnsafeMutableBufferPointer { py in
-                        for i in 0..<batch {
-                            let oa = batchA.reduce(1, *) == 1 ? 0 : i * ar * ac, ob = batchB.reduce(1, *) == 1 ? 0 : i * br * bc
-                            ocm_sgemm(transposeX, transposeY, Int32(m), Int32(n), Int32(k), 1, pa.baseAddress! + oa, Int32(ac),
-                                      pb.baseAddress! + ob, Int32(bc), 0, py.baseAddress! + i * m * n, Int32(n))
-                        }
-                    }
-                }
-            }
+            var values = try slots.unfilledBuffer(batchShape + [m, n], context)  // beta = 0: not read
+            // One product per batch (a broadcast operand repeated by a stride of 0), small ones side by side.
+            let strideA = batchA.reduce(1, *) == 1 ? 0 : ar * ac, strideB = batchB.reduce(1, *) == 1 ? 0 : br * bc
+            ocm_sgemm_batched(Int32(batch), transposeX, transposeY, Int32(m), Int32(n), Int32(k), 1, a.values, strideA, Int32(ac),
+                              b.values, strideB, Int32(bc), 0, &values, m * n, Int32(n))
             slots[outputs[0]] = MILTensor(shape: batchShape + [m, n], values: values)
         }
     }

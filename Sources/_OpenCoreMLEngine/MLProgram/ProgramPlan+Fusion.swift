@@ -31,8 +31,8 @@ enum MILFusedActivation: Equatable, Sendable {
     /// or none), then `activation` (or none).
     static func epilogue(_ activation: MILFusedActivation?, rowBias: UnsafePointer<Float>?) -> ocm_gemm_epilogue {
         switch activation {
-        case nil: return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0)
-        case .clamp(let lower, let upper): return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_CLAMP, lo: lower, hi: upper)
+        case nil: return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: nil)
+        case .clamp(let lower, let upper): return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_CLAMP, lo: lower, hi: upper, col_bias: nil)
         }
     }
 }

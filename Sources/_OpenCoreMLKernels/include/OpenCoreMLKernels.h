@@ -101,17 +101,28 @@ void ocm_trim_heap(void);
 void ocm_sgemm(bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
                int lda, const float *B, int ldb, float beta, float *C, int ldc);
 
+/* `batch` products ocm_sgemm(transA, transB, M, N, K, alpha, A + i·strideA, lda, B + i·strideB, ldb,
+ * beta, C + i·strideC, ldc) for i in [0, batch) (a stride of 0 repeats one operand: broadcasting).
+ * Products too small to split over the threads run side by side, one per thread; larger ones one
+ * after another, each split. The C matrices must not overlap. */
+void ocm_sgemm_batched(int batch, bool transA, bool transB, int M, int N, int K, float alpha,
+                       const float *A, size_t strideA, int lda, const float *B, size_t strideB, int ldb,
+                       float beta, float *C, size_t strideC, int ldc);
+
 /* What ocm_sgemm_epilogue applies to each finished block of C while it is in cache: a bias per row
- * of C (row_bias[i], or none when NULL), then an activation. */
+ * of C (row_bias[i], or none when NULL) and one per column (col_bias[j], or none when NULL: a dense
+ * layer's, x·Wᵀ + b), then an activation. */
 typedef enum { OCM_EPILOGUE_NONE, OCM_EPILOGUE_RELU, OCM_EPILOGUE_CLAMP } ocm_epilogue_activation;
 typedef struct ocm_gemm_epilogue {
     const float *row_bias;
     ocm_epilogue_activation activation; /* RELU: x > 0 ? x : 0 (as ocm_relu); CLAMP: as ocm_clamp */
     float lo, hi;                       /* CLAMP's bounds */
+    const float *col_bias;
 } ocm_gemm_epilogue;
 
-/* ocm_sgemm, then C[i][j] = activation(C[i][j] + row_bias[i]) in the same parallel parts (a
- * convolution's bias and fused ReLU or clip): no second pass over C, no second thread dispatch. */
+/* ocm_sgemm, then C[i][j] = activation(C[i][j] + col_bias[j] + row_bias[i]) in the same parallel
+ * parts (a convolution's bias and fused ReLU or clip): no second pass over C, no second thread
+ * dispatch. */
 void ocm_sgemm_epilogue(bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
                         int lda, const float *B, int ldb, float beta, float *C, int ldc,
                         ocm_gemm_epilogue epilogue);
@@ -127,6 +138,16 @@ size_t ocm_sgemm_packed_a_floats(int M, int K);
 int ocm_sgemm_pack_a(bool transA, int M, int K, const float *A, int lda, float *packed);
 void ocm_sgemm_prepacked(int packed_isa, const float *packed, bool transB, int M, int N, int K, float alpha,
                          const float *B, int ldb, float beta, float *C, int ldc, ocm_gemm_epilogue epilogue);
+
+/* The same for a right operand used many times with the same values (a dense layer's weights at
+ * inference: y = x·Wᵀ, op(B) = Wᵀ): ocm_sgemm_packed_b_floats gives the floats to hold it;
+ * ocm_sgemm_pack_b packs the K×N matrix op(B) and returns the instruction set it packed for;
+ * ocm_sgemm_prepacked_b is ocm_sgemm_epilogue with that B, computed with the kernel of the
+ * instruction set it was packed for. */
+size_t ocm_sgemm_packed_b_floats(int K, int N);
+int ocm_sgemm_pack_b(bool transB, int K, int N, const float *B, int ldb, float *packed);
+void ocm_sgemm_prepacked_b(int packed_isa, const float *packed, bool transA, int M, int N, int K, float alpha,
+                           const float *A, int lda, float beta, float *C, int ldc, ocm_gemm_epilogue epilogue);
 
 /* MARK: - Winograd 3×3 convolution */
 
@@ -254,6 +275,13 @@ void ocm_sigmoid_backward(const float *y, const float *dy, float *dx, size_t n);
 void ocm_tanh(const float *x, float *y, size_t n);
 /* dx = dy·(1 − y²), with y the forward output. */
 void ocm_tanh_backward(const float *y, const float *dy, float *dx, size_t n);
+/* GELU's forms (MIL's gelu modes): EXACT y = x/2·(1 + erf(x/√2)); TANH y = x/2·(1 + tanh(√(2/π)·
+ * (x + 0.044715·x³))); SIGMOID y = x·sigmoid(1.702·x). The vector levels use polynomials (erf's
+ * absolute error below 2·10⁻⁷). */
+#define OCM_GELU_EXACT 0
+#define OCM_GELU_TANH 1
+#define OCM_GELU_SIGMOID 2
+void ocm_gelu(const float *x, float *y, size_t n, int mode);
 /* y = a + b. */
 void ocm_add(const float *a, const float *b, float *y, size_t n);
 /* y = a·b (elementwise). */
@@ -264,6 +292,16 @@ void ocm_axpy(const float *x, float *y, size_t n, float alpha);
 void ocm_scale(const float *x, float *y, size_t n, float alpha);
 /* y[i] = value. */
 void ocm_fill(float *y, size_t n, float value);
+
+/* MARK: - Permutation */
+
+/* The most axes ocm_permute takes. */
+#define OCM_PERMUTE_MAX_RANK 8
+
+/* y = x (row-major, `rank` axes of sizes shape[0..<rank]) with its axes reordered: y's axis d is
+ * x's axis perm[d] (MIL's transpose). Contiguous runs are copied whole, and a moved last axis is
+ * transposed in tiles; threaded over runs or tiles. y must not overlap x. */
+void ocm_permute(const float *x, float *y, int rank, const int *shape, const int *perm);
 
 /* MARK: - Rows and columns of a matrix ([M, N] row-major with leading dimension ld >= N) */
 
@@ -277,6 +315,12 @@ void ocm_sum_cols(const float *x, float *y, int M, int N, int ldx, bool accumula
 void ocm_add_row_vector(float *x, const float *row, int M, int N, int ldx);
 /* x[i][j] += col[i] for every column j (per-channel bias add on [C, H·W], in place). */
 void ocm_add_col_vector(float *x, const float *col, int M, int N, int ldx);
+
+/* y[i][:] = (x[i][:] − mean) / √(variance + epsilon) · gamma + beta for each of the M rows of N
+ * (population variance; gamma, beta of N values, either may be NULL for 1 and 0): layer
+ * normalization over the last axis. Threaded over rows; y may alias x when ldy == ldx. */
+void ocm_layer_norm_rows(const float *x, float *y, const float *gamma, const float *beta, int M, int N,
+                         int ldx, int ldy, float epsilon);
 
 /* y[i][:] = softmax(x[i][:]) for each of the M rows of N, computed stably (max subtracted).
  * y may alias x when ldy == ldx. */
