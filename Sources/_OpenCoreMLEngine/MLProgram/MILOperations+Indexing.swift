@@ -50,11 +50,14 @@ extension MILOperations {
             for (output, part) in zip(outputs, lengths) {
                 var shape = input.shape
                 shape[axis] = part
-                var values: [Float] = []
-                values.reserveCapacity(outer * part * inner)
-                for o in 0..<outer {
-                    let base = (o * length + start) * inner
-                    values += input.values[base..<(base + part * inner)]
+                var values = try slots.unfilledBuffer(shape, context)
+                let run = part * inner
+                if run > 0 {
+                    input.values.withUnsafeBufferPointer { source in
+                        values.withUnsafeMutableBufferPointer { target in
+                            for o in 0..<outer { (target.baseAddress! + o * run).update(from: source.baseAddress! + (o * length + start) * inner, count: run) }
+                        }
+                    }
                 }
                 slots[output] = MILTensor(shape: shape, values: values)
                 start += part
