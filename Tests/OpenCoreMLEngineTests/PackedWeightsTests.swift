@@ -16,23 +16,11 @@ struct PackedWeightsTests {
         net.add("relu6", ["a"], ["b"]) { $0.clip.minVal = 0; $0.clip.maxVal = 0.3 }
         net.convolution("pointwise", "b", "c", inputChannels: 10, outputChannels: 9, kernel: [1, 1], updatable: false)
         net.add("relu", ["c"], ["y"]) { $0.activation.reLu = .init() }
-        let network = try net.layersOnly()
-        let batch = 3
-        network.reserve(batch: batch, training: true)
-        let x = network.inputBlob(named: "x")!
-        var random = TestRandom(seed: 5)
-        for i in 0..<(batch * x.shape.count) { x.value.pointer[i] = random.float() }
-        let y = network.blobs["y"]!
-        let count = batch * y.shape.count
-        network.forward(batch: batch, training: true)
-        let reference = y.value.array(count)
+        let outputs = try net.trainingAndInferenceOutputs(batch: 3, seed: 5)
+        let reference = outputs.training
         #expect(reference.contains { $0 > 0 } && reference.contains(0), "the ReLU passes some values and stops others")
-        let start = ocm_isa()
-        defer { _ = ocm_set_isa(start) }
-        for isa in [OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON, start] where ocm_set_isa(isa) {
-            network.forward(batch: batch, training: false)
-            let packed = y.value.array(count)
-            #expect(zip(packed, reference).allSatisfy { abs($0 - $1) <= 1e-5 * max(1, abs($1)) }, "groups \(groups), \(String(cString: ocm_isa_name()))")
+        for (isa, packed) in outputs.inference {
+            #expect(zip(packed, reference).allSatisfy { abs($0 - $1) <= 1e-5 * max(1, abs($1)) }, "groups \(groups), \(isa)")
         }
     }
 }

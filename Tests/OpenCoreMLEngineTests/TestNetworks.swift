@@ -1,5 +1,6 @@
 import CoreMLSpec
 import _OpenCoreMLEngine
+import _OpenCoreMLKernels
 import _OpenCoreMLTestSupport
 
 /// Builds small updatable networks for the engine tests, by hand (no DSL below OpenCoreMLTools).
@@ -20,6 +21,30 @@ struct TestNetwork {
         var model = model
         model.neuralNetwork.layers = layers
         return try Network(model: model)
+    }
+
+    /// Output `output` of the layers added so far for `batch` seeded inputs `x`: the training
+    /// forward pass's, then the inference forward pass's on every instruction set this machine runs
+    /// (paths only inference takes: packed weights, Winograd), each with the level's name.
+    func trainingAndInferenceOutputs(batch: Int, seed: UInt64, output: String = "y") throws -> (training: [Float], inference: [(isa: String, values: [Float])]) {
+        let network = try layersOnly()
+        network.reserve(batch: batch, training: true)
+        let x = network.inputBlob(named: "x")!
+        var random = TestRandom(seed: seed)
+        for i in 0..<(batch * x.shape.count) { x.value.pointer[i] = random.float() }
+        let y = network.blobs[output]!
+        let count = batch * y.shape.count
+        network.forward(batch: batch, training: true)
+        let training = y.value.array(count)
+        let start = ocm_isa()
+        defer { _ = ocm_set_isa(start) }
+        var inference: [(String, [Float])] = []
+        for isa in [OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON, start] where ocm_set_isa(isa) {
+            for i in 0..<count { y.value.pointer[i] = .nan }
+            network.forward(batch: batch, training: false)
+            inference.append((String(cString: ocm_isa_name()), y.value.array(count)))
+        }
+        return (training, inference)
     }
 
     static func array(_ name: String, _ shape: [Int64], _ type: CoreML_Specification_ArrayFeatureType.ArrayDataType = .float32) -> CoreML_Specification_FeatureDescription {

@@ -32,24 +32,11 @@ struct WinogradConvolutionTests {
             net.convolution("conv", "x", "a", inputChannels: 16, outputChannels: 17, padding: [2, 0, 1, 1], updatable: false)
             net.add("clip", ["a"], ["y"]) { $0.clip.minVal = -2; $0.clip.maxVal = 2.5 }
         }
-        let network = try net.layersOnly()
-        network.reserve(batch: batch, training: true)
-        let x = network.inputBlob(named: "x")!
-        var random = TestRandom(seed: 8)
-        for i in 0..<(batch * x.shape.count) { x.value.pointer[i] = random.float() }
-        let y = network.blobs["y"]!
-        let count = batch * y.shape.count
-        network.forward(batch: batch, training: true)
-        let reference = y.value.array(count)
-        #expect(Set(reference).count > count / 4, "the outputs vary")
-        let start = ocm_isa()
-        defer { _ = ocm_set_isa(start) }
-        for isa in [OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_ISA_NEON, start] where ocm_set_isa(isa) {
-            for i in 0..<count { y.value.pointer[i] = .nan }
-            network.forward(batch: batch, training: false)
-            let winograd = y.value.array(count)
-            let worst = zip(winograd, reference).map { abs($0 - $1) }.max() ?? .nan
-            #expect(worst <= 1e-5, "\(variant) batch \(batch), \(String(cString: ocm_isa_name())): off by \(worst)")
+        let outputs = try net.trainingAndInferenceOutputs(batch: batch, seed: 8)
+        #expect(Set(outputs.training).count > outputs.training.count / 4, "the outputs vary")
+        for (isa, winograd) in outputs.inference {
+            let worst = zip(winograd, outputs.training).map { abs($0 - $1) }.max() ?? .nan
+            #expect(worst <= 1e-5, "\(variant) batch \(batch), \(isa): off by \(worst)")
         }
     }
 }
