@@ -5,7 +5,9 @@ import CoreMLSpec
 /// operation resolved to a step that reads and writes numbered slots, an unsupported operation
 /// refused at compile time. Nested blocks (the branches of `cond`, the condition and body of
 /// `while_loop`) are compiled once too, into ``BlockPlan``s that share the function's slots and
-/// read the names of the blocks around them.
+/// read the names of the blocks around them. Compiling also plans the buffers: each value is
+/// released after the last step of its block that reads it, and its buffer serves later steps and
+/// later runs (``StepList``, ``BufferPool``).
 /// Run it with the function's inputs by name; it returns the block's outputs by name.
 ///
 /// Every tensor is computed in float32, float16 programs too (their `cast` to fp16 rounds values
