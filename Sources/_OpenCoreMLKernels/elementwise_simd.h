@@ -233,6 +233,10 @@ TGT static void SFX(softmax)(const float *x, float *y, size_t n) {
     for (; i + W <= n; i += W) vmax = V_MAX(vmax, V_LOAD(x + i));
     float max = V_HMAX(vmax);
     for (; i < n; i++) max = x[i] > max ? x[i] : max;
+    if (max == -INFINITY) { /* every value −∞: 0/0, NaN, as the scalar path and the definition give */
+        for (i = 0; i < n; i++) y[i] = NAN;
+        return;
+    }
     const VT vm = V_SET1(max);
     SIMD_MAP1(x, y, n, SFX(vexp)(V_SUB(vx, vm)));
     float inv = 1.0f / SFX(sum)(y, n);

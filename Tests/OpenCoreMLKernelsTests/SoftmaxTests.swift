@@ -48,6 +48,20 @@ extension KernelTests {
             }
         }
 
+        /// A row whose every value is −∞ is 0/0: NaN on every instruction set (the vector exp must
+        /// not turn it into a uniform row), the other rows untouched.
+        @Test func aRowOfMinusInfinityIsNaNEverywhere() {
+            let (M, N) = (3, 37)
+            var x = [Float](repeating: -.infinity, count: M * N)
+            for j in 0..<N { x[j] = Float(j % 5) }
+            forEachISAAndThreadCount { context in
+                var y = [Float](repeating: 0, count: M * N)
+                ocm_softmax_rows(x, &y, Int32(M), Int32(N), Int32(N), Int32(N))
+                #expect(y[N...].allSatisfy { $0.isNaN }, "[\(context)]")
+                #expect(abs(y[..<N].reduce(0, +) - 1) < 1e-5, "[\(context)]")
+            }
+        }
+
         @Test func crossEntropyMatchesDefinition() {
             let (M, N, ld) = (37, 13, 16)
             var random = TestRandom(seed: 4)
