@@ -30,7 +30,7 @@ struct BenchPredict: ParsableCommand {
     @Option(help: "Seeds the made-up inputs.")
     var seed = 0
 
-    @Flag(help: "Also time every layer (neural networks) over the same number of calls and print where the time goes.")
+    @Flag(help: "Also time every layer (neural networks) or step (ML Programs) over the same number of calls and print where the time goes.")
     var profile = false
 
     @Flag(help: "Print one JSON object instead of text.")
