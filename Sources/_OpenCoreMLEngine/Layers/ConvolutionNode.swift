@@ -173,7 +173,8 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     private func reserveScratch(images: Int, training: Bool) -> Int {
         let chunks = chunkCount(images)
         let outputSize = outputChannels * positions
-        if !isPointwise { columns.reserve(chunks * groups * patchSize * positions) }
+        // Winograd (inference with constant weights) unfolds nothing.
+        if !isPointwise && (training || winogradIfConstant() == nil) { columns.reserve(chunks * groups * patchSize * positions) }
         if fusedPool != nil { imageOutput.reserve(chunks * outputSize) }
         if training {
             if fusedActivation != nil { outputGradient.reserve(chunks * outputSize) }

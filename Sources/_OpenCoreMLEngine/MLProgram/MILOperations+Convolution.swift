@@ -67,41 +67,12 @@ extension MILOperations {
         let rows = perGroup * kh * kw, outPerGroup = outChannels / groups
         let isDepthwise = perGroup == 1 && outPerGroup == 1
         let activation = context.fusedActivation
-        if WinogradConvolution.applies(kernel: (kh, kw), groups: groups, stride: (strides[0], strides[1]), dilation: (dilations[0], dilations[1]),
-                                       inChannels: perGroup, outChannels: outChannels) {
-            let winograd = weight.values.withUnsafeBufferPointer {
-                WinogradConvolution(weights: $0.baseAddress!, outChannels: outChannels, inChannels: perGroup)
-            }
-            let bounds = MILFusedActivation.bounds(activation)
-            return { slots in
-                let input = fetch(x, slots)
-                guard input.shape.count == 4, input.shape[1] == perGroup else {
-                    throw context.fail("input \(input.shape) does not have \(perGroup) channels in N×C×H×W")
-                }
-                let (n, h, w) = (input.shape[0], input.shape[2], input.shape[3])
-                let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (3, 3), stride: (1, 1), dilation: (1, 1), context)
-                var values = try slots.unfilledBuffer([n, outChannels, out.0, out.1], context)
-                var scratch = try slots.unfilledBuffer([winograd.scratchFloats(outH: out.0, outW: out.1)], context)
-                let (inPlane, outPlane) = (perGroup * h * w, outChannels * out.0 * out.1)
-                input.values.withUnsafeBufferPointer { x in
-                    values.withUnsafeMutableBufferPointer { y in
-                        scratch.withUnsafeMutableBufferPointer { scratch in
-                            withOptionalPointer(bias?.values) { bias in
-                                for image in 0..<n {
-                                    winograd.convolve(x.baseAddress! + image * inPlane, into: y.baseAddress! + image * outPlane, height: h, width: w,
-                                                      padTop: pads[0], padLeft: pads[2], outH: out.0, outW: out.1, bias: bias, clampedTo: bounds,
-                                                      scratch: scratch.baseAddress!)
-                                }
-                            }
-                        }
-                    }
-                }
-                slots.recycle(scratch)
-                slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
-            }
-        }
-        // Weights are constant: packed once here for the GEMM, not for every image of every run.
-        let packed = isDepthwise ? nil : PackedWeights(weight.values, groups: groups, rows: outPerGroup, columns: rows)
+        // Weights are constant: transformed for Winograd, or packed for the GEMM, once here, not for every image of every run.
+        let winograd = WinogradConvolution.applies(kernel: (kh, kw), groups: groups, stride: (strides[0], strides[1]),
+                                                   dilation: (dilations[0], dilations[1]), inChannels: perGroup, outChannels: outChannels)
+            ? weight.values.withUnsafeBufferPointer { WinogradConvolution(weights: $0.baseAddress!, outChannels: outChannels, inChannels: perGroup) }
+            : nil
+        let packed = isDepthwise || winograd != nil ? nil : PackedWeights(weight.values, groups: groups, rows: outPerGroup, columns: rows)
         return { slots in
             let input = fetch(x, slots)
             guard input.shape.count == 4, input.shape[1] == perGroup * groups else {
@@ -112,6 +83,25 @@ extension MILOperations {
                                          dilation: (dilations[0], dilations[1]), context)
             let plane = out.0 * out.1
             var values = try slots.unfilledBuffer([n, outChannels, out.0, out.1], context)
+            if let winograd {
+                var scratch = try slots.unfilledBuffer([winograd.scratchFloats(outH: out.0, outW: out.1)], context)
+                input.values.withUnsafeBufferPointer { x in
+                    values.withUnsafeMutableBufferPointer { y in
+                        scratch.withUnsafeMutableBufferPointer { scratch in
+                            withOptionalPointer(bias?.values) { bias in
+                                for image in 0..<n {
+                                    winograd.convolve(x.baseAddress! + image * c * h * w, into: y.baseAddress! + image * outChannels * plane, height: h,
+                                                      width: w, padTop: pads[0], padLeft: pads[2], outH: out.0, outW: out.1, bias: bias,
+                                                      clampedTo: MILFusedActivation.bounds(activation), scratch: scratch.baseAddress!)
+                                }
+                            }
+                        }
+                    }
+                }
+                slots.recycle(scratch)
+                slots[outputs[0]] = MILTensor(shape: [n, outChannels, out.0, out.1], values: values)
+                return
+            }
             if isDepthwise {
                 // Depthwise: one kernel per channel, bias and activation included, by the C kernel (no im2col).
                 let bounds = MILFusedActivation.bounds(activation)

@@ -30,9 +30,6 @@ extension ProgramPlan {
             free = free.filter { asked.contains($0.key) }
             asked = []
         }
-
-        /// The values the pool's buffers hold in all.
-        var values: Int { free.reduce(0) { $0 + $1.key * $1.value.count } }
     }
 
     /// The pools of finished runs, each handed to one run at a time: concurrent predictions each
