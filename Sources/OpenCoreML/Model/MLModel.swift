@@ -84,7 +84,8 @@ open class MLModel: MLWritable, @unchecked Sendable {
     /// The compiled runner for predictions, made on first use.
     func runner() throws -> any ModelRunner {
         try runnerCache.runner { [specification, configuration] in
-            try ModelRunners.make(specification, parameters: configuration.parameters ?? [:], memoryLimit: configuration.resolvedMemoryLimit)
+            try ModelRunners.make(specification, parameters: configuration.parameters ?? [:], memoryLimit: configuration.resolvedMemoryLimit,
+                                  loopWorkLimit: configuration.resolvedLoopWorkLimit)
         }
     }
 

@@ -21,12 +21,20 @@ open class MLModelConfiguration: @unchecked Sendable {
     /// and for which layer or input, before anything large is allocated: a hostile or broken model
     /// cannot exhaust a server's memory.
     public var memoryLimit: Int?
+    /// The most work the `while_loop`s of one ML Program prediction may do, in multiply-adds (a
+    /// matrix product counts its multiply-adds, every other value a step writes 32); an OpenCoreML
+    /// addition (nil: ``OpenCoreMLRuntime/defaultLoopWorkLimit``, 2⁴⁰). A loop that would do more
+    /// ends the prediction with an error naming it, so a hostile model cannot keep a server busy.
+    public var loopWorkLimit: Int?
 
     /// A configuration with the defaults: all compute units and no parameter overrides.
     public init() {}
 
     /// ``memoryLimit``, or the process-wide default.
     var resolvedMemoryLimit: Int { memoryLimit ?? OpenCoreMLRuntime.defaultMemoryLimit }
+
+    /// ``loopWorkLimit``, or the process-wide default.
+    var resolvedLoopWorkLimit: Int { loopWorkLimit ?? OpenCoreMLRuntime.defaultLoopWorkLimit }
 
     /// A copy, so a model keeps the configuration it was loaded with.
     public func copy() -> MLModelConfiguration {
@@ -36,6 +44,7 @@ open class MLModelConfiguration: @unchecked Sendable {
         copy.allowLowPrecisionAccumulationOnGPU = allowLowPrecisionAccumulationOnGPU
         copy.modelDisplayName = modelDisplayName
         copy.memoryLimit = memoryLimit
+        copy.loopWorkLimit = loopWorkLimit
         return copy
     }
 }

@@ -8,13 +8,11 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     private let plan: ProgramPlan
     private let outputs: [CoreML_Specification_FeatureDescription]
 
-    init(specification: CoreML_Specification_Model, memoryLimit: Int) throws {
+    /// Compiles the program, its steps and constants reserved from `budget`, which its
+    /// predictions draw from too.
+    init(specification: CoreML_Specification_Model, budget: MemoryBudget, loopWorkLimit: Int) throws {
         guard case .mlProgram(let program)? = specification.type else { preconditionFailure("not an ML Program") }
-        do {
-            plan = try ProgramPlan(program: program, memoryLimit: memoryLimit)
-        } catch let error as MILProgramError {
-            throw MLModelError(.generic, "ML Program: \(error.description)")
-        }
+        plan = try Self.engine { try ProgramPlan(program: program, budget: budget, loopWorkLimit: loopWorkLimit) }
         outputs = specification.description_p.output
     }
 
@@ -33,10 +31,12 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     }
 
     /// `body`, with the engine's errors as Core ML's.
-    private func engine<Result>(_ body: () throws -> Result) throws -> Result {
+    private static func engine<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             return try body()
         } catch let error as MILProgramError {
+            throw MLModelError(.generic, "ML Program: \(error.description)")
+        } catch let error as MemoryBudgetError {
             throw MLModelError(.generic, "ML Program: \(error.description)")
         }
     }
@@ -48,7 +48,7 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
         var peak = 0
         for example in examples {
             let inputs = try inputs(example)
-            let result = try engine { try plan.profile(inputs, runs: calls, clock: clock) }
+            let result = try Self.engine { try plan.profile(inputs, runs: calls, clock: clock) }
             steps = steps.isEmpty ? result.steps : zip(steps, result.steps).map { sum, more in
                 var sum = sum
                 sum.seconds += more.seconds
@@ -62,7 +62,7 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     func predictions(_ examples: [MLFeatureProvider]) throws -> [MLFeatureProvider] {
         try examples.map { example in
             let inputs = try inputs(example)
-            let results = try engine { try plan.run(inputs) }
+            let results = try Self.engine { try plan.run(inputs) }
             var features: [String: MLFeatureValue] = [:]
             for output in outputs {
                 guard let tensor = results[output.name] else { continue }

@@ -1,4 +1,5 @@
 import CoreMLSpec
+import _OpenCoreMLEngine
 
 /// Predicts with a pipeline: each model in order reads the features it names from the example
 /// and from earlier models' outputs; the pipeline returns the outputs it declares.
@@ -6,10 +7,13 @@ final class PipelineRunner: ModelRunner, @unchecked Sendable {
     private let stages: [any ModelRunner]
     private let outputNames: [String]
 
-    /// `parameters` apply to the last model (the one whose parameters a pipeline exposes).
-    init(specification: CoreML_Specification_Model, models: [CoreML_Specification_Model], parameters: [MLParameterKey: Any], memoryLimit: Int) throws {
+    /// `parameters` apply to the last model (the one whose parameters a pipeline exposes); its ML
+    /// Programs share `budget`.
+    init(specification: CoreML_Specification_Model, models: [CoreML_Specification_Model], parameters: [MLParameterKey: Any], memoryLimit: Int,
+         loopWorkLimit: Int, budget: MemoryBudget) throws {
         stages = try models.enumerated().map { position, model in
-            try ModelRunners.make(model, parameters: position == models.count - 1 ? parameters : [:], memoryLimit: memoryLimit)
+            try ModelRunners.make(model, parameters: position == models.count - 1 ? parameters : [:], memoryLimit: memoryLimit,
+                                  loopWorkLimit: loopWorkLimit, budget: budget)
         }
         outputNames = specification.description_p.output.map(\.name)
     }

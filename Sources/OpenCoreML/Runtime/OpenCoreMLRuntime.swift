@@ -1,5 +1,6 @@
 import CoreMLSpec
 import Foundation
+import _OpenCoreMLEngine
 import _OpenCoreMLKernels
 
 /// Process-wide settings of OpenCoreML's compute kernels: how many threads they use and which
@@ -58,6 +59,15 @@ public enum OpenCoreMLRuntime {
     }
 
     private static let memoryLimitBox = LockedValue(Int(clamping: ProcessInfo.processInfo.physicalMemory / 2))
+
+    /// The loop work limit of models whose configuration sets none
+    /// (``MLModelConfiguration/loopWorkLimit``): 2⁴⁰ multiply-adds' worth unless changed.
+    public static var defaultLoopWorkLimit: Int {
+        get { loopWorkLimitBox.withLock { $0 } }
+        set { loopWorkLimitBox.withLock { $0 = max(0, newValue) } }
+    }
+
+    private static let loopWorkLimitBox = LockedValue(ProgramPlan.defaultLoopWorkLimit)
 
     /// The instruction set the kernels run.
     public static var instructionSet: InstructionSet {

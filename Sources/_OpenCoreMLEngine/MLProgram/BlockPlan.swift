@@ -24,24 +24,27 @@ extension ProgramPlan.Builder {
     static let maximumDepth = 32
 
     /// Compiles `block` in the scope of the names defined so far; the slots it numbers are
-    /// counted here too, the names it defines are not.
+    /// counted here too, the names it defines are undone when it ends.
     mutating func compileBlock(_ block: CoreML_Specification_MILSpec_Block, scope: String) throws -> BlockPlan {
         guard depth < Self.maximumDepth else {
             throw MILProgramError("\(scope)blocks nested more than \(Self.maximumDepth) deep")
         }
-        var inner = self
-        inner.depth += 1
-        let inputSlots = block.inputs.map { inner.newSlot(named: $0.name, type: $0.type, isInput: true) }
-        let steps = try inner.compile(block.operations, outputs: block.outputs, scope: "\(scope): ")
+        depth += 1
+        let mark = scopeMark
+        defer {
+            endScope(at: mark)
+            depth -= 1
+        }
+        let inputSlots = block.inputs.map { newSlot(named: $0.name, type: $0.type, isInput: true) }
+        let steps = try compile(block.operations, outputs: block.outputs, scope: "\(scope): ")
         let outputs = try block.outputs.map { name in
-            guard let argument = inner.argument(named: name) else {
+            guard let argument = argument(named: name) else {
                 throw MILProgramError("\(scope): block output '\(name)' is not defined in the block or around it")
             }
             return argument
         }
-        filledByStep = inner.filledByStep
         return BlockPlan(inputSlots: inputSlots, steps: steps, outputs: outputs,
                          inputTypes: block.inputs.map { $0.hasType ? $0.type : nil },
-                         outputTypes: block.outputs.map { inner.types[$0] })
+                         outputTypes: block.outputs.map { types[$0] })
     }
 }

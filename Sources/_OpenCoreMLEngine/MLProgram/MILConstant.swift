@@ -16,18 +16,20 @@ package struct MILTensor: Equatable, Sendable {
     package var count: Int { values.count }
 
     /// The number of values `shape` holds, checked: no negative size, no overflow, at most
-    /// `limit` values.
+    /// `limit` values. A zero size does not excuse the others: the product of the sizes that are
+    /// not zero must stay within `limit` too, so that every product of a tensor's sizes (the
+    /// strides, the rows before and after an axis) can be computed without overflow.
     static func checkedCount(_ shape: [Int], limit: Int, _ place: String) throws -> Int {
-        var count = 1
+        var span = 1
         for size in shape {
             guard size >= 0 else { throw MILProgramError("\(place): negative size in shape \(shape)") }
-            let (product, overflow) = count.multipliedReportingOverflow(by: size)
+            let (product, overflow) = span.multipliedReportingOverflow(by: max(size, 1))
             guard !overflow, product <= limit else {
                 throw MILProgramError("\(place): shape \(shape) holds more than the memory limit allows (\(limit) values)")
             }
-            count = product
+            span = product
         }
-        return count
+        return shape.contains(0) ? 0 : span
     }
 }
 
@@ -38,9 +40,11 @@ package enum MILConstant: Sendable {
 
     /// Decodes an immediate tensor value of its declared type.
     ///
+    /// - Parameter limit: the most values it may hold.
     /// - Throws: `MILProgramError` for blob file values (inline them first), non-tensor values,
-    ///   unknown or unsupported data types, or a value count the shape does not match.
-    init(_ value: CoreML_Specification_MILSpec_Value, at place: String) throws {
+    ///   unknown or unsupported data types, a value count the shape does not match, or more
+    ///   values than `limit` (checked before any is decoded).
+    init(_ value: CoreML_Specification_MILSpec_Value, at place: String, limit: Int = Int(Int32.max)) throws {
         guard case .immediateValue(let immediate)? = value.value else {
             throw MILProgramError("\(place): a value stored in a blob file (load the model from its .mlpackage)")
         }
@@ -55,7 +59,7 @@ package enum MILConstant: Sendable {
             }
             shape.append(Int(constant.size))
         }
-        let expected = try MILTensor.checkedCount(shape, limit: Int(Int32.max), place)
+        let expected = try MILTensor.checkedCount(shape, limit: min(limit, Int(Int32.max)), place)
         let values: [Float]
         switch tensor.value {
         case .floats(let floats)?: values = floats.values

@@ -26,7 +26,7 @@ enum MILConstexprOperations {
 
     /// Evaluates `operation`, a constexpr operation, with `constants` (those defined before it).
     ///
-    /// - Parameter limit: the most values one output may hold.
+    /// - Parameter limit: the most values one output, or one parameter given in place, may hold.
     /// - Returns: its outputs, in order.
     /// - Throws: `MILProgramError` naming the operation and parameter: an unknown type, a parameter
     ///   missing, computed while the program runs, or inconsistent with the others (sizes, ranks,
@@ -38,7 +38,7 @@ enum MILConstexprOperations {
         }
         var values: [String: MILConstant] = [:]
         for (name, value) in operation.attributes where name != "name" {
-            values[name] = try MILConstant(value, at: "\(place), attribute '\(name)'")
+            values[name] = try MILConstant(value, at: "\(place), attribute '\(name)'", limit: limit)
         }
         for (name, argument) in operation.inputs {
             guard let binding = argument.arguments.first, argument.arguments.count == 1 else {
@@ -46,7 +46,7 @@ enum MILConstexprOperations {
             }
             switch binding.binding {
             case .value(let value)?:
-                values[name] = try MILConstant(value, at: "\(place), input '\(name)'")
+                values[name] = try MILConstant(value, at: "\(place), input '\(name)'", limit: limit)
             case .name(let source)?:
                 guard let constant = constants[source] else {
                     throw MILProgramError("\(place): input '\(name)' reads '\(source)', which is not a constant")

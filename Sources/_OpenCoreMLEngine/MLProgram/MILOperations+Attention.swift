@@ -51,6 +51,7 @@ extension MILOperations {
                 guard shape == scoreShape else { throw context.fail("attn_mask \(m.shape) does not broadcast to the scores' shape \(scoreShape)") }
                 (maskValues, maskStrides) = (m.values, strides[1])
             }
+            try slots.countMultiplyAdds(batchShape.reduce(1, *), l, s, e + ev, context: context)
             var result = try slots.unfilledBuffer(batchShape + [l, ev], context)
             var scores = try slots.unfilledBuffer([l, s], context)
             var batchIndex = [Int](repeating: 0, count: rank - 2)

@@ -82,6 +82,7 @@ extension MILOperations {
             let (pads, out) = try window(padType, pad: pad, size: (h, w), kernel: (kh, kw), stride: (strides[0], strides[1]),
                                          dilation: (dilations[0], dilations[1]), context)
             let plane = out.0 * out.1
+            try slots.countMultiplyAdds(n, outChannels, plane, perGroup, kh, kw, context: context)
             var values = try slots.unfilledBuffer([n, outChannels, out.0, out.1], context)
             if let winograd {
                 var scratch = try slots.unfilledBuffer([winograd.scratchFloats(outH: out.0, outW: out.1)], context)

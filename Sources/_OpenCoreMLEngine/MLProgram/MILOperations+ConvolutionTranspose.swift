@@ -61,6 +61,7 @@ extension MILOperations {
             if let outputShape { size = (outputShape[2], outputShape[3]) }
             guard size.0 > 0, size.1 > 0 else { throw context.fail("the padding leaves no output of input \(input.shape)") }
             let plane = h * w, outPlane = size.0 * size.1
+            try slots.countMultiplyAdds(n, inChannels, plane, outPerGroup, kh, kw, context: context)
             var values = try slots.buffer([n, outChannels, size.0, size.1], context)
             var columns = try slots.buffer([rows, h, w], context)
             input.values.withUnsafeBufferPointer { source in

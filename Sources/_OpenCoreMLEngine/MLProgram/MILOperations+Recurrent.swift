@@ -231,6 +231,7 @@ extension MILOperations {
                     throw context.fail("x \(input.shape) is not [sequence, batch, \(forward.inputSize)]")
                 }
                 let (steps, batch) = (input.shape[0], input.shape[1])
+                try slots.countMultiplyAdds(directions, steps, batch, kind.gates * hs, forward.inputSize + hs, context: context)
                 let h0 = fetch(initialH, slots), c0 = initialC.map { fetch($0, slots) }
                 for (name, state) in [("initial_h", h0), ("initial_c", c0)] where state != nil && state!.count != batch * directions * hs {
                     throw context.fail("\(name) \(state!.shape) does not hold [\(batch), \(directions * hs)] values")

@@ -67,10 +67,11 @@ enum MILOperations {
     /// `values` as integers of at most 2³⁰ in magnitude (an error naming the input otherwise).
     static func integers(_ values: [Float], _ name: String, _ context: OperationContext) throws -> [Int] {
         try values.map { value in
-            guard value.isFinite, let integer = Int(exactly: value.rounded(.towardZero)), abs(integer) <= 1 << 30 else {
+            // The range first, in floating point: no integer conversion or magnitude of an extreme value (−2⁶³) can trap.
+            guard value.isFinite, value.magnitude <= Float(1 << 30) else {
                 throw context.fail("input '\(name)' holds \(value), not a usable integer")
             }
-            return integer
+            return Int(value.rounded(.towardZero))
         }
     }
 
@@ -495,6 +496,7 @@ enum MILOperations {
             let input = fetch(x, slots)
             guard input.shape.last == inFeatures else { throw context.fail("input \(input.shape) does not end in \(inFeatures)") }
             let rows = input.count / inFeatures
+            try slots.countMultiplyAdds(rows, outFeatures, inFeatures, context: context)
             var values = try slots.unfilledBuffer([rows, outFeatures], context)
             // The bias, one per output feature (column), is added by the product's epilogue.
             withOptionalPointer(bias?.values) { biasValues in
@@ -530,6 +532,7 @@ enum MILOperations {
             let a = fetch(x, slots), b = fetch(y, slots)
             if case let (packed, depth, n)? = constantY, !transposeX, a.shape.count >= 2, a.shape.last == depth, a.count > 0, b.shape.count <= a.shape.count {
                 let rows = a.count / depth
+                try slots.countMultiplyAdds(rows, n, depth, context: context)
                 var values = try slots.unfilledBuffer(Array(a.shape.dropLast()) + [n], context)
                 let done = packed.withPacked { packedB -> Bool in
                     guard let packedB else { return false }
@@ -555,6 +558,7 @@ enum MILOperations {
             guard m > 0 && n > 0 && k > 0 else { throw context.fail("shapes \(a.shape) and \(b.shape) are empty") }
             let batchShape = batchA.reduce(1, *) >= batchB.reduce(1, *) ? batchA : batchB
             let batch = batchShape.reduce(1, *)
+            try slots.countMultiplyAdds(batch, m, n, k, context: context)
             var values = try slots.unfilledBuffer(batchShape + [m, n], context)  // beta = 0: not read
             // One product per batch (a broadcast operand repeated by a stride of 0), small ones side by side.
             let strideA = batchA.reduce(1, *) == 1 ? 0 : ar * ac, strideB = batchB.reduce(1, *) == 1 ? 0 : br * bc

@@ -5,27 +5,36 @@ extension ProgramPlan {
     /// operation makes, keeps constants (decompressed weights included) by name, and remembers
     /// each name's declared type so control flow can check its operands when it is compiled.
     ///
-    /// A nested block is compiled by a copy of its enclosing builder (see ``compileBlock(_:scope:)``):
-    /// it sees every name defined before its operation, and the names it defines stay inside it.
+    /// A nested block is compiled by the same builder in a scope of its own (see
+    /// ``compileBlock(_:scope:)``): it sees every name defined before its operation, and the names
+    /// it defines are undone when it ends, so compiling stays linear in the operation count.
     struct Builder {
-        var slots: [String: Int] = [:]
-        var constants: [String: MILConstant] = [:]
-        var types: [String: CoreML_Specification_MILSpec_ValueType] = [:]
+        private(set) var slots: [String: Int] = [:]
+        private(set) var constants: [String: MILConstant] = [:]
+        private(set) var types: [String: CoreML_Specification_MILSpec_ValueType] = [:]
         /// Per slot, whether a step fills it (an input's storage is the caller's, never pooled).
         var filledByStep: [Bool] = []
         var slotCount: Int { filledByStep.count }
-        let memoryLimit: Int
+        /// Where compiling reserves its steps and constants.
+        let reservations: CompileBudget
         /// How many blocks enclose the operations being compiled (0 for the function's body).
         var depth = 0
+        /// What each name meant before a nested block defined it, newest last, for
+        /// ``endScope(at:)`` to restore.
+        private var hidden: [(name: String, slot: Int?, constant: MILConstant?, type: CoreML_Specification_MILSpec_ValueType?)] = []
 
-        init(memoryLimit: Int) {
-            self.memoryLimit = memoryLimit
+        init(reservations: CompileBudget) {
+            self.reservations = reservations
         }
+
+        /// The most values one tensor may hold: an eighth of the budget's limit in floats.
+        var tensorLimit: Int { max(reservations.budget.limit / 8 / MemoryLayout<Float>.size, 1) }
 
         /// A new slot for the value `name` (hiding an outer value of the same name); `isInput` for
         /// a function's or block's input, which no step fills.
         mutating func newSlot(named name: String, type: CoreML_Specification_MILSpec_ValueType? = nil, isInput: Bool = false) -> Int {
             defer { filledByStep.append(!isInput) }
+            remember(name)
             slots[name] = slotCount
             constants[name] = nil
             types[name] = type
@@ -33,9 +42,30 @@ extension ProgramPlan {
         }
 
         mutating func define(constant: MILConstant, named name: String, type: CoreML_Specification_MILSpec_ValueType?) {
+            remember(name)
             constants[name] = constant
             slots[name] = nil
             types[name] = type
+        }
+
+        /// Inside a nested block, notes what `name` means now, to be restored when the block ends.
+        private mutating func remember(_ name: String) {
+            guard depth > 0 else { return }
+            hidden.append((name, slots[name], constants[name], types[name]))
+        }
+
+        /// Where a nested block's scope starts (see ``endScope(at:)``).
+        var scopeMark: Int { hidden.count }
+
+        /// Undoes every name defined since `mark`, newest first: the enclosing block's names mean
+        /// again what they meant before the nested block.
+        mutating func endScope(at mark: Int) {
+            while hidden.count > mark {
+                let (name, slot, constant, type) = hidden.removeLast()
+                slots[name] = slot
+                constants[name] = constant
+                types[name] = type
+            }
         }
 
         /// Where the value `name` is read from, nil when nothing defines it here.
@@ -93,7 +123,7 @@ extension ProgramPlan {
                 guard let value = operation.attributes["val"], let output = operation.outputs.first else {
                     throw MILProgramError("\(place): a const without a value")
                 }
-                define(constant: try MILConstant(value, at: place), named: output.name, type: output.type)
+                define(constant: try reservations.decode(value, at: place), named: output.name, type: output.type)
                 return nil
             case "cond":
                 return try compileCond(operation, at: place)
@@ -101,8 +131,10 @@ extension ProgramPlan {
                 return try compileWhileLoop(operation, at: place)
             case let type where type.hasPrefix("constexpr_"):
                 // Deliberately unlike Core ML, which may keep compressed weights compressed in memory: each is decompressed to float32 once, here.
+                // Each output within what the budget has left, and all of them reserved together.
                 let values = try MILConstexprOperations.evaluate(operation, constants: constants, place: place,
-                                                                 limit: max(memoryLimit / MemoryLayout<Float>.size, 1))
+                                                                 limit: max(reservations.availableValues, 1))
+                try reservations.reserve(values, for: place)
                 for (output, tensor) in zip(operation.outputs, values) { define(constant: .tensor(tensor), named: output.name, type: output.type) }
                 return nil
             default:
@@ -117,15 +149,16 @@ extension ProgramPlan {
             guard operation.outputs.count == 1 || (MILOperations.multipleOutputs.contains(operation.type) && !operation.outputs.isEmpty) else {
                 throw MILProgramError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has one")
             }
+            try reservations.reserve(ProgramPlan.stepBytes, for: place)
             var context = context(for: operation, at: place)
             context.fusedActivation = fused?.activation
-            let arguments = try context.arguments()
+            let arguments = try context.arguments(reservations)
             let outputs = (fused.map { [$0.output] } ?? operation.outputs).map { newSlot(named: $0.name, type: $0.type) }
             return try make(arguments, outputs, context)
         }
 
         func context(for operation: CoreML_Specification_MILSpec_Operation, at place: String) -> OperationContext {
-            OperationContext(operation: operation, place: place, builder: self, limit: max(memoryLimit / 8 / MemoryLayout<Float>.size, 1))
+            OperationContext(operation: operation, place: place, builder: self, limit: tensorLimit)
         }
     }
 }

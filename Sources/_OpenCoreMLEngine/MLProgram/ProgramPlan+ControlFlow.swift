@@ -3,7 +3,8 @@ import CoreMLSpec
 /// Control flow: `cond` runs one of its two blocks (true, false) as its boolean `pred` says;
 /// `while_loop` runs its body block on its loop variables while its condition block yields true.
 /// Both blocks of each are compiled once, when the operation is; each run counts its iterations
-/// against the plan's limit (see ``ProgramPlan/Frame/countIteration(at:)``).
+/// and the work done inside loops against the plan's limits (see
+/// ``ProgramPlan/Frame/countIteration(at:)`` and ``ProgramPlan/Frame/countWork(_:at:)``).
 ///
 /// What is checked when the operation is compiled: the number of blocks, that the blocks take and
 /// yield as many values as the operation binds and outputs, and, where the program declares types,
@@ -11,11 +12,12 @@ import CoreMLSpec
 /// type and rank. When it runs: that `pred` and the condition hold exactly one value.
 extension ProgramPlan.Builder {
     mutating func compileCond(_ operation: CoreML_Specification_MILSpec_Operation, at place: String) throws -> ProgramPlan.Step {
+        try reservations.reserve(ProgramPlan.stepBytes, for: place)
         let context = context(for: operation, at: place)
         guard operation.blocks.count == 2 else {
             throw context.fail("cond holds \(operation.blocks.count) blocks; it needs two (the true branch, then the false one)")
         }
-        let arguments = try context.arguments()
+        let arguments = try context.arguments(reservations)
         let pred = try MILOperations.argument(arguments, "pred", context)
         if let name = operation.inputs["pred"]?.arguments.first?.name, let type = Self.tensorType(types[name]), type.dataType != .bool {
             throw context.fail("pred '\(name)' is \(type.dataType), not bool")
@@ -43,11 +45,12 @@ extension ProgramPlan.Builder {
     }
 
     mutating func compileWhileLoop(_ operation: CoreML_Specification_MILSpec_Operation, at place: String) throws -> ProgramPlan.Step {
+        try reservations.reserve(ProgramPlan.stepBytes, for: place)
         let context = context(for: operation, at: place)
         guard operation.blocks.count == 2 else {
             throw context.fail("while_loop holds \(operation.blocks.count) blocks; it needs two (the condition, then the body)")
         }
-        let arguments = try context.arguments()
+        let arguments = try context.arguments(reservations)
         guard let loopVariables = arguments["loop_vars"], !loopVariables.isEmpty else {
             throw context.fail("while_loop needs loop_vars")
         }
@@ -75,6 +78,9 @@ extension ProgramPlan.Builder {
         let outputs = operation.outputs.map { newSlot(named: $0.name, type: $0.type) }
         return { frame in
             var values = loopVariables.map { MILOperations.fetch($0, frame) }
+            // Work inside the loop counts against the run's loop work limit.
+            frame.loopDepth += 1
+            defer { frame.loopDepth -= 1 }
             while true {
                 let test = try condition.run(values, &frame)[0]
                 guard test.count == 1 else {

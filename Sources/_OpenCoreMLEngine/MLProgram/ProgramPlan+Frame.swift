@@ -1,7 +1,11 @@
 extension ProgramPlan {
     /// One run's state: a tensor per slot (nil until a step or input fills it, nil again once the
-    /// plan releases it), the pool step outputs are taken from, and the loop iterations taken so
-    /// far, checked against the plan's limit.
+    /// plan releases it), the pool step outputs are taken from, and the loop iterations and loop
+    /// work done so far, checked against the plan's limits.
+    ///
+    /// Every buffer the run allocates is first reserved from the model's ``MemoryBudget`` (a pooled
+    /// one was reserved when it was made); ``ProgramPlan`` settles the run's reservations when it
+    /// ends, keeping only what its pool keeps.
     ///
     /// A released tensor's storage goes back to the pool when no other slot holds it (a `reshape`
     /// shares its input's storage, for one) and the slot is one a step fills (not an input, whose
@@ -13,14 +17,24 @@ extension ProgramPlan {
         private(set) var statistics = RunStatistics()
         private(set) var iterations = 0
         let iterationLimit: Int
+        /// The work `while_loop`s have done in this run (see ``countWork(_:at:)``) and the most they may do.
+        private(set) var loopWork = 0
+        let loopWorkLimit: Int
+        /// How many `while_loop`s are running (their condition or body): work is counted inside them.
+        var loopDepth = 0
         private let poolable: [Bool]
         var pool: BufferPool
+        let budget: MemoryBudget
+        /// The bytes this run reserved from `budget` for the buffers it allocated.
+        private(set) var reservedBytes = 0
 
-        init(poolable: [Bool], pool: BufferPool, iterationLimit: Int) {
+        init(poolable: [Bool], pool: BufferPool, budget: MemoryBudget, iterationLimit: Int, loopWorkLimit: Int) {
             slots = [MILTensor?](repeating: nil, count: poolable.count)
             self.poolable = poolable
             self.pool = pool
+            self.budget = budget
             self.iterationLimit = iterationLimit
+            self.loopWorkLimit = loopWorkLimit
         }
 
         subscript(_ slot: Int) -> MILTensor? {
@@ -44,7 +58,7 @@ extension ProgramPlan {
         /// one of the same size when there is one, else a new one.
         mutating func buffer(_ shape: [Int], _ context: OperationContext) throws -> [Float] {
             let count = try MILTensor.checkedCount(shape, limit: context.limit, context.place)
-            guard var values = take(count) else { return [Float](repeating: 0, count: count) }
+            guard var values = try take(count, context) else { return [Float](repeating: 0, count: count) }
             values.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
             return values
         }
@@ -53,14 +67,50 @@ extension ProgramPlan {
         /// (its old values are left as they are), checked against the plan's limit.
         mutating func unfilledBuffer(_ shape: [Int], _ context: OperationContext) throws -> [Float] {
             let count = try MILTensor.checkedCount(shape, limit: context.limit, context.place)
-            return take(count) ?? [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+            return try take(count, context) ?? [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
         }
 
-        /// A pooled buffer of `count` values, nil when the pool has none (counted either way).
-        private mutating func take(_ count: Int) -> [Float]? {
-            let values = pool.take(count)
-            if values == nil { statistics.newBuffers += 1 } else { statistics.reusedBuffers += 1 }
-            return values
+        /// A pooled buffer of `count` values, nil when the pool has none (counted either way); a
+        /// new one's bytes are reserved from the budget first. Inside a loop, the values count as
+        /// work (``valueWork`` each).
+        private mutating func take(_ count: Int, _ context: OperationContext) throws -> [Float]? {
+            if loopDepth > 0 { try countWork(count * ProgramPlan.valueWork, at: context.place) }
+            if let values = pool.take(count) {
+                statistics.reusedBuffers += 1
+                return values
+            }
+            let bytes = count * MemoryLayout<Float>.size
+            try budget.reserve(bytes, for: context.place)
+            reservedBytes += bytes
+            statistics.newBuffers += 1
+            return nil
+        }
+
+        /// Counts a product of `factors` multiply-adds (a matrix product's rows × columns × depth)
+        /// for the step of `context` as ``countWork(_:at:)`` does; an overflowing product is past
+        /// any limit.
+        mutating func countMultiplyAdds(_ factors: Int..., context: OperationContext) throws {
+            guard loopDepth > 0 else { return }
+            var product = 1
+            for factor in factors {
+                let (next, overflow) = product.multipliedReportingOverflow(by: max(factor, 0))
+                product = overflow ? .max : next
+            }
+            try countWork(product, at: context.place)
+        }
+
+        /// Adds `work` multiply-adds (or their equivalent) done by the step at `place` to the
+        /// run's loop work when a `while_loop` is running; past ``loopWorkLimit`` the run ends.
+        ///
+        /// - Throws: `MILProgramError` naming `place` once the loops have done more than the limit.
+        mutating func countWork(_ work: Int, at place: String) throws {
+            guard loopDepth > 0 else { return }
+            let (total, overflow) = loopWork.addingReportingOverflow(max(work, 0))
+            // Deliberately unlike Core ML, which sets no limit: a loop bounded in iterations but not in work is an error, not a hang.
+            guard !overflow, total <= loopWorkLimit else {
+                throw MILProgramError("\(place): the loops of one prediction did more than \(loopWorkLimit) multiply-adds' worth of work (the loop work limit)")
+            }
+            loopWork = total
         }
 
         /// Gives a step's scratch buffer (one no slot holds) back to the pool once the step is done with it.

@@ -11,12 +11,21 @@ import CoreMLSpec
 /// Run it with the function's inputs by name; it returns the block's outputs by name.
 ///
 /// Every tensor is computed in float32, float16 programs too (their `cast` to fp16 rounds values
-/// to half precision, so results stay within float16's precision of Core ML's). No tensor an
-/// operation makes may hold more than an eighth of `memoryLimit` bytes' worth of floats (a step and
-/// its inputs stay within the limit), no decompressed weight more than the whole limit; a larger one
-/// is an error, never an allocation. Loops are capped: one prediction may run at most
-/// `iterationLimit` `while_loop` iterations, all loops together, so a loop whose condition never
-/// turns false ends with an error naming it instead of running forever.
+/// to half precision, so results stay within float16's precision of Core ML's).
+///
+/// Memory: everything the plan holds draws from one ``MemoryBudget`` — the compiled steps
+/// (``stepBytes`` each), the constants and decompressed weights together, the tensors a run holds
+/// at once (concurrent runs together) and the buffers kept between runs — reserved before it is
+/// allocated, so a program that would pass the limit ends in an error naming the operation, never
+/// an allocation. No tensor an operation makes may hold more than an eighth of the limit's worth of
+/// floats either (a step's scratch stays within the limit). Compiling costs memory and time linear
+/// in the operation count, nested blocks included.
+///
+/// Loops are capped: one prediction may run at most `iterationLimit` `while_loop` iterations and
+/// do at most `loopWorkLimit` multiply-adds' worth of work inside loops (a matrix product counts
+/// its multiply-adds, every other value a step writes ``valueWork``), all loops together, so a loop
+/// whose condition never turns false, or whose body is huge, ends with an error naming it instead
+/// of running for hours.
 package final class ProgramPlan: @unchecked Sendable {
     /// Where a step reads an argument: a slot filled while running, or a constant.
     enum Argument {
@@ -30,28 +39,59 @@ package final class ProgramPlan: @unchecked Sendable {
     /// limit: 100,000 (a recurrent layer written as a loop takes one per time step).
     package static let defaultIterationLimit = 100_000
 
+    /// The most work the loops of one prediction may do unless the plan is given another limit:
+    /// 2⁴⁰ multiply-adds' worth (tens of seconds on one core).
+    package static let defaultLoopWorkLimit = 1 << 40
+
+    /// The work one value written inside a loop counts for, in multiply-adds: an elementwise pass
+    /// costs about as much per value as this many multiply-adds of a matrix product.
+    package static let valueWork = 32
+
+    /// The bytes each compiled step is reckoned to hold (its closure, its context and its name),
+    /// reserved from the budget while the plan lives.
+    package static let stepBytes = 2048
+
     package let inputNames: [String]
     package let outputNames: [String]
     /// The most `while_loop` iterations one run may take, all loops together.
     package let iterationLimit: Int
+    /// The most work the loops of one run may do, in multiply-adds (see ``valueWork``).
+    package let loopWorkLimit: Int
+    /// The budget the plan and its runs draw from.
+    package let budget: MemoryBudget
+    /// The bytes the compiled plan holds reserved: its steps and constants.
+    package let compiledBytes: Int
     private let inputSlots: [Int]
     private let outputSlots: [Int]
     /// Per slot, whether a step fills it (and a released tensor's buffer may be pooled).
     private let filledByStep: [Bool]
     private let steps: StepList
-    private let pools = BufferPools()
+    private let pools: BufferPools
 
-    /// Compiles `program`'s `main` function.
+    /// Compiles `program`'s `main` function with a budget of its own of `memoryLimit` bytes.
+    package convenience init(program: CoreML_Specification_MILSpec_Program, memoryLimit: Int,
+                             iterationLimit: Int = ProgramPlan.defaultIterationLimit,
+                             loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit) throws {
+        try self.init(program: program, budget: MemoryBudget(limit: memoryLimit), iterationLimit: iterationLimit, loopWorkLimit: loopWorkLimit)
+    }
+
+    /// Compiles `program`'s `main` function, its steps and constants reserved from `budget`.
     ///
     /// - Throws: `MILProgramError` naming the first operation that cannot run (its type, or the
-    ///   input whose value is not supported), nested blocks included.
-    package init(program: CoreML_Specification_MILSpec_Program, memoryLimit: Int,
-                 iterationLimit: Int = ProgramPlan.defaultIterationLimit) throws {
+    ///   input whose value is not supported), nested blocks included; `MemoryBudgetError` naming
+    ///   the operation at which the compiled program would pass the budget's limit.
+    package init(program: CoreML_Specification_MILSpec_Program, budget: MemoryBudget,
+                 iterationLimit: Int = ProgramPlan.defaultIterationLimit,
+                 loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit) throws {
         guard let function = program.functions[CoreML_Specification_MILSpec_Program.mainFunctionName],
               let block = function.blockSpecializations[function.opset] else {
             throw MILProgramError("the program has no 'main' function with a body for its opset")
         }
-        var builder = Builder(memoryLimit: memoryLimit)
+        let reservations = CompileBudget(budget)
+        // What compiling reserved is given back if it fails, and when the plan goes.
+        var compiled = false
+        defer { if !compiled { budget.release(reservations.bytes) } }
+        var builder = Builder(reservations: reservations)
         inputNames = function.inputs.map(\.name)
         inputSlots = function.inputs.map { builder.newSlot(named: $0.name, type: $0.type, isInput: true) }
         steps = try builder.compile(block.operations, outputs: block.outputs, scope: "")
@@ -62,6 +102,15 @@ package final class ProgramPlan: @unchecked Sendable {
         }
         filledByStep = builder.filledByStep
         self.iterationLimit = max(iterationLimit, 0)
+        self.loopWorkLimit = max(loopWorkLimit, 0)
+        self.budget = budget
+        pools = BufferPools(budget: budget)
+        compiledBytes = reservations.bytes
+        compiled = true
+    }
+
+    deinit {
+        budget.release(compiledBytes)
     }
 
     /// Runs the program on `inputs` (one tensor per function input).
@@ -106,25 +155,32 @@ package final class ProgramPlan: @unchecked Sendable {
     /// A frame with the pool of an earlier run and `inputs` in their slots, `body` running it,
     /// the outputs, and the pool back for the next run.
     private func execute(_ inputs: [String: MILTensor], _ body: (inout Frame) throws -> Void) throws -> (outputs: [String: MILTensor], statistics: RunStatistics) {
-        var frame = Frame(poolable: filledByStep, pool: pools.take(), iterationLimit: iterationLimit)
+        var frame = Frame(poolable: filledByStep, pool: pools.take(), budget: budget, iterationLimit: iterationLimit, loopWorkLimit: loopWorkLimit)
+        let pooledBefore = frame.pool.bytes
+        // Whatever happens, the budget keeps only what the pool keeps: the outputs are the caller's.
+        defer { pools.give(frame.pool, reservedBefore: pooledBefore, reservedByRun: frame.reservedBytes) }
         for (name, slot) in zip(inputNames, inputSlots) {
             guard let tensor = inputs[name] else { throw MILProgramError("input '\(name)' is missing") }
+            _ = try MILTensor.checkedCount(tensor.shape, limit: Int(Int32.max), "input '\(name)'")
             frame[slot] = tensor
         }
         try body(&frame)
         var outputs: [String: MILTensor] = [:]
         for (name, slot) in zip(outputNames, outputSlots) { outputs[name] = frame[slot] }
-        let statistics = frame.statistics
-        pools.give(frame.pool)
-        return (outputs, statistics)
+        return (outputs, frame.statistics)
     }
 }
 
-/// What an operation's compiler needs: its arguments by parameter name, constants decoded.
+/// What an operation's compiler needs: its arguments by parameter name, constants decoded, and
+/// the types the program declares for them. Steps keep their context, so it holds nothing of the
+/// builder's tables (they grow with the program): what it needs of them is read when it is made.
 struct OperationContext {
     let operation: CoreML_Specification_MILSpec_Operation
     let place: String
-    let builder: ProgramPlan.Builder
+    /// The value each parameter's arguments read, resolved in the builder's scope.
+    private let resolved: [String: [ProgramPlan.Argument?]]
+    /// The type the program declares for each parameter's first argument, where it declares one.
+    private let declaredTypes: [String: CoreML_Specification_MILSpec_ValueType]
     /// The most values one tensor may hold.
     let limit: Int
     /// The activation the step also applies to its output, whose slot is then the activation's
@@ -137,18 +193,44 @@ struct OperationContext {
         [Float](repeating: 0, count: try MILTensor.checkedCount(shape, limit: limit, place))
     }
 
-    func arguments() throws -> [String: [ProgramPlan.Argument]] {
+    /// The context of `operation` at `place`, its names resolved in `builder`'s scope.
+    init(operation: CoreML_Specification_MILSpec_Operation, place: String, builder: ProgramPlan.Builder, limit: Int) {
+        self.operation = operation
+        self.place = place
+        self.limit = limit
+        var resolved: [String: [ProgramPlan.Argument?]] = [:]
+        var declaredTypes: [String: CoreML_Specification_MILSpec_ValueType] = [:]
+        for (parameter, argument) in operation.inputs {
+            resolved[parameter] = argument.arguments.map { binding in
+                if case .name(let name)? = binding.binding { return builder.argument(named: name) }
+                return nil
+            }
+            switch argument.arguments.first?.binding {
+            case .name(let name)?: declaredTypes[parameter] = builder.types[name]
+            case .value(let value)?: declaredTypes[parameter] = value.type
+            case nil: break
+            }
+        }
+        self.resolved = resolved
+        self.declaredTypes = declaredTypes
+    }
+
+    /// The arguments by parameter name; values bound in place are decoded now.
+    ///
+    /// - Parameter budget: where a value bound in place reserves its floats (none for a test's own).
+    func arguments(_ budget: ProgramPlan.CompileBudget? = nil) throws -> [String: [ProgramPlan.Argument]] {
         var result: [String: [ProgramPlan.Argument]] = [:]
         for (parameter, argument) in operation.inputs {
-            result[parameter] = try argument.arguments.map { binding in
+            result[parameter] = try argument.arguments.enumerated().map { index, binding in
                 switch binding.binding {
                 case .name(let name)?:
-                    guard let resolved = builder.argument(named: name) else {
+                    guard let found = resolved[parameter]?[index] else {
                         throw MILProgramError("\(place): input '\(parameter)' reads undefined '\(name)'")
                     }
-                    return resolved
+                    return found
                 case .value(let value)?:
-                    return .constant(try MILConstant(value, at: "\(place), input '\(parameter)'"))
+                    let at = "\(place), input '\(parameter)'"
+                    return .constant(try budget?.decode(value, at: at) ?? MILConstant(value, at: at))
                 case nil:
                     throw MILProgramError("\(place): input '\(parameter)' is bound to nothing")
                 }
@@ -161,13 +243,7 @@ struct OperationContext {
     /// none. Every tensor is float32 while the program runs, so an operation whose meaning depends
     /// on its input's type (a bool mask against a float one) asks here, when it is compiled.
     func declaredDataType(of parameter: String) -> CoreML_Specification_MILSpec_DataType? {
-        let type: CoreML_Specification_MILSpec_ValueType?
-        switch operation.inputs[parameter]?.arguments.first?.binding {
-        case .name(let name)?: type = builder.types[name]
-        case .value(let value)?: type = value.type
-        case nil: type = nil
-        }
-        return ProgramPlan.Builder.tensorType(type).map(\.dataType).flatMap { $0 == .unusedType ? nil : $0 }
+        ProgramPlan.Builder.tensorType(declaredTypes[parameter]).map(\.dataType).flatMap { $0 == .unusedType ? nil : $0 }
     }
 
     func fail(_ message: String) -> MILProgramError { MILProgramError("\(place): \(message)") }
