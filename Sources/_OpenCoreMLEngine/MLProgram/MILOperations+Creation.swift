@@ -33,7 +33,9 @@ extension MILOperations {
         return { slots in
             let shape = fetch(reference, slots).shape
             let filler = try value.map { try scalar(fetch($0, slots), "value", context) } ?? 0
-            slots[outputs[0]] = MILTensor(shape: shape, values: [Float](repeating: filler, count: shape.reduce(1, *)))
+            var values = try slots.unfilledBuffer(shape, context)
+            values.withUnsafeMutableBufferPointer { $0.update(repeating: filler) }
+            slots[outputs[0]] = MILTensor(shape: shape, values: values)
         }
     }
 

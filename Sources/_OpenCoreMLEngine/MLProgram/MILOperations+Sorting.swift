@@ -32,7 +32,7 @@ extension MILOperations {
             let axis = try axis(axisValue, rank: input.shape.count, context)
             let (lines, outer, inner) = sortedLines(input, axis: axis, ascending: ascending)
             let n = input.shape[axis]
-            var values = [Float](repeating: 0, count: input.count)
+            var values = try slots.unfilledBuffer(input.shape, context)
             for o in 0..<outer {
                 for i in 0..<inner {
                     for (k, index) in lines[o * inner + i].enumerated() { values[(o * n + k) * inner + i] = Float(index) }

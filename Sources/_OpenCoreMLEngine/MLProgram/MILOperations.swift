@@ -416,7 +416,7 @@ enum MILOperations {
                 return
             }
             let inStrides = input.shape.indices.map { input.shape[($0 + 1)...].reduce(1, *) }
-            var values = [Float](repeating: 0, count: input.count)
+            var values = try slots.unfilledBuffer(shape, context)
             var index = [Int](repeating: 0, count: rank)
             for position in 0..<input.count {
                 var offset = 0
@@ -440,14 +440,14 @@ enum MILOperations {
             }
             var shape = tensors[0].shape
             shape[axis] = tensors.reduce(0) { $0 + $1.shape[axis] }
-            _ = try MILTensor.checkedCount(shape, limit: context.limit, context.place)
+            var values = try slots.unfilledBuffer(shape, context)
             let outer = shape[..<axis].reduce(1, *), inner = shape[(axis + 1)...].reduce(1, *)
-            var values: [Float] = []
-            values.reserveCapacity(shape.reduce(1, *))
+            var position = 0
             for o in 0..<outer {
                 for tensor in tensors {
                     let run = tensor.shape[axis] * inner
-                    values += tensor.values[(o * run)..<((o + 1) * run)]
+                    values[position..<(position + run)] = tensor.values[(o * run)..<((o + 1) * run)]
+                    position += run
                 }
             }
             slots[outputs[0]] = MILTensor(shape: shape, values: values)
@@ -464,12 +464,14 @@ enum MILOperations {
             guard tensors.allSatisfy({ $0.shape == shape }) else { throw context.fail("shapes \(tensors.map(\.shape)) differ; stack needs one shape") }
             let axis = try axis(axisValue, rank: shape.count + 1, context)
             let stacked = Array(shape[..<axis]) + [tensors.count] + Array(shape[axis...])
-            _ = try MILTensor.checkedCount(stacked, limit: context.limit, context.place)
+            var values = try slots.unfilledBuffer(stacked, context)
             let outer = shape[..<axis].reduce(1, *), inner = shape[axis...].reduce(1, *)
-            var values: [Float] = []
-            values.reserveCapacity(stacked.reduce(1, *))
+            var position = 0
             for o in 0..<outer {
-                for tensor in tensors { values += tensor.values[(o * inner)..<((o + 1) * inner)] }
+                for tensor in tensors {
+                    values[position..<(position + inner)] = tensor.values[(o * inner)..<((o + 1) * inner)]
+                    position += inner
+                }
             }
             slots[outputs[0]] = MILTensor(shape: stacked, values: values)
         }

@@ -91,6 +91,11 @@ void ocm_parallel_dynamic_slots(size_t count, int slots, ocm_index_fn fn, void *
  * blocks in per-thread arenas: malloc_trim); does nothing elsewhere. */
 void ocm_trim_heap(void);
 
+/* The bytes of heap memory the program holds now (glibc's mallinfo2 uordblks: allocated and not
+ * freed), for tests and profiles that measure what a structure keeps; -1 where the C library
+ * cannot say. */
+long long ocm_heap_in_use(void);
+
 /* MARK: - GEMM */
 
 /* C = alpha·op(A)·op(B) + beta·C, row-major, op(X) = X or Xᵀ.
