@@ -11,9 +11,10 @@ struct GenerateCommandTests {
             #expect(first.status == 0, "\(first.stderr)")
             let file = folder.appendingPathComponent("classifier_sgd.swift")
             let source = try String(contentsOf: file, encoding: .utf8)
-            for declaration in ["class classifier_sgd {", "class classifier_sgdInput: MLFeatureProvider", "class classifier_sgdOutput: MLFeatureProvider",
-                                "class classifier_sgdTrainingInput: MLFeatureProvider", "func prediction(features: MLMultiArray) throws -> classifier_sgdOutput",
-                                "var classProbability: [String : Double]", "var classLabel: String", "import OpenCoreML"] {
+            // Types are qualified by their module, so that a class may be named after one of them.
+            for declaration in ["class classifier_sgd {", "class classifier_sgdInput: OpenCoreML.MLFeatureProvider", "class classifier_sgdOutput: OpenCoreML.MLFeatureProvider",
+                                "class classifier_sgdTrainingInput: OpenCoreML.MLFeatureProvider", "func prediction(features: OpenCoreML.MLMultiArray) throws -> classifier_sgdOutput",
+                                "var classProbability: [Swift.String : Swift.Double]", "var classLabel: Swift.String", "import OpenCoreML"] {
                 #expect(source.contains(declaration), "missing: \(declaration)")
             }
             let again = try CommandRunner.run(["generate", model, "--output", folder.path])
@@ -37,7 +38,7 @@ struct GenerateCommandTests {
             let result = try CommandRunner.run(["generate", package, "--output", folder.path, "--class-name", "ConvModel"])
             #expect(result.status == 0, "\(result.stderr)")
             let source = try String(contentsOf: folder.appendingPathComponent("ConvModel.swift"), encoding: .utf8)
-            for declaration in ["class ConvModel {", "class ConvModelInput: MLFeatureProvider", "class ConvModelOutput: MLFeatureProvider",
+            for declaration in ["class ConvModel {", "class ConvModelInput: OpenCoreML.MLFeatureProvider", "class ConvModelOutput: OpenCoreML.MLFeatureProvider",
                                 "withExtension: \"mlpackage\")"] {
                 #expect(source.contains(declaration), "missing: \(declaration)")
             }
@@ -51,6 +52,8 @@ struct GenerateCommandTests {
             for (arguments, text) in [
                 (["generate", model, "--output", folder.path, "--class-name", "9lives"], "not a Swift type name"),
                 (["generate", model, "--output", folder.path, "--class-name", "class"], "not a Swift type name"),
+                (["generate", model, "--output", folder.path, "--class-name", "Swift"], "the generated code needs 'Swift'"),
+                (["generate", model, "--output", folder.path, "--class-name", "x\ny"], "not a Swift type name"),
                 (["generate", model, "--output", folder.appendingPathComponent("missing").path], "does not exist"),
                 (["generate", folder.appendingPathComponent("none.mlmodel").path, "--output", folder.path], "no such file"),
             ] {
@@ -59,6 +62,16 @@ struct GenerateCommandTests {
                 #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(text), "\(result.stderr)")
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+    }
+
+    /// A class name that shadows a type the generated code uses is fine: the code qualifies its types.
+    @Test func aClassMayBeNamedAfterATypeTheCodeUses() throws {
+        try withTemporaryDirectory { folder in
+            let result = try CommandRunner.run(["generate", Fixtures.url("classifier_sgd.mlmodel").path, "--output", folder.path, "--class-name", "MLModel"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let source = try String(contentsOf: folder.appendingPathComponent("MLModel.swift"), encoding: .utf8)
+            #expect(source.contains("class MLModel {") && source.contains("let model: OpenCoreML.MLModel"))
         }
     }
 }
