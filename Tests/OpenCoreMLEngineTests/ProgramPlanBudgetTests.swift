@@ -17,15 +17,7 @@ struct ProgramPlanBudgetTests {
     /// `program`'s `main` compiled against `budget`.
     static func plan(_ program: Program, outputs: [String], budget: MemoryBudget,
                      loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit) throws -> ProgramPlan {
-        var function = CoreML_Specification_MILSpec_Function()
-        function.inputs = program.inputs
-        function.opset = "CoreML5"
-        var body = program.block
-        body.outputs = outputs
-        function.blockSpecializations["CoreML5"] = body
-        var spec = CoreML_Specification_MILSpec_Program()
-        spec.functions["main"] = function
-        return try ProgramPlan(program: spec, budget: budget, loopWorkLimit: loopWorkLimit)
+        try ProgramPlan(program: program.specification(outputs: outputs), budget: budget, loopWorkLimit: loopWorkLimit)
     }
 
     /// The description of the error `body` throws (nil for none).

@@ -44,15 +44,7 @@ struct ProgramPlanControlFlowTests {
 
     /// `main` compiled with an iteration limit.
     static func plan(_ program: Program, outputs: [String], iterationLimit: Int = ProgramPlan.defaultIterationLimit) throws -> ProgramPlan {
-        var function = CoreML_Specification_MILSpec_Function()
-        function.inputs = program.inputs
-        function.opset = "CoreML5"
-        var body = program.block
-        body.outputs = outputs
-        function.blockSpecializations["CoreML5"] = body
-        var spec = CoreML_Specification_MILSpec_Program()
-        spec.functions["main"] = function
-        return try ProgramPlan(program: spec, memoryLimit: 1 << 30, iterationLimit: iterationLimit)
+        try ProgramPlan(program: program.specification(outputs: outputs), memoryLimit: 1 << 30, iterationLimit: iterationLimit)
     }
 
     /// The error compiling `program` or running it on `x` gives, if any.

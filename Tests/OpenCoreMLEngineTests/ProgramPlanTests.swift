@@ -1,5 +1,6 @@
 import CoreMLSpec
 import Testing
+import _OpenCoreMLTestSupport
 @testable import _OpenCoreMLEngine
 
 /// The ML Program interpreter's operations on small hand-built programs, against values worked
@@ -14,15 +15,7 @@ struct ProgramPlanTests {
         var inputs: [CoreML_Specification_MILSpec_NamedValueType] = []
 
         static func type(_ shape: [Int], _ dataType: CoreML_Specification_MILSpec_DataType = .float32) -> CoreML_Specification_MILSpec_ValueType {
-            var type = CoreML_Specification_MILSpec_ValueType()
-            type.tensorType.dataType = dataType
-            type.tensorType.rank = Int64(shape.count)
-            type.tensorType.dimensions = shape.map { size in
-                var dimension = CoreML_Specification_MILSpec_Dimension()
-                dimension.constant.size = UInt64(size)
-                return dimension
-            }
-            return type
+            HostilePrograms.tensorType(shape, dataType)
         }
 
         mutating func input(_ name: String, _ shape: [Int], _ dataType: CoreML_Specification_MILSpec_DataType = .float32) {
@@ -78,7 +71,8 @@ struct ProgramPlanTests {
             block.operations.append(operation)
         }
 
-        func plan(outputs: [String]) throws -> ProgramPlan {
+        /// A program whose `main` is this block, yielding `outputs`.
+        func specification(outputs: [String]) -> CoreML_Specification_MILSpec_Program {
             var program = CoreML_Specification_MILSpec_Program()
             var function = CoreML_Specification_MILSpec_Function()
             function.inputs = inputs
@@ -87,7 +81,11 @@ struct ProgramPlanTests {
             body.outputs = outputs
             function.blockSpecializations["CoreML5"] = body
             program.functions["main"] = function
-            return try ProgramPlan(program: program, memoryLimit: 1 << 30)
+            return program
+        }
+
+        func plan(outputs: [String]) throws -> ProgramPlan {
+            try ProgramPlan(program: specification(outputs: outputs), memoryLimit: 1 << 30)
         }
     }
 

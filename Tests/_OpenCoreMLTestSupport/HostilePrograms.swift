@@ -131,7 +131,8 @@ public enum HostilePrograms {
         return value
     }
 
-    static func tensorType(_ shape: [Int], _ dataType: CoreML_Specification_MILSpec_DataType = .float32) -> ValueType {
+    /// A tensor type of constant `shape`.
+    public static func tensorType(_ shape: [Int], _ dataType: CoreML_Specification_MILSpec_DataType = .float32) -> CoreML_Specification_MILSpec_ValueType {
         var type = ValueType()
         type.tensorType.dataType = dataType
         type.tensorType.rank = Int64(shape.count)
