@@ -54,6 +54,15 @@ public enum CompiledModelLayout {
         }
     }
 
+    /// The file `name` (such as ``specificationFileName``) inside the compiled folder `folder`,
+    /// checked to stay inside it once symbolic links are resolved (``ContainedPath``).
+    ///
+    /// - Throws: ``ModelFileError`` naming the file when it, or a folder on its way, is a symbolic
+    ///   link that leaves the compiled folder.
+    public static func fileURL(_ name: String, in folder: URL) throws -> URL {
+        try ContainedPath.url(name, in: folder, kind: "compiled model")
+    }
+
     /// Whether `url` names a compiled model (by its extension).
     public static func isCompiledModelURL(_ url: URL) -> Bool {
         url.pathExtension.lowercased() == "mlmodelc"

@@ -7,7 +7,8 @@ extension CoreML_Specification_Model {
     /// folder.
     ///
     /// Throws ``ModelFileError`` naming the path and the problem when nothing is there, the file is
-    /// truncated or not protobuf, or the protobuf is not a Core ML model. It does not validate the
+    /// truncated or not protobuf, the protobuf is not a Core ML model, or a file read from a package
+    /// or compiled folder is a symbolic link that leaves it (``ContainedPath``). It does not validate the
     /// model: call ``validate()`` for that.
     public init(contentsOf url: URL) throws {
         let fileManager = FileManager.default
@@ -19,7 +20,7 @@ extension CoreML_Specification_Model {
         if isDirectory.boolValue && ModelPackage.isPackage(url) {
             fileURL = try ModelPackage(contentsOf: url).rootModelURL
         } else if isDirectory.boolValue {
-            fileURL = url.appendingPathComponent(CompiledModelLayout.specificationFileName)
+            fileURL = try CompiledModelLayout.fileURL(CompiledModelLayout.specificationFileName, in: url)
             guard fileManager.fileExists(atPath: fileURL.path) else {
                 let apple = fileManager.fileExists(atPath: url.appendingPathComponent("coremldata.bin").path)
                 let reason = apple

@@ -41,11 +41,16 @@ public struct ModelPackage: Sendable, Equatable {
 
     /// Reads the package's manifest.
     ///
+    /// The manifest, every item it lists and every folder on the way to them must stay inside the
+    /// package once symbolic links are resolved (see ``ContainedPath``); links that stay inside are
+    /// followed.
+    ///
     /// - Throws: ``ModelFileError`` naming the manifest when it is missing, not JSON, of a newer
-    ///   major format version, or names no root model or a root model file that is not there.
+    ///   major format version, or names no root model or a root model file that is not there; naming
+    ///   the manifest, an item or a folder on its way that is a symbolic link leaving the package.
     public init(contentsOf url: URL) throws {
         self.url = url
-        let manifestURL = url.appendingPathComponent(Self.manifestName)
+        let manifestURL = try ContainedPath.url(Self.manifestName, in: url)
         let path = manifestURL.path
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ModelFileError(.notAModel, path: url.path, reason: "not a model package: no \(Self.manifestName)")
@@ -82,12 +87,16 @@ public struct ModelPackage: Sendable, Equatable {
             throw ModelFileError(.corrupt, path: path, reason: "the root model \(root) is not among the items")
         }
         self.rootItem = rootItem
+        for item in items { _ = try ContainedPath.url("Data/" + item.path, in: url) }
         guard FileManager.default.fileExists(atPath: rootModelURL.path) else {
             throw ModelFileError(.notFound, path: rootModelURL.path, reason: "the package's root model file is missing")
         }
     }
 
     /// The file a blob file value names: `@model_path/…` is relative to the root model's folder.
+    ///
+    /// - Throws: ``ModelFileError`` when the name is not under `@model_path`, holds `..`, or the
+    ///   file or a folder on its way is a symbolic link leaving the package.
     public func blobFileURL(_ fileName: String) throws -> URL {
         let prefix = "@model_path/"
         guard fileName.hasPrefix(prefix) else {
@@ -97,6 +106,7 @@ public struct ModelPackage: Sendable, Equatable {
         guard !relative.split(separator: "/").contains("..") else {
             throw ModelFileError(.corrupt, path: rootModelURL.path, reason: "blob file '\(fileName)' leaves the package")
         }
-        return modelPathFolder.appendingPathComponent(relative)
+        let rootFolder = rootItem.path.split(separator: "/", omittingEmptySubsequences: true).dropLast()
+        return try ContainedPath.url((["Data"] + rootFolder.map(String.init) + [relative]).joined(separator: "/"), in: url)
     }
 }

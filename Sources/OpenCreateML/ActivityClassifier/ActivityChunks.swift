@@ -54,12 +54,21 @@ package struct ActivityChunk: Equatable, Sendable {
         return result
     }
 
-    /// The most frequent class index; a tie goes to the lowest index.
+    /// The most frequent class index; a tie goes to the lowest index (0 for no labels).
+    ///
+    /// Counts the window's labels in sorted order, so the time depends on the window's length, not
+    /// on the number of classes (`classCount` is not needed).
     package static func majority(_ labels: ArraySlice<Int>, classCount: Int) -> Int {
-        var counts = [Int](repeating: 0, count: max(classCount, (labels.max() ?? 0) + 1))
-        for label in labels { counts[label] += 1 }
-        var best = 0
-        for index in counts.indices where counts[index] > counts[best] { best = index }
+        let sorted = labels.sorted()
+        var best = 0, bestCount = 0
+        var start = sorted.startIndex
+        while start < sorted.endIndex {
+            var end = start + 1
+            while end < sorted.endIndex && sorted[end] == sorted[start] { end += 1 }
+            // Runs come in increasing label order: only a strictly longer run wins, so ties keep the lowest.
+            if end - start > bestCount { best = sorted[start]; bestCount = end - start }
+            start = end
+        }
         return best
     }
 }

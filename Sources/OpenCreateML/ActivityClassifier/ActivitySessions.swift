@@ -38,10 +38,15 @@ enum ActivitySessions {
         if let error = table.error { throw CreateMLError(what, "the table is not valid: \(error)") }
         guard table.size.rows > 0 else { throw CreateMLError(what, "the table has no rows") }
         guard !featureColumns.isEmpty else { throw CreateMLError("featureColumns", "name at least one feature column") }
-        let names = Set(table.columnNames)
-        for column in featureColumns + [labelColumn, sessionColumn].compactMap({ $0 }) where !names.contains(column) {
-            throw CreateMLError(what, "there is no column '\(column)' (columns: \(table.columnNames.joined(separator: ", ")))")
+        if classes == nil, featureColumns.count > MLActivityClassifier.featureLimit {
+            throw CreateMLError(what, "\(featureColumns.count) feature columns; an activity classifier takes at most \(MLActivityClassifier.featureLimit)")
         }
+        // Columns by name, looked up once each (a table may have hundreds of thousands).
+        let indices = table.columnIndices()
+        for column in featureColumns + [labelColumn, sessionColumn].compactMap({ $0 }) where indices[column] == nil {
+            throw CreateMLError(what, "there is no column '\(column)' (columns: \(nameList(table.names)))")
+        }
+        func column(_ name: String) -> MLUntypedColumn { MLUntypedColumn(storage: table.columns[indices[name]!]) }
         if let duplicate = Dictionary(grouping: featureColumns, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
             throw CreateMLError("featureColumns", "'\(duplicate)' is named twice")
         }
@@ -50,7 +55,7 @@ enum ActivitySessions {
         // Features, column by column, as floats.
         var columns: [[Float]] = []
         for name in featureColumns {
-            let column = table[name]
+            let column = column(name)
             var values = [Float](repeating: 0, count: rowCount)
             for row in 0..<rowCount {
                 let value: Double
@@ -76,7 +81,7 @@ enum ActivitySessions {
         // Labels.
         var rowLabels: [String]?
         if let labelColumn {
-            let column = table[labelColumn]
+            let column = column(labelColumn)
             var labels: [String] = []
             labels.reserveCapacity(rowCount)
             for row in 0..<rowCount {
@@ -91,7 +96,16 @@ enum ActivitySessions {
             }
             rowLabels = labels
         }
-        let classList = classes ?? Array(Set(rowLabels ?? [])).sorted()
+        let classList: [String]
+        if let classes {
+            classList = classes
+        } else {
+            var distinct = Set<String>()
+            for label in rowLabels ?? [] where distinct.insert(label).inserted && distinct.count > MLActivityClassifier.classLimit {
+                throw CreateMLError(what, "column '\(labelColumn!)' holds more than \(MLActivityClassifier.classLimit) distinct labels; an activity classifier tells at most \(MLActivityClassifier.classLimit) activities apart")
+            }
+            classList = distinct.sorted()
+        }
         let classIndex = Dictionary(uniqueKeysWithValues: classList.enumerated().map { ($1, $0) })
         var rowClasses: [Int]?
         if let rowLabels {
@@ -99,7 +113,7 @@ enum ActivitySessions {
             indices.reserveCapacity(rowCount)
             for (row, label) in rowLabels.enumerated() {
                 guard let index = classIndex[label] else {
-                    throw CreateMLError(what, "the label '\(label)' is not one the model knows (\(classList.joined(separator: ", ")))",
+                    throw CreateMLError(what, "the label '\(label)' is not one the model knows (\(nameList(classList)))",
                                         row: row, column: labelColumn)
                 }
                 indices.append(index)
@@ -111,7 +125,7 @@ enum ActivitySessions {
         var order: [String] = []
         var members: [String: [Int]] = [:]
         if let sessionColumn {
-            let column = table[sessionColumn]
+            let column = column(sessionColumn)
             for row in 0..<rowCount {
                 let id: String
                 switch column[row] {

@@ -265,10 +265,11 @@ struct CSVReader {
         // Which columns to keep.
         var selected = Array(0..<width)
         if let wanted = options.selectColumns {
-            for name in wanted where !names.contains(name) {
-                throw CreateMLError(location, "selectColumns names \"\(name)\", which is not a column of the file (columns: \(names.map { "\"\($0)\"" }.joined(separator: ", ")))")
+            let present = Set(names), wantedSet = Set(wanted)
+            for name in wanted where !present.contains(name) {
+                throw CreateMLError(location, "selectColumns names \"\(name)\", which is not a column of the file (columns: \(nameList(names, quoted: true)))")
             }
-            selected = (0..<width).filter { wanted.contains(names[$0]) }
+            selected = (0..<width).filter { wantedSet.contains(names[$0]) }
         }
         for (name, type) in options.columnTypes where ![.int, .double, .string].contains(type) {
             throw CreateMLError(location, "columnTypes: column \"\(name)\" cannot be forced to \(type); only Int, Double and String are")

@@ -28,8 +28,9 @@ extension MLDataTable {
     public func group<S: Sequence>(columnsNamed: String..., aggregators: S) -> MLDataTable where S.Element == MLDataTable.Aggregator {
         if failure != nil { return self }
         var keyIndices: [Int] = []
+        let indices = columnIndices()
         for name in columnsNamed {
-            guard let i = index(of: name) else { return invalid(missingColumnError(name)) }
+            guard let i = indices[name] else { return invalid(missingColumnError(name)) }
             keyIndices.append(i)
         }
         let (keys, groups) = groupIndices(by: keyIndices)
@@ -40,7 +41,7 @@ extension MLDataTable {
         }
         result.rowCount = keys.count
         for aggregator in aggregators {
-            guard let source = index(of: aggregator.columnName) else { return invalid(missingColumnError(aggregator.columnName)) }
+            guard let source = indices[aggregator.columnName] else { return invalid(missingColumnError(aggregator.columnName)) }
             let column = columns[source]
             for operation in aggregator.operations {
                 let outputName = operation.columnName(of: aggregator.columnName)

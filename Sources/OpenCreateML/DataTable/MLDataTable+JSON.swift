@@ -14,6 +14,10 @@ package struct JSONTableReader {
     package var position = 0
     /// Nesting deeper than this throws instead of exhausting the stack.
     static let maximumDepth = 512
+    /// The most table cells (rows × columns, missing ones included) per byte of the file, beyond
+    /// the first million: rows that each bring new keys would otherwise make a table, and work,
+    /// that grows with the square of the file's size.
+    static let cellsPerByte = 8
 
     package init(location: String, bytes: UnsafeBufferPointer<UInt8>) {
         self.location = location
@@ -55,6 +59,12 @@ package struct JSONTableReader {
                 for (key, value) in try parseObjectEntries(depth: 1) {
                     let c: Int
                     if let existing = indexOfName[key] { c = existing } else {
+                        let cells = (names.count + 1).multipliedReportingOverflow(by: row + 1)
+                        let limit = Self.cellsPerByte * bytes.count + 1_000_000
+                        guard !cells.overflow, cells.partialValue <= limit else {
+                            throw error(at: rowStart, column: key,
+                                        "row \(row + 1) brings column \(names.count + 1): \(row + 1) rows × \(names.count + 1) columns is more than \(limit) cells (\(Self.cellsPerByte) per byte of the file, plus a million), most of them missing; rows must mostly share their keys")
+                        }
                         c = names.count
                         indexOfName[key] = c
                         names.append(key)

@@ -119,8 +119,17 @@ public struct MLDataTable: CustomStringConvertible, Hashable, Sendable {
 
     func index(of name: String) -> Int? { names.firstIndex(of: name) }
 
+    /// Each column's index by name, for code that looks up many names: one pass instead of one
+    /// search of the names per lookup.
+    func columnIndices() -> [String: Int] {
+        var indices: [String: Int] = [:]
+        indices.reserveCapacity(names.count)
+        for (i, name) in names.enumerated() where indices[name] == nil { indices[name] = i }
+        return indices
+    }
+
     func missingColumnError(_ name: String) -> CreateMLError {
-        CreateMLError("column \"\(name)\"", "no such column (the table has \(names.isEmpty ? "no columns" : names.map { "\"\($0)\"" }.joined(separator: ", ")))")
+        CreateMLError("column \"\(name)\"", "no such column (the table has \(names.isEmpty ? "no columns" : nameList(names, quoted: true)))")
     }
 
     func with(_ names: [String], _ columns: [ColumnStorage], rows: Int) -> MLDataTable {
@@ -178,9 +187,11 @@ public struct MLDataTable: CustomStringConvertible, Hashable, Sendable {
     public subscript<S: Sequence>(columnNames: S) -> MLDataTable where S.Element == String {
         var newNames: [String] = []
         var newColumns: [ColumnStorage] = []
+        let indices = columnIndices()
+        var taken = Set<String>()
         for name in columnNames {
-            guard let i = index(of: name) else { return invalid(missingColumnError(name)) }
-            guard !newNames.contains(name) else { continue }
+            guard let i = indices[name] else { return invalid(missingColumnError(name)) }
+            guard taken.insert(name).inserted else { continue }
             newNames.append(name)
             newColumns.append(columns[i])
         }
