@@ -206,4 +206,39 @@ struct MLProgramTests {
         let issues = unordered.validationIssues()
         #expect(issues.contains { $0.message.contains("which nothing before it defines") && $0.location.contains("function 'main'") }, "\(issues)")
     }
+    /// A nested block sees the names around it; the names it defines stay inside it, and one it
+    /// defines again (an outer name) stays defined after it; a chain of conds, each reading the one
+    /// before, is valid.
+    @Test func nestedBlockNamesStayInside() {
+        typealias P = HostilePrograms
+        func branch(_ name: String, reading: String) -> CoreML_Specification_MILSpec_Block {
+            var block = CoreML_Specification_MILSpec_Block()
+            block.operations = [P.operation("relu", ["x": reading], output: name)]
+            block.outputs = [name]
+            return block
+        }
+        func cond(_ output: String, _ yes: CoreML_Specification_MILSpec_Block, _ no: CoreML_Specification_MILSpec_Block) -> P.Operation {
+            var operation = P.operation("cond", ["pred": "p"], output: output)
+            operation.blocks = [yes, no]
+            return operation
+        }
+        let prefix = [P.constant("zero", floats: [0], shape: []), P.operation("greater", ["x": "x", "y": "zero"], output: "p")]
+        // The inner name 't' is read after the cond: an issue. The outer 'x' redefined inside stays defined.
+        let leaking = P.model(prefix + [cond("c", branch("t", reading: "x"), branch("x", reading: "p")),
+                                        P.operation("relu", ["x": "t"], output: "y"), P.operation("relu", ["x": "x"], output: "z")],
+                              outputs: ["y", "z"])
+        let issues = leaking.validationIssues()
+        #expect(issues.count == 1, "\(issues)")
+        #expect(issues.first?.message.contains("input 'x' reads 't', which nothing before it defines") == true, "\(issues)")
+        #expect(issues.first?.location.contains("operation 3 (relu → y)") == true, "\(issues)")
+        // 2,000 conds, each branch reading the cond before it.
+        var operations = prefix
+        var last = "x"
+        for index in 0..<2000 {
+            operations.append(cond("c\(index)", branch("t\(index)", reading: last), branch("f\(index)", reading: last)))
+            last = "c\(index)"
+        }
+        operations.append(P.operation("relu", ["x": last], output: "y"))
+        #expect(P.model(operations, outputs: ["y"]).validationIssues().isEmpty)
+    }
 }

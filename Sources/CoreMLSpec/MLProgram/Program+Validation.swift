@@ -45,7 +45,16 @@ extension CoreML_Specification_MILSpec_Program {
 extension CoreML_Specification_MILSpec_Block {
     /// Every operation reads only names defined before it; the block's outputs are defined.
     func validate(defined outer: Set<String>, in context: inout ValidationContext) {
-        var defined = outer.union(inputs.map(\.name))
+        var defined = outer
+        validate(defined: &defined, in: &context)
+    }
+
+    /// The same with `defined` the names around the block, shared with the blocks nested in it:
+    /// the block adds its own names while it is checked and takes them out again at its end, so
+    /// checking is linear in the number of operations, however many blocks hold them.
+    private func validate(defined: inout Set<String>, in context: inout ValidationContext) {
+        var added: [String] = []
+        for input in inputs where defined.insert(input.name).inserted { added.append(input.name) }
         for (index, operation) in operations.enumerated() {
             let label = operation.outputs.first.map { "operation \(index) (\(operation.type) → \($0.name))" } ?? "operation \(index) (\(operation.type))"
             context.within(label) { context in
@@ -58,13 +67,14 @@ extension CoreML_Specification_MILSpec_Block {
                     }
                 }
                 for (nested, block) in operation.blocks.enumerated() {
-                    context.within("block \(nested)") { context in block.validate(defined: defined, in: &context) }
+                    context.within("block \(nested)") { context in block.validate(defined: &defined, in: &context) }
                 }
             }
-            defined.formUnion(operation.outputs.map(\.name))
+            for output in operation.outputs where defined.insert(output.name).inserted { added.append(output.name) }
         }
         for output in outputs where !defined.contains(output) {
             context.fail("block output '\(output)' is not defined in the block")
         }
+        for name in added { defined.remove(name) }
     }
 }
