@@ -4,8 +4,9 @@
 //
 // Models: one small neural network per layer type the engine runs (and a few variants: image
 // inputs with preprocessing, half-precision and quantized weights, a classifier with a loss layer
-// and an optimizer, a pipeline, a GLM classifier), each a few hundred bytes, so that mutations
-// start from models that pass validation and reach the engine. Each model is checked here and its
+// and an optimizer, a pipeline, a GLM classifier), each a few hundred bytes, and ML Programs
+// (`ProgramSeeds.swift`: a long chain, cond and while_loop, constexpr chains, shape operations with
+// int64 parameters, attention), a few KB at most, so that mutations start from models that pass validation and reach the engine. Each model is checked here and its
 // status printed (validates, predicts), so a seed that stops reaching the engine shows up.
 //
 // Data: inputs for FuzzData in its layout (format byte, options byte, file): CSV data sets, CSV
@@ -493,7 +494,7 @@ enum MakeSeeds {
         for folder in [modelFolder, dataFolder] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
-        for (name, spec) in models() {
+        for (name, spec) in models() + programModels() {
             let bytes: Data = try spec.serializedData()
             try bytes.write(to: modelFolder.appendingPathComponent("gen-\(name).mlmodel"))
             print("model gen-\(name).mlmodel: \(bytes.count) bytes, \(status(spec))")
@@ -507,7 +508,11 @@ enum MakeSeeds {
     /// Whether a seed validates and predicts (with the inputs FuzzModel would make).
     static func status(_ spec: Spec) -> String {
         let model: MLModel
-        do { model = try MLModel(specification: spec) } catch { return "INVALID: \(error)" }
+        do {
+            let configuration = MLModelConfiguration()
+            configuration.memoryLimit = 256 << 20  // FuzzModel's budget
+            model = try MLModel(specification: spec, configuration: configuration)
+        } catch { return "INVALID: \(error)" }
         var values: [String: MLFeatureValue] = [:]
         for input in model.modelDescription.inputDescriptions {
             switch input.type {
