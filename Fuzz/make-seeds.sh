@@ -37,6 +37,9 @@ done
 
 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 OPENCOREML_NUM_THREADS=1 \
     "Fuzz/.build-fuzz/${FUZZ_CONFIGURATION:-release}/MakeSeeds" Fuzz/corpus/model Fuzz/corpus/data
+# Whether the copied fixtures validate and predict (with the inputs FuzzModel makes), like the generated ones.
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 OPENCOREML_NUM_THREADS=1 \
+    "Fuzz/.build-fuzz/${FUZZ_CONFIGURATION:-release}/MakeSeeds" --check Fuzz/corpus/model/fixture-* Fuzz/corpus/model/mlprogram-*
 
 # Images: FuzzData's format 9 with a few option bytes (size, pixel format, scaling, crop).
 options=(0x00 0x11 0x2a 0x5f 0x87 0xf3)

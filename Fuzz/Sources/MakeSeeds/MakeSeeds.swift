@@ -1,6 +1,7 @@
 // MakeSeeds: writes the generated part of the fuzz seed corpus (`Fuzz/make-seeds.sh` runs it).
 //
 //     MakeSeeds MODEL_FOLDER DATA_FOLDER
+//     MakeSeeds --check MODEL_FILE ...     (only print whether each model validates and predicts)
 //
 // Models: one small neural network per layer type the engine runs (and a few variants: image
 // inputs with preprocessing, half-precision and quantized weights, a classifier with a loss layer
@@ -486,8 +487,17 @@ func dataSeeds() throws -> [(String, [UInt8])] {
 enum MakeSeeds {
     static func main() throws {
         let arguments = CommandLine.arguments
+        if arguments.count >= 2, arguments[1] == "--check" {
+            // The status of model files made elsewhere (the converted ML Program fixtures).
+            for path in arguments.dropFirst(2) {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+                let status = (try? CoreML_Specification_Model(serializedModel: bytes)).map { Self.status($0) } ?? "DOES NOT DECODE"
+                print("model \((path as NSString).lastPathComponent): \(bytes.count) bytes, \(status)")
+            }
+            return
+        }
         guard arguments.count == 3 else {
-            FileHandle.standardError.write(Data("usage: MakeSeeds MODEL_FOLDER DATA_FOLDER\n".utf8))
+            FileHandle.standardError.write(Data("usage: MakeSeeds MODEL_FOLDER DATA_FOLDER | MakeSeeds --check MODEL_FILE ...\n".utf8))
             exit(2)
         }
         let modelFolder = URL(fileURLWithPath: arguments[1]), dataFolder = URL(fileURLWithPath: arguments[2])
