@@ -105,7 +105,7 @@ def swift_table_keys(text, start):
 
 
 engine = root / "Sources" / "_OpenCoreMLEngine" / "MLProgram"
-operation_types, parameters = {"const", "cond", "while_loop"}, set()
+operation_types, parameters, words = {"const", "cond", "while_loop"}, set(), set()
 sources = sorted(engine.glob("MILOperations*.swift")) + sorted(engine.glob("MILConstexprOperations*.swift"))
 for source in sources + sorted(engine.glob("ProgramPlan*.swift")):
     text = re.sub(r"//[^\n]*", "", source.read_text())
@@ -116,6 +116,8 @@ for source in sources + sorted(engine.glob("ProgramPlan*.swift")):
     parameters.update(re.findall(r'\barguments,\s*"(\w+)"', text))
     parameters.update(re.findall(r'\b(?:arguments|inputs|attributes)\["(\w+)"\]', text))
     parameters.update(re.findall(r'\bparameters\.\w+\("(\w+)"', text))
+    # Names read through lists or given as values (scale_factor_height, same_lower, ALIGN_CORNERS …).
+    words.update(re.findall(r'"([a-z][a-z0-9]*(?:_[a-z0-9]+)+|[A-Z][A-Z0-9_]+)"', text))
 if len(operation_types) < 80 or not {"relu", "matmul", "constexpr_lut_to_dense"} <= operation_types:
     raise SystemExit("make-dict.py: found only %d operation types; has the table's form changed?" % len(operation_types))
 # Parameters the sources read in other ways (the const's value, constexpr_cast's type, list inputs).
@@ -134,7 +136,11 @@ for name in sorted(operation_types):
 for name in sorted(parameters):
     mil.setdefault("param_%s" % name, name.encode())
     mil["param_%s_field" % name] = string_field(name)
-for name in ["constant", "reflect", "replicate", "fp32", "fp16", "CoreML5", "CoreML6", "CoreML7", "CoreML8", "main"]:
+# Values of string parameters (pad modes, pad types, directions, dtypes), opsets, the function.
+strings = sorted(words - operation_types - parameters) + [
+    "constant", "reflect", "replicate", "same", "valid", "custom", "forward", "reverse", "bidirectional",
+    "fp32", "fp16", "int32", "int64", "bool", "CoreML5", "CoreML6", "CoreML7", "CoreML8", "main"]
+for name in strings:
     mil["string_%s_field" % name] = string_field(name)
 integers = {"min64": -(1 << 63), "max64": (1 << 63) - 1, "minus1": -1, "2p31": 1 << 31, "2p30": 1 << 30, "0": 0,
             "min32": -(1 << 31), "max32": (1 << 31) - 1}
@@ -167,5 +173,5 @@ for name, data in values.items():
 for name, data in mil.items():
     lines.append('mil_%s="%s"' % (re.sub(r"\W", "_", name), escape(data)))
 (root / "Fuzz" / "model.dict").write_text("\n".join(lines) + "\n")
-print("Fuzz/model.dict: %d tags, %d values, %d MIL operation types, %d MIL parameter names, %d MIL entries in all"
-      % (len(entries), len(values), len(operation_types), len(parameters), len(mil)))
+print("Fuzz/model.dict: %d tags, %d values, %d MIL operation types, %d MIL parameter names, %d MIL strings, %d MIL entries in all"
+      % (len(entries), len(values), len(operation_types), len(parameters), len(strings), len(mil)))
