@@ -353,6 +353,12 @@ func programModels() -> [(String, Spec)] {
             M.op("pad", ["x": "x", "pad": "pad", "mode": "mode", "constant_val": "value"], "y"),
         ]))
     }
+    // range_1d from float constants (0, 1, 2, 3) added to x: its start, end and step are where
+    // the dictionary's float extremes go.
+    add("range-1d", M.model([4], [4], [
+        M.const("start", M.floats([0], [])), M.const("end", M.floats([4], [])), M.const("step", M.floats([1], [])),
+        M.op("range_1d", ["start": "start", "end": "end", "step": "step"], "r"), M.op("add", ["x": "x", "y": "r"], "y"),
+    ]))
     // Computed integer parameters: shape(x) into fill, and into tile's reps after a cast.
     add("shape-computed", M.model([2, 3], [2, 3], [
         M.op("shape", ["x": "x"], "s"), M.const("v", M.floats([2], [])),
