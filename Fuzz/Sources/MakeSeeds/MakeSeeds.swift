@@ -1,11 +1,13 @@
 // MakeSeeds: writes the generated part of the fuzz seed corpus (`Fuzz/make-seeds.sh` runs it).
 //
 //     MakeSeeds MODEL_FOLDER DATA_FOLDER
+//     MakeSeeds --check MODEL_FILE ...     (only print whether each model validates and predicts)
 //
 // Models: one small neural network per layer type the engine runs (and a few variants: image
 // inputs with preprocessing, half-precision and quantized weights, a classifier with a loss layer
-// and an optimizer, a pipeline, a GLM classifier), each a few hundred bytes, so that mutations
-// start from models that pass validation and reach the engine. Each model is checked here and its
+// and an optimizer, a pipeline, a GLM classifier), each a few hundred bytes, and ML Programs
+// (`ProgramSeeds.swift`: a long chain, cond and while_loop, constexpr chains, shape operations with
+// int64 parameters, attention), a few KB at most, so that mutations start from models that pass validation and reach the engine. Each model is checked here and its
 // status printed (validates, predicts), so a seed that stops reaching the engine shows up.
 //
 // Data: inputs for FuzzData in its layout (format byte, options byte, file): CSV data sets, CSV
@@ -485,15 +487,24 @@ func dataSeeds() throws -> [(String, [UInt8])] {
 enum MakeSeeds {
     static func main() throws {
         let arguments = CommandLine.arguments
+        if arguments.count >= 2, arguments[1] == "--check" {
+            // The status of model files made elsewhere (the converted ML Program fixtures).
+            for path in arguments.dropFirst(2) {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+                let status = (try? CoreML_Specification_Model(serializedModel: bytes)).map { Self.status($0) } ?? "DOES NOT DECODE"
+                print("model \((path as NSString).lastPathComponent): \(bytes.count) bytes, \(status)")
+            }
+            return
+        }
         guard arguments.count == 3 else {
-            FileHandle.standardError.write(Data("usage: MakeSeeds MODEL_FOLDER DATA_FOLDER\n".utf8))
+            FileHandle.standardError.write(Data("usage: MakeSeeds MODEL_FOLDER DATA_FOLDER | MakeSeeds --check MODEL_FILE ...\n".utf8))
             exit(2)
         }
         let modelFolder = URL(fileURLWithPath: arguments[1]), dataFolder = URL(fileURLWithPath: arguments[2])
         for folder in [modelFolder, dataFolder] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
-        for (name, spec) in models() {
+        for (name, spec) in models() + programModels() {
             let bytes: Data = try spec.serializedData()
             try bytes.write(to: modelFolder.appendingPathComponent("gen-\(name).mlmodel"))
             print("model gen-\(name).mlmodel: \(bytes.count) bytes, \(status(spec))")
@@ -507,7 +518,11 @@ enum MakeSeeds {
     /// Whether a seed validates and predicts (with the inputs FuzzModel would make).
     static func status(_ spec: Spec) -> String {
         let model: MLModel
-        do { model = try MLModel(specification: spec) } catch { return "INVALID: \(error)" }
+        do {
+            let configuration = MLModelConfiguration()
+            configuration.memoryLimit = 256 << 20  // FuzzModel's budget
+            model = try MLModel(specification: spec, configuration: configuration)
+        } catch { return "INVALID: \(error)" }
         var values: [String: MLFeatureValue] = [:]
         for input in model.modelDescription.inputDescriptions {
             switch input.type {

@@ -53,7 +53,7 @@ extension MILOperations {
             guard steps <= Double(context.limit) else {
                 throw context.fail("range_1d from \(first) to \(last) by \(increment) holds more than the memory limit allows (\(context.limit) values)")
             }
-            let count = max(Int(steps), 0)
+            let count = steps > 0 ? Int(steps) : 0  // a range going the other way is empty, however far (Int(−1e60) traps)
             slots[outputs[0]] = MILTensor(shape: [count], values: (0..<count).map { first + Float($0) * increment })
         }
     }
