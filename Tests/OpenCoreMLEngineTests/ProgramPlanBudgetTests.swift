@@ -268,4 +268,18 @@ struct ProgramPlanBudgetTests {
         #expect(try MILTensor.checkedCount([0, 3, 4], limit: 12, "") == 0)
         #expect(throws: MILProgramError.self) { try MILTensor.checkedCount([0, 3, 5], limit: 12, "") }
     }
+
+    /// `range_1d` whose step leads away from its end by 10⁶⁰ steps: empty, not a trap converting
+    /// −10⁶⁰ to an integer (found while writing the fuzz seeds); an ordinary range still counts up.
+    @Test(arguments: [(Float(-1e30), Float(1e-30), [Float]()), (1, 0.25, [0, 0.25, 0.5, 0.75])])
+    func aRangeGoingTheOtherWayIsEmptyHoweverFar(end: Float, step: Float, expected: [Float]) throws {
+        var p = Program()
+        p.input("x", [1])
+        p.constant("start", floats: [0], shape: [])
+        p.constant("end", floats: [end], shape: [])
+        p.constant("step", floats: [step], shape: [])
+        p.operation("range_1d", ["start": ["start"], "end": ["end"], "step": ["step"]], output: "y")
+        let plan = try Self.plan(p, outputs: ["y"], budget: MemoryBudget(limit: 1 << 30))
+        #expect(try plan.run(["x": MILTensor(shape: [1], values: [0])])["y"] == MILTensor(shape: [expected.count], values: expected))
+    }
 }

@@ -54,7 +54,9 @@ extension MILOperations {
                 throw context.fail("range_1d from \(first) to \(last) by \(increment) holds more than the memory limit allows (\(context.limit) values)")
             }
             let count = steps > 0 ? Int(steps) : 0  // a range going the other way is empty, however far (Int(−1e60) traps)
-            slots[outputs[0]] = MILTensor(shape: [count], values: (0..<count).map { first + Float($0) * increment })
+            var values = try slots.unfilledBuffer([count], context)
+            for index in 0..<count { values[index] = first + Float(index) * increment }
+            slots[outputs[0]] = MILTensor(shape: [count], values: values)
         }
     }
 
