@@ -167,6 +167,19 @@ struct GeneratedCodeHostileNamesTests {
         }
     }
 
+    /// 3,000 inputs whose names all sanitize to `a__` (an `a` and two mathematical operators each):
+    /// each gets its own identifier, one `_` more than the one before, in the model's order.
+    @Test func manyNamesThatSanitizeAlikeGetOneIdentifierEach() throws {
+        let names = (0..<3000).map { index in
+            "a" + String(Character(Unicode.Scalar(0x2200 + index / 256)!)) + String(Character(Unicode.Scalar(0x2200 + index % 256)!))
+        }
+        let source = try ModelClassGenerator(model: Self.model(inputs: names, outputs: ["y"]), className: "Alike").source()
+        for count in [2, 3, 1500, 3001] {
+            #expect(source.contains("var a\(String(repeating: "_", count: count)):"), "no input property with \(count) underscores")
+        }
+        #expect(!source.contains("var a\(String(repeating: "_", count: 3002)):"))
+    }
+
     @Test func namesThatCannotBeMadeValidAreRefusedByName() throws {
         for name in ["Swift", "Foundation", "OpenCoreML", "Bundle", "CVPixelBuffer", "class", "Type", "9lives", "\u{301}x", "", "a b", "x\ny"] {
             #expect(throws: ModelToolsError.self, "class name \(name.debugDescription)") {

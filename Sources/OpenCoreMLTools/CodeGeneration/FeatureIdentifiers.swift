@@ -38,25 +38,36 @@ struct FeatureIdentifiers {
     ///
     /// - Throws: `ModelToolsError` naming the feature when it has no name.
     init(features: [(name: String, kind: String, isImage: Bool)], reserved: Set<String>) throws {
+        // Sets and counters throughout, so that a model of many features (or many names that
+        // sanitize alike) costs time linear in their number.
         var taken = reserved
-        var order: [String] = []
+        var order: [String] = [], seen: Set<String> = []
         for feature in features {
             guard !feature.name.isEmpty else {
                 throw ModelToolsError("\(feature.kind) with an empty name", "a feature needs a name to become a Swift property")
             }
-            if !order.contains(feature.name) { order.append(feature.name) }
+            if seen.insert(feature.name).inserted { order.append(feature.name) }
         }
         // Names usable as they are come first, then the ones that must change, each group in the
         // model's order.
-        let usable = order.filter { Self.base(for: $0) == $0 && !taken.contains($0) }
-        for name in usable + order.filter({ !usable.contains($0) }) {
-            var candidate = Self.base(for: name)
-            while taken.contains(candidate) || SwiftIdentifier.unusableMemberNames.contains(candidate) { candidate += "_" }
+        let usable = Set(order.filter { Self.base(for: $0) == $0 && !taken.contains($0) })
+        // Per sanitized name, how many `_` the last identifier made from it took: fewer are taken.
+        var underscores: [String: Int] = [:]
+        for name in order.filter(usable.contains) + order.filter({ !usable.contains($0) }) {
+            let base = Self.base(for: name)
+            var count = underscores[base, default: 0]
+            var candidate = base + String(repeating: "_", count: count)
+            while taken.contains(candidate) || SwiftIdentifier.unusableMemberNames.contains(candidate) {
+                candidate += "_"
+                count += 1
+            }
+            underscores[base] = count
             taken.insert(candidate)
             names[name] = Names(identifier: candidate)
         }
         // The images' method and argument label, after every identifier is placed.
-        for name in order where features.contains(where: { $0.name == name && $0.isImage }) {
+        let images = Set(features.lazy.filter(\.isImage).map(\.name))
+        for name in order where images.contains(name) {
             var result = names[name]!
             while taken.contains(result.setter) { result.setter += "_" }
             taken.insert(result.setter)
