@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "OpenVision", targets: ["OpenVision"]),
         .library(name: "OpenCoreMLFlower", targets: ["OpenCoreMLFlower"]),
         .executable(name: "opencoreml", targets: ["opencoreml"]),
+        /// The C interface (`Sources/COpenCoreML/include/opencoreml.h`), as the shared library
+        /// `libOpenCoreMLC.so` that the Python package loads.
+        .library(name: "OpenCoreMLC", type: .dynamic, targets: ["OpenCoreMLC"]),
         /// Xcode-style typed classes for the `.mlmodel` files of a target.
         .plugin(name: "OpenCoreMLCodeGen", targets: ["OpenCoreMLCodeGen"]),
     ],
@@ -59,6 +62,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+
+        /// The C interface: `@_cdecl` functions over `OpenCoreML`, declared in `COpenCoreML`'s header.
+        .target(name: "OpenCoreMLC", dependencies: ["COpenCoreML", "OpenCoreML", "CoreMLSpec"]),
+        /// The C interface's header, `opencoreml.h`: opaque handles, status codes, raw buffers.
+        .target(name: "COpenCoreML"),
 
         // MARK: Implementation
 
@@ -141,6 +149,7 @@ let package = Package(
             exclude: ["Fixtures/make_fixtures.py", "Fixtures/README.md"],
             resources: [.copy("Fixtures/npy"), .copy("Fixtures/objects"), .copy("Fixtures/signature")]
         ),
+        .testTarget(name: "OpenCoreMLCTests", dependencies: ["COpenCoreML", "OpenCoreMLC", "OpenCoreMLTools", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "_OpenCoreMLImageIO", "_OpenCoreMLTestSupport"]),
     ]
 )

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
+import OpenCoreML
 
 /// The `opencoreml` command: Core ML models on every platform Swift runs on.
 public struct OpenCoreMLCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "opencoreml",
         abstract: "Inspect, run, train, evaluate, convert and edit Core ML models on any platform Swift runs on.",
-        version: "0.1.0",
+        version: OpenCoreMLRuntime.version,
         subcommands: [Demo.self, Inspect.self, Predict.self, Train.self, Evaluate.self, Convert.self, MakeUpdatable.self, StripClassifier.self,
                       MakePipeline.self, KNN.self, ImageClassifier.self, ActivityClassifier.self, Federated.self, Generate.self, Bench.self]
     )

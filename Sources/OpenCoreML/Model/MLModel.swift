@@ -89,6 +89,13 @@ open class MLModel: MLWritable, @unchecked Sendable {
         }
     }
 
+    /// Compiles the model for prediction now rather than at the first prediction, so that an
+    /// operation or layer that cannot run is reported when the model loads, as Core ML does (for the
+    /// C interface, whose load compiles).
+    package func prepareForPrediction() throws {
+        _ = try runner()
+    }
+
     /// Gives this model a runner already made for it (a trained model's, built incrementally).
     func install(runner: any ModelRunner) {
         runnerCache.install(runner)

@@ -44,6 +44,9 @@ public enum OpenCoreMLRuntime {
         public var description: String { rawValue }
     }
 
+    /// OpenCoreML's version, as the CLI's `--version` and the C interface's `ocm_version()` give it.
+    public static let version = "0.1.0"
+
     /// The number of threads a kernel call uses, the calling thread included (at least 1).
     /// Setting 0 or less restores the default.
     public static var threadCount: Int {
