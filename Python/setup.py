@@ -18,7 +18,7 @@ import re
 import shutil
 import subprocess
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 try:
@@ -137,4 +137,12 @@ class BdistWheelManylinux(bdist_wheel):
         return "py3", "none", platform_tag
 
 
-setup(cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": BdistWheelManylinux})
+class DistributionWithLibrary(Distribution):
+    """Marks the distribution as platform-specific, so the package lands in platlib (the wheel's root)."""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(distclass=DistributionWithLibrary,
+      cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": BdistWheelManylinux})
