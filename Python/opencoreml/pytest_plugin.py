@@ -201,8 +201,9 @@ def _first_line_of(report) -> str | None:
     longrepr = report.longrepr
     if longrepr is None:
         return None
-    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (file, line, reason)
-        return str(longrepr[2]).splitlines()[0] if longrepr[2] else None
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (file, line, "Skipped: reason")
+        reason = str(longrepr[2]).splitlines()[0] if longrepr[2] else ""
+        return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason or None
     crash = getattr(longrepr, "reprcrash", None)
     if crash is not None and crash.message:
         return crash.message.splitlines()[0]
