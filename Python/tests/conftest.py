@@ -140,6 +140,25 @@ def gray_model(models_dir):
     return path
 
 
+@pytest.fixture(scope="session")
+def image_to_image(models_dir):
+    """RGB image in, the same RGB image out (a neural network whose output is declared an image)."""
+    ct = need_coremltools()
+    from coremltools.models import datatypes
+    from coremltools.models.neural_network import NeuralNetworkBuilder
+
+    builder = NeuralNetworkBuilder([("image", datatypes.Array(3, 4, 5))], [("out", datatypes.Array(3, 4, 5))])
+    builder.add_activation("identity", "LINEAR", "image", "out", params=[1.0, 0.0])
+    builder.set_pre_processing_parameters(image_input_names=["image"])
+    spec = builder.spec
+    output = spec.description.output[0].type.imageType
+    output.width, output.height = 5, 4
+    output.colorSpace = ct.proto.FeatureTypes_pb2.ImageFeatureType.RGB
+    path = str(models_dir / "image_to_image.mlmodel")
+    ct.models.MLModel(spec).save(path)
+    return path
+
+
 def load_or_skip_unsupported(path):
     """Loads a model; a model kind the library reports as unsupported skips the test."""
     try:

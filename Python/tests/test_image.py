@@ -41,3 +41,13 @@ def test_array_for_image_is_rejected(image_model):
     model = load_or_skip_unsupported(image_model)
     with pytest.raises(TypeError):
         model.predict({"image": np.zeros((3, 4, 5), np.float32)})
+
+
+def test_image_output_is_rgba_pil_image(image_to_image):
+    model = load_or_skip_unsupported(image_to_image)
+    assert model.output_description.feature("out").type == "image"
+    pixels = np.random.default_rng(2).integers(0, 255, (4, 5, 3), dtype=np.uint8)
+    out = model.predict({"image": Image.fromarray(pixels, "RGB")})["out"]
+    assert isinstance(out, Image.Image), f"an image output came back as {type(out).__name__}"
+    assert out.mode == "RGBA" and out.size == (5, 4)  # what coremltools gives on macOS
+    np.testing.assert_array_equal(np.asarray(out)[..., :3], pixels)
