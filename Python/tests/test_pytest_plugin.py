@@ -10,6 +10,8 @@ import textwrap
 
 import pytest
 
+import opencoreml
+
 pytest.importorskip("coremltools", reason="coremltools is not installed")
 
 TESTS = textwrap.dedent('''
@@ -44,12 +46,14 @@ def test_plugin_patches_and_reports(tmp_path, program_fp32):
     test_file.write_text(TESTS.replace("PATH", repr(program_fp32)))
     report = tmp_path / "report.jsonl"
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    # The child imports the same opencoreml as this process (installed, or the source tree).
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(opencoreml.__file__)),
                                          env.get("PYTHONPATH", "")])
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "opencoreml.pytest_plugin", f"--opencoreml-report={report}",
          "-p", "no:cacheprovider", str(test_file)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert report.exists(), result.stdout + result.stderr
     lines = [json.loads(line) for line in report.read_text().splitlines()]
     by_name = {line["nodeid"].split("::")[-1]: line for line in lines}
     assert by_name["test_platform_is_patched"]["outcome"] == "passed", result.stdout
