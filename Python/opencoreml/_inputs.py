@@ -144,19 +144,22 @@ def _set_array(features: Features, name: str, value, dtype: np.dtype | None) -> 
         array = array.reshape(1)
     if array.dtype != dtype:
         array = array.astype(dtype)  # a new contiguous array
-    itemsize = array.itemsize
-    strides = array.strides
-    # Borrow the array's memory as it is when its strides are whole, positive element counts;
-    # otherwise (negative, zero or misaligned strides) pass a contiguous copy.
-    if any(s <= 0 or s % itemsize for s, n in zip(strides, array.shape) if n > 1) or \
-            array.ctypes.data % itemsize:
-        array = np.ascontiguousarray(array)
-        strides = array.strides
     rank = array.ndim
     shape_c = (ctypes.c_int64 * rank)(*array.shape)
-    strides_c = (ctypes.c_int64 * rank)(*(s // itemsize for s in strides))
+    if array.flags.c_contiguous:
+        strides_c = None  # row-major: the library's default
+    else:
+        itemsize = array.itemsize
+        # Borrow the array's memory as it is when its strides are whole, positive element counts;
+        # otherwise (negative, zero or misaligned strides) pass a contiguous copy.
+        if any(s <= 0 or s % itemsize for s, n in zip(array.strides, array.shape) if n > 1) or \
+                array.ctypes.data % itemsize:
+            array = np.ascontiguousarray(array)
+            strides_c = None
+        else:
+            strides_c = (ctypes.c_int64 * rank)(*(s // itemsize for s in array.strides))
     _call(_capi.lib().ocm_features_set_array, features.handle, name.encode(), OCM_DTYPES[dtype], rank,
-          shape_c, strides_c, ctypes.c_void_p(array.ctypes.data))
+          shape_c, strides_c, array.ctypes.data)
     features.borrowed.append(array)
 
 
