@@ -6,8 +6,6 @@ every test is skipped, with the reason, when it cannot be loaded.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 

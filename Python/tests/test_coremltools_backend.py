@@ -69,7 +69,8 @@ def test_convert_mil_program_predicts():
     model = ct.convert(program, convert_to="mlprogram", compute_precision=ct.precision.FLOAT32)
     x = np.array([[-1.0, 0.5, 2.0, -0.1]], np.float32)
     np.testing.assert_allclose(model.predict({"x": x})["y"], np.maximum(3 * x, 0), rtol=1e-6)
-    assert model.load_duration_in_nano_seconds > 0 if hasattr(model, "load_duration_in_nano_seconds") else True
+    assert model.load_duration_in_nano_seconds > 0
+    assert model.last_predict_duration_in_nano_seconds > 0
 
 
 def test_convert_torch_predicts():
@@ -96,8 +97,6 @@ def test_convert_torch_predicts():
 def test_load_failure_is_a_runtime_warning(tmp_path, program_fp32):
     # A model coremltools can read but OpenCoreML refuses: the proxy raises, coremltools warns.
     import shutil
-
-    from coremltools.models.utils import _MODEL_FILE_NAME  # noqa: F401 (present in 9.0)
 
     broken = tmp_path / "broken.mlpackage"
     shutil.copytree(program_fp32, broken)

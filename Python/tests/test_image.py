@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import opencoreml
 from conftest import load_or_skip_unsupported
 
 Image = pytest.importorskip("PIL.Image", reason="Pillow is needed for image features")
