@@ -1,0 +1,211 @@
+"""pytest plugin: run coremltools' tests (or any tests using coremltools) with OpenCoreML.
+
+    pytest -p opencoreml.pytest_plugin [--opencoreml-report=FILE] ...
+
+When pytest loads it, before any test module is imported, the plugin
+
+* calls `opencoreml.coremltools.enable()`, so coremltools predicts through OpenCoreML;
+* makes coremltools take its macOS code paths: `coremltools._deps._IS_MACOS` becomes True,
+  `coremltools.models.utils._is_macos` returns True and `_macos_version` returns (15, 0), in
+  `coremltools.models.utils` and in every already-imported module that copied those names
+  (`from coremltools.models.utils import _is_macos`); modules imported later copy the patched
+  functions. `sys.platform` is left alone.
+
+Report. With `--opencoreml-report=FILE`, one JSON object per test is written to FILE, one per
+line, when the test finishes:
+
+    {"nodeid": str,                  # pytest's node id
+     "outcome": "passed" | "failed" | "skipped" | "error",
+                                     # "error": setup or teardown failed
+     "xfail": bool,                  # the test was marked xfail (outcome "skipped" if it failed
+                                     #   as expected, "passed" if it passed unexpectedly)
+     "duration": float,              # seconds, setup + call + teardown
+     "loaded": int,                  # models OpenCoreML loaded for coremltools in this test
+     "load_failed": int,             # loads OpenCoreML refused
+     "predicted": int,               # predict/batchPredict calls that returned
+     "predict_failed": int,          # predict/batchPredict calls that raised
+     "message": str | null,          # first line of the failure's exception, or the skip reason
+     "load_errors": [str],           # "ExceptionType: first line" of each failed load
+     "predict_errors": [str],        # "ExceptionType: first line" of each failed prediction
+     "models": [                     # each model given to OpenCoreML, in order
+        {"path": str,
+         "type": str | null,         # the spec's Type oneof: "mlProgram", "neuralNetwork", ...
+         "ops": [str],               # mlProgram: sorted set of the op types of the function run
+                                     #   (nested blocks included); pipelines: those of all stages
+         "layers": [str],            # neural networks: sorted set of layer kinds
+         "submodels": [str],         # pipelines: the Type of each stage
+         "error": str | null}]}      # the load's error, null when it loaded
+
+Reading the spec to fill "models" happens only when the report is requested.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import pytest
+
+from . import coremltools as backend
+
+_MACOS_VERSION = (15, 0)
+
+
+def _is_macos() -> bool:
+    return True
+
+
+def _macos_version() -> tuple:
+    return _MACOS_VERSION
+
+
+_originals: dict = {}
+
+
+def patch_coremltools_platform() -> None:
+    """Makes coremltools believe it runs on macOS 15 (without touching sys.platform)."""
+    import coremltools._deps
+    import coremltools.models.utils as utils
+
+    if not _originals:  # the functions coremltools defined (`_macos_version` is an lru_cache wrapper)
+        _originals["_is_macos"] = utils._is_macos
+        _originals["_macos_version"] = utils._macos_version
+    replacements = {"_is_macos": _is_macos, "_macos_version": _macos_version}
+    coremltools._deps._IS_MACOS = True
+    utils._is_macos = _is_macos
+    utils._macos_version = _macos_version
+    # The copies that `from coremltools.models.utils import _is_macos` (and the like) made in
+    # modules imported before now, coremltools' own or not; modules imported later copy ours.
+    for name, module in list(sys.modules.items()):
+        namespace = getattr(module, "__dict__", None)
+        if not isinstance(namespace, dict):
+            continue
+        for attribute, original in _originals.items():
+            if namespace.get(attribute) is original:
+                setattr(module, attribute, replacements[attribute])
+        if (name == "coremltools" or name.startswith("coremltools.")) and namespace.get("_IS_MACOS") is False:
+            module._IS_MACOS = True
+
+
+# Patch at import: `-p` loads this module before conftest files and test modules are imported.
+backend.enable()
+patch_coremltools_platform()
+
+
+def pytest_addoption(parser):
+    parser.addoption("--opencoreml-report", metavar="FILE", default=None,
+                     help="write one JSON line per test about its use of OpenCoreML (schema: "
+                          "opencoreml.pytest_plugin's docstring)")
+
+
+def pytest_configure(config):
+    # Again, for modules imported by conftest files since the plugin was loaded.
+    patch_coremltools_platform()
+    path = config.getoption("--opencoreml-report")
+    if path:
+        config.pluginmanager.register(_Reporter(path), "opencoreml-reporter")
+
+
+def _spec_summary(path: str, error) -> dict:
+    """What kind of model `path` is, read with coremltools (cheap for the small models of tests)."""
+    entry = {"path": path, "type": None, "ops": [], "layers": [], "submodels": [],
+             "error": backend._first_line(error) if error is not None else None}
+    try:
+        import coremltools
+
+        spec = coremltools.utils.load_spec(path)
+    except Exception:
+        return entry
+    ops, layers, submodels = set(), set(), []
+    _describe(spec, ops, layers, submodels, top=True)
+    entry.update(type=spec.WhichOneof("Type"), ops=sorted(ops), layers=sorted(layers), submodels=submodels)
+    return entry
+
+
+def _describe(spec, ops: set, layers: set, submodels: list, top: bool) -> None:
+    kind = spec.WhichOneof("Type")
+    if not top:
+        submodels.append(kind)
+    if kind == "mlProgram":
+        for function in spec.mlProgram.functions.values():
+            for block in function.block_specializations.values():
+                _block_ops(block, ops)
+    elif kind in ("neuralNetwork", "neuralNetworkClassifier", "neuralNetworkRegressor"):
+        for layer in getattr(spec, kind).layers:
+            layers.add(layer.WhichOneof("layer"))
+    elif kind in ("pipeline", "pipelineClassifier", "pipelineRegressor"):
+        pipeline = spec.pipeline if kind == "pipeline" else getattr(spec, kind).pipeline
+        for model in pipeline.models:
+            _describe(model, ops, layers, submodels, top=False)
+
+
+def _block_ops(block, ops: set) -> None:
+    for operation in block.operations:
+        ops.add(operation.type)
+        for inner in operation.blocks:
+            _block_ops(inner, ops)
+
+
+class _Reporter:
+    """Writes the per-test JSON lines of `--opencoreml-report`."""
+
+    def __init__(self, path: str):
+        self.file = open(path, "a", encoding="utf-8")
+        self.models: list[dict] = []
+
+    def _on_load(self, path, error) -> None:
+        self.models.append(_spec_summary(path, error))
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        backend.statistics.reset()
+        self.models = []
+        backend.on_load = self._on_load
+        self.reports = []
+        started = time.monotonic()
+        yield
+        backend.on_load = None
+        self._write(item, time.monotonic() - started)
+
+    def pytest_runtest_logreport(self, report):
+        self.reports.append(report)
+
+    def _write(self, item, duration: float) -> None:
+        outcome, message, xfail = "passed", None, False
+        for report in self.reports:
+            xfail = xfail or hasattr(report, "wasxfail")
+            if report.failed:
+                outcome = "failed" if report.when == "call" else "error"
+                message = _first_line_of(report)
+                break
+            if report.skipped:
+                outcome, message = "skipped", _first_line_of(report)
+        stats = backend.statistics
+        line = {
+            "nodeid": item.nodeid, "outcome": outcome, "xfail": xfail, "duration": round(duration, 4),
+            "loaded": stats.loads, "load_failed": stats.load_failures, "predicted": stats.predictions,
+            "predict_failed": stats.prediction_failures, "message": message,
+            "load_errors": stats.load_errors, "predict_errors": stats.prediction_errors, "models": self.models,
+        }
+        self.file.write(json.dumps(line) + "\n")
+        self.file.flush()
+
+    def pytest_unconfigure(self, config):
+        self.file.close()
+
+
+def _first_line_of(report) -> str | None:
+    if hasattr(report, "wasxfail") and report.skipped:
+        return f"xfail: {report.wasxfail}" if report.wasxfail else "xfail"
+    longrepr = report.longrepr
+    if longrepr is None:
+        return None
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (file, line, "Skipped: reason")
+        reason = str(longrepr[2]).splitlines()[0] if longrepr[2] else ""
+        return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason or None
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None and crash.message:
+        return crash.message.splitlines()[0]
+    text = str(longrepr).strip().splitlines()
+    return text[-1] if text else None

@@ -1,0 +1,69 @@
+"""The pytest plugin, run in a child pytest on a small test file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import opencoreml
+
+pytest.importorskip("coremltools", reason="coremltools is not installed")
+
+TESTS = textwrap.dedent('''
+    import numpy as np
+    import pytest
+    import coremltools as ct
+    from coremltools.models.utils import _is_macos, _macos_version
+    from coremltools._deps import _IS_MACOS
+
+    def test_platform_is_patched():
+        import sys
+        assert _is_macos() and _macos_version() == (15, 0) and _IS_MACOS
+        assert sys.platform != "darwin"
+
+    def test_predicts():
+        model = ct.models.MLModel(PATH)
+        x = np.ones((2, 3), np.float32)
+        model.predict({"a": x, "b": x})
+
+    def test_fails():
+        model = ct.models.MLModel(PATH)
+        model.predict({"a": np.ones((2, 3), np.float32)})
+
+    @pytest.mark.skip(reason="nothing to see")
+    def test_skipped():
+        pass
+''')
+
+
+def test_plugin_patches_and_reports(tmp_path, program_fp32):
+    test_file = tmp_path / "test_child.py"
+    test_file.write_text(TESTS.replace("PATH", repr(program_fp32)))
+    report = tmp_path / "report.jsonl"
+    env = dict(os.environ)
+    # The child imports the same opencoreml as this process (installed, or the source tree).
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(opencoreml.__file__)),
+                                         env.get("PYTHONPATH", "")])
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "opencoreml.pytest_plugin", f"--opencoreml-report={report}",
+         "-p", "no:cacheprovider", str(test_file)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert report.exists(), result.stdout + result.stderr
+    lines = [json.loads(line) for line in report.read_text().splitlines()]
+    by_name = {line["nodeid"].split("::")[-1]: line for line in lines}
+    assert by_name["test_platform_is_patched"]["outcome"] == "passed", result.stdout
+    predicted = by_name["test_predicts"]
+    assert predicted["outcome"] == "passed", result.stdout
+    assert predicted["loaded"] == 1 and predicted["predicted"] == 1
+    assert predicted["models"][0]["type"] == "mlProgram"
+    assert {"add", "relu", "matmul"} <= set(predicted["models"][0]["ops"])
+    failed = by_name["test_fails"]
+    assert failed["outcome"] == "failed" and failed["predicted"] == 0 and failed["predict_failed"] == 1
+    assert "b" in failed["message"] and failed["predict_errors"][0].startswith("FeatureTypeError")
+    assert by_name["test_skipped"]["outcome"] == "skipped"
+    assert by_name["test_skipped"]["message"] == "nothing to see"
