@@ -56,10 +56,14 @@ def built_library() -> str:
             raise SystemExit(f"opencoreml: OPENCOREML_LIBRARY={given!r} is not a file")
         return given
     source = swift_source()
-    command = ["swift", "build", "-c", "release", "--product", "OpenCoreMLC", "-Xswiftc", "-static-stdlib"]
+    # A build folder of its own: the static-stdlib flag would otherwise make the next ordinary
+    # `swift build -c release` (the README's demo) rebuild everything, and this one after it.
+    scratch = os.path.join(source, ".build-static")
+    command = ["swift", "build", "-c", "release", "--product", "OpenCoreMLC", "-Xswiftc", "-static-stdlib",
+               "--scratch-path", scratch]
     print("opencoreml: running", " ".join(command), "in", source, flush=True)
     subprocess.run(command, cwd=source, check=True)
-    path = os.path.join(source, ".build", "release", LIBRARY)
+    path = os.path.join(scratch, "release", LIBRARY)
     if not os.path.isfile(path):
         raise SystemExit(f"opencoreml: the build finished but {path} does not exist")
     return path

@@ -21,15 +21,18 @@ final class CError {
         case let error as CInterfaceError:
             self.init(error.status, error.message)
         case let error as MLModelError:
-            self.init(CError.status(of: error.code), error.message)
+            self.init(CError.status(of: error), error.message)
         default:
             self.init(OCM_ERROR_GENERIC, String(describing: error))
         }
     }
 
-    /// The interface's status for one of Core ML's error codes.
-    static func status(of code: MLModelError.Code) -> ocm_status {
-        switch code {
+    /// The interface's status for one of the library's errors. Core ML has no code for a valid
+    /// model that cannot run; the library's messages for one say "not supported" (an operation,
+    /// layer, model type or value), which becomes `OCM_ERROR_UNSUPPORTED`.
+    static func status(of error: MLModelError) -> ocm_status {
+        if error.code == .generic || error.code == .io, error.message.contains("not supported") { return OCM_ERROR_UNSUPPORTED }
+        switch error.code {
         case .featureType: return OCM_ERROR_FEATURE_TYPE
         case .io: return OCM_ERROR_IO
         case .parameters: return OCM_ERROR_PARAMETERS

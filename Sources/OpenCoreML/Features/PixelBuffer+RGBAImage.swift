@@ -11,15 +11,12 @@ extension PixelBuffer {
             for x in 0..<width {
                 let colour = rgb(x: x, y: y)
                 let i = (y * width + x) * 4
-                pixels[i] = Self.byte(colour.x)
-                pixels[i + 1] = Self.byte(colour.y)
-                pixels[i + 2] = Self.byte(colour.z)
+                pixels[i] = clampedByte(colour.x)
+                pixels[i + 1] = clampedByte(colour.y)
+                pixels[i + 2] = clampedByte(colour.z)
             }
         }
         return RGBAImage(width: width, height: height, pixels: pixels)
     }
 
-    private static func byte(_ value: Float) -> UInt8 {
-        value.isNaN ? 0 : UInt8(min(max(value.rounded(), 0), 255))
-    }
 }

@@ -152,6 +152,9 @@ final class NeuralNetworkRunner: ModelRunner, @unchecked Sendable {
                     throw MLModelError(.generic, "output '\(output.name)' is declared int64, but the network computed \(value), which is not an int64")
                 }
                 values[output.name] = MLFeatureValue(int64: integer)
+            case .imageType(let image)?:
+                values[output.name] = MLFeatureValue(pixelBuffer: try PixelBuffer.imageOutput(
+                    planes: blob.value.pointer + row * count, count: count, type: image, name: output.name))
             default:
                 values[output.name] = MLFeatureValue(multiArray: try MLMultiArray.make(shape: shape, dataType: dataType, values: blob.value.pointer + row * count))
             }
