@@ -36,7 +36,18 @@ line, when the test finishes:
          "submodels": [str],         # pipelines: the Type of each stage
          "error": str | null}]}      # the load's error, null when it loaded
 
-Reading the spec to fill "models" happens only when the report is requested.
+Reading the spec to fill "models" happens only when the report is requested. The report's last
+line, written when the session ends, is a summary instead:
+
+    {"session": {"collected": int,      # test items pytest collected
+                 "selected": int,       # items left after --opencoreml-sample (and -k, -m)
+                 "sample": int,         # N of --opencoreml-sample (1: every test)
+                 "collection_errors": [{"nodeid": str, "message": str}],
+                 "duration": float}}    # seconds, the whole session
+
+Sampling. `--opencoreml-sample=N` keeps a fixed 1/N of the collected tests: those whose node id's
+CRC-32 is divisible by N, so the same tests run on every machine and every run (for suites too
+large to run whole, and for CI).
 """
 
 from __future__ import annotations
@@ -44,6 +55,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import zlib
 
 import pytest
 
@@ -97,6 +109,21 @@ def pytest_addoption(parser):
     parser.addoption("--opencoreml-report", metavar="FILE", default=None,
                      help="write one JSON line per test about its use of OpenCoreML (schema: "
                           "opencoreml.pytest_plugin's docstring)")
+    parser.addoption("--opencoreml-sample", metavar="N", type=int, default=1,
+                     help="run only the tests whose node id's CRC-32 is divisible by N (a fixed 1/N sample)")
+
+
+def in_sample(nodeid: str, every: int) -> bool:
+    """Whether a test belongs to the fixed 1/`every` sample."""
+    return every <= 1 or zlib.crc32(nodeid.encode("utf-8")) % every == 0
+
+
+def pytest_collection_modifyitems(session, config, items):
+    every = config.getoption("--opencoreml-sample")
+    if every > 1:
+        kept = [item for item in items if in_sample(item.nodeid, every)]
+        config.hook.pytest_deselected(items=[item for item in items if not in_sample(item.nodeid, every)])
+        items[:] = kept
 
 
 def pytest_configure(config):
@@ -153,6 +180,30 @@ class _Reporter:
     def __init__(self, path: str):
         self.file = open(path, "a", encoding="utf-8")
         self.models: list[dict] = []
+        self.collected = 0
+        self.selected = 0
+        self.collection_errors: list[dict] = []
+        self.started = time.monotonic()
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.collection_errors.append({"nodeid": report.nodeid, "message": _first_line_of(report) or ""})
+
+    def pytest_deselected(self, items):
+        # Called during collection for the tests -k, -m or the sample leave out.
+        self.collected += len(items)
+
+    def pytest_collection_finish(self, session):
+        self.selected = len(session.items)
+        self.collected += len(session.items)
+
+    def pytest_sessionfinish(self, session):
+        summary = {"collected": self.collected, "selected": self.selected,
+                   "sample": session.config.getoption("--opencoreml-sample"),
+                   "collection_errors": self.collection_errors,
+                   "duration": round(time.monotonic() - self.started, 1)}
+        self.file.write(json.dumps({"session": summary}) + "\n")
+        self.file.flush()
 
     def _on_load(self, path, error) -> None:
         self.models.append(_spec_summary(path, error))

@@ -55,7 +55,8 @@ def test_plugin_patches_and_reports(tmp_path, program_fp32):
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert report.exists(), result.stdout + result.stderr
     lines = [json.loads(line) for line in report.read_text().splitlines()]
-    by_name = {line["nodeid"].split("::")[-1]: line for line in lines}
+    assert lines[-1]["session"]["collected"] == 4
+    by_name = {line["nodeid"].split("::")[-1]: line for line in lines if "nodeid" in line}
     assert by_name["test_platform_is_patched"]["outcome"] == "passed", result.stdout
     predicted = by_name["test_predicts"]
     assert predicted["outcome"] == "passed", result.stdout
@@ -67,3 +68,24 @@ def test_plugin_patches_and_reports(tmp_path, program_fp32):
     assert "b" in failed["message"] and failed["predict_errors"][0].startswith("FeatureTypeError")
     assert by_name["test_skipped"]["outcome"] == "skipped"
     assert by_name["test_skipped"]["message"] == "nothing to see"
+
+
+def test_plugin_samples_the_same_tests_every_time_and_summarises(tmp_path):
+    from opencoreml.pytest_plugin import in_sample
+
+    test_file = tmp_path / "test_many.py"
+    test_file.write_text("import pytest\n\n@pytest.mark.parametrize('i', range(60))\ndef test_i(i):\n    pass\n")
+    report = tmp_path / "report.jsonl"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(opencoreml.__file__)),
+                                         env.get("PYTHONPATH", "")])
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "opencoreml.pytest_plugin", f"--opencoreml-report={report}",
+         "--opencoreml-sample=4", "-p", "no:cacheprovider", str(test_file)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=True)
+    lines = [json.loads(line) for line in report.read_text().splitlines()]
+    ran = {line["nodeid"] for line in lines if "nodeid" in line}
+    expected = {f"test_many.py::test_i[{i}]" for i in range(60) if in_sample(f"test_many.py::test_i[{i}]", 4)}
+    assert ran == expected and 0 < len(ran) < 60
+    summary = lines[-1]["session"]
+    assert summary["collected"] == 60 and summary["selected"] == len(ran) and summary["sample"] == 4

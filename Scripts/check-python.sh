@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The Python package as a user gets it: `pip install ./Python` into a venv (a release build of
+# libOpenCoreMLC.so with Swift's runtime linked in, bundled with the libraries it needs), checked
+# to need no Swift toolchain (`ldd`, and its tests run with the toolchain off PATH and
+# LD_LIBRARY_PATH); then a fixed sample of coremltools' own test suites predicting through it,
+# each suite required to pass at least the share of its tests that reached OpenCoreML given below
+# (a little under what the full run in COMPATIBILITY.md measured).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+venv="$(Scripts/python-venv.sh)"
+
+library="$("$venv/bin/python" -c 'import opencoreml._capi as c, os; print(c.library_path())')"
+echo "check-python: $library"
+if ldd "$library" | grep -E "libswift|libFoundation|not found"; then
+    echo "check-python: the installed library needs the Swift toolchain's libraries (above)" >&2
+    exit 1
+fi
+
+# The package's tests, from outside the source tree (so the installed package is the one imported)
+# and with nothing of the toolchain on the paths.
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+(cd "$scratch" && env -i PATH=/usr/bin:/bin HOME="$HOME" LANG=C.UTF-8 \
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/Python/tests")
+
+# coremltools' suites: about ten minutes on two cores.
+REPORT_ARGS="--require mil-ops=${MIL_OPS_MIN:-0.60} --require sklearn=${SKLEARN_MIN:-0.0} --require neural-network=${NEURAL_NETWORK_MIN:-0.0} --require torch=${TORCH_MIN:-0.0}" \
+    Scripts/coremltools-suites.sh --sample mil-ops=12 --sample torch=200 --report .build/coremltools-suites/CI.md
+grep -A8 "^| Suite" .build/coremltools-suites/CI.md

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The venv the Python package is checked in (.build/suites-venv): coremltools 9.0 with the packages
+# its shipped test suites need (scikit-learn 1.5.1, torch 2.13.0+cpu, pandas, requests, Pillow,
+# pytest, pytest-timeout), and the opencoreml package installed from Python/ as a user installs it
+# (`pip install ./Python`, which builds libOpenCoreMLC.so; OPENCOREML_LIBRARY=/path/libOpenCoreMLC.so
+# bundles a built one instead). Prints the venv's path.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=.build/suites-venv
+if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import coremltools, sklearn, torch, pandas, requests, PIL, pytest_timeout" 2>/dev/null; then
+    python3 -m venv "$venv"
+    # torch's CPU wheel: from the machine's wheel folder when pip is configured with one, else
+    # from PyTorch's CPU index.
+    "$venv/bin/pip" install --quiet --disable-pip-version-check \
+        --extra-index-url https://download.pytorch.org/whl/cpu \
+        coremltools==9.0 scikit-learn==1.5.1 torch==2.13.0+cpu numpy pandas requests pillow pytest pytest-timeout >&2
+fi
+"$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./Python >&2
+echo "$PWD/$venv"
