@@ -58,3 +58,21 @@ struct MLProgramInputShapeTests {
         #expect { try Self.predict(model, shape: [2, 32]) } throws: { Self.isShapeError($0) }
     }
 }
+
+/// A program may return a constant (coremltools' tests of constexpr operations return their
+/// decompressed weights): it comes back like any other output.
+@Suite("ML Program constant outputs")
+struct MLProgramConstantOutputTests {
+    @Test func aConstantOutputComesBackBesideAComputedOne() throws {
+        let values: [Float] = [1.5, -2, 0.25, 8]
+        let model = HostilePrograms.model(
+            [HostilePrograms.constant("table", floats: values, shape: [4]), HostilePrograms.operation("relu", ["x": "x"], output: "y")],
+            outputs: ["table", "y"])
+        let x = try MLMultiArray(shape: [4], dataType: .float32)
+        for (index, value) in [-1, 2, -3, 4].enumerated() { x[index] = NSNumber(value: value) }
+        let output = try MLModel(specification: model).prediction(from: MLDictionaryFeatureProvider(dictionary: ["x": x]))
+        let table = try #require(output.featureValue(for: "table")?.multiArrayValue)
+        #expect(table.floatValues() == values)
+        #expect(try #require(output.featureValue(for: "y")?.multiArrayValue).floatValues() == [0, 2, 0, 4])
+    }
+}

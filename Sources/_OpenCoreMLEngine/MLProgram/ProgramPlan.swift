@@ -80,6 +80,31 @@ package final class ProgramPlan: @unchecked Sendable {
     /// - Throws: `MILProgramError` naming the first operation that cannot run (its type, or the
     ///   input whose value is not supported), nested blocks included; `MemoryBudgetError` naming
     ///   the operation at which the compiled program would pass the budget's limit.
+    /// A program may return a constant (a `const` or a constexpr operation's value, such as
+    /// decompressed weights); each such output leaves through an `identity` step, so that it has a
+    /// slot like every other output (Core ML returns it like any other).
+    static func constantOutputCopies(_ block: CoreML_Specification_MILSpec_Block) -> [CoreML_Specification_MILSpec_Operation] {
+        var constantTypes: [String: CoreML_Specification_MILSpec_ValueType] = [:]
+        for operation in block.operations where operation.type == "const" || operation.type.hasPrefix("constexpr_") {
+            for output in operation.outputs { constantTypes[output.name] = output.type }
+        }
+        return block.outputs.compactMap { name in
+            guard let type = constantTypes[name] else { return nil }
+            var binding = CoreML_Specification_MILSpec_Argument.Binding()
+            binding.name = name
+            var argument = CoreML_Specification_MILSpec_Argument()
+            argument.arguments = [binding]
+            var output = CoreML_Specification_MILSpec_NamedValueType()
+            output.name = name
+            output.type = type
+            var copy = CoreML_Specification_MILSpec_Operation()
+            copy.type = "identity"
+            copy.inputs = ["x": argument]
+            copy.outputs = [output]
+            return copy
+        }
+    }
+
     package init(program: CoreML_Specification_MILSpec_Program, budget: MemoryBudget,
                  iterationLimit: Int = ProgramPlan.defaultIterationLimit,
                  loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit) throws {
@@ -94,7 +119,7 @@ package final class ProgramPlan: @unchecked Sendable {
         var builder = Builder(reservations: reservations)
         inputNames = function.inputs.map(\.name)
         inputSlots = function.inputs.map { builder.newSlot(named: $0.name, type: $0.type, isInput: true) }
-        steps = try builder.compile(block.operations, outputs: block.outputs, scope: "")
+        steps = try builder.compile(block.operations + Self.constantOutputCopies(block), outputs: block.outputs, scope: "")
         outputNames = block.outputs
         outputSlots = try block.outputs.map { name in
             guard let slot = builder.slots[name] else { throw MILProgramError("output '\(name)' is a constant or undefined") }
