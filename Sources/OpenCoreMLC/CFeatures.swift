@@ -1,4 +1,5 @@
 import COpenCoreML
+import CoreMLSpec
 import Foundation
 import OpenCoreML
 
@@ -83,19 +84,23 @@ func borrowedArray(_ dtype: ocm_dtype, _ rank: Int, _ shape: UnsafePointer<Int64
     guard let data else { throw CInterfaceError.argument("\(what): data is NULL") }
     let sizes = (0..<rank).map { Int(clamping: shape[$0]) }
     guard sizes.allSatisfy({ $0 > 0 }) else { throw CInterfaceError.argument("\(what): every size must be at least 1, got \(sizes)") }
-    let steps = strides.map { strides in (0..<rank).map { Int(clamping: strides[$0]) } } ?? contiguousStrides(sizes)
+    guard checkedProduct(sizes + [MemoryLayout<Double>.size]) != nil else {
+        throw CInterfaceError.argument("\(what): shape \(sizes) holds more elements than memory can")
+    }
+    let steps = strides.map { strides in (0..<rank).map { Int(clamping: strides[$0]) } } ?? MLMultiArray.contiguousStrides(sizes)
     guard steps.allSatisfy({ $0 >= 0 }) else { throw CInterfaceError.argument("\(what): strides must not be negative, got \(steps)") }
+    // The last element the strides reach must be addressable (the caller's memory is taken on trust).
+    var last = 0
+    for (size, step) in zip(sizes, steps) {
+        let (offset, overflow) = (size - 1).multipliedReportingOverflow(by: step)
+        let (sum, overflowSum) = last.addingReportingOverflow(offset)
+        guard !overflow, !overflowSum, sum.multipliedReportingOverflow(by: MemoryLayout<Double>.size).overflow == false else {
+            throw CInterfaceError.argument("\(what): shape \(sizes) with strides \(steps) reaches past any buffer")
+        }
+        last = sum
+    }
     return try MLMultiArray(dataPointer: data, shape: sizes.map { NSNumber(value: $0) }, dataType: type,
                             strides: steps.map { NSNumber(value: $0) })
-}
-
-/// Row-major strides for `shape`.
-func contiguousStrides(_ shape: [Int]) -> [Int] {
-    var strides = [Int](repeating: 1, count: shape.count)
-    for axis in stride(from: shape.count - 2, through: 0, by: -1) {
-        strides[axis] = strides[axis + 1] &* shape[axis + 1]
-    }
-    return strides
 }
 
 // MARK: - Building
@@ -180,8 +185,8 @@ public func ocmFeaturesSetImage(_ features: OpaquePointer?, _ name: UnsafePointe
         guard let buffer = PixelBuffer(width: width, height: height, pixelFormatType: pixelFormat) else {
             throw CInterfaceError.argument("image '\(key)': \(width)×\(height) pixels of format 0x\(String(pixelFormat, radix: 16)) is not an image OpenCoreML takes")
         }
-        guard bytesPerRow >= buffer.bytesPerRow else {
-            throw CInterfaceError.argument("image '\(key)': bytes_per_row \(bytesPerRow) is less than a row's \(buffer.bytesPerRow) bytes")
+        guard bytesPerRow >= buffer.bytesPerRow, !bytesPerRow.multipliedReportingOverflow(by: height).overflow else {
+            throw CInterfaceError.argument("image '\(key)': bytes_per_row \(bytesPerRow) is less than a row's \(buffer.bytesPerRow) bytes, or too large")
         }
         for row in 0..<height {
             (buffer.baseAddress + row * buffer.bytesPerRow).copyMemory(from: pixels + row * bytesPerRow, byteCount: buffer.bytesPerRow)

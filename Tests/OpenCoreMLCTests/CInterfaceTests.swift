@@ -207,6 +207,12 @@ struct CInterfaceTests {
         ocm_error_free(error)
         error = nil
 
+        // Sizes or strides whose reach overflows are refused, not trapped on.
+        let huge: [Int64] = [1 << 40, 1 << 40, 4], far: [Int64] = [1 << 62, 1]
+        #expect(ocm_features_set_array(empty, "x", OCM_DTYPE_FLOAT32, 3, huge, nil, &value, nil) == OCM_ERROR_ARGUMENT)
+        let two: [Int64] = [4, 1]
+        #expect(ocm_features_set_array(empty, "x", OCM_DTYPE_FLOAT32, 2, two, far, &value, nil) == OCM_ERROR_ARGUMENT)
+
         // An unknown function of a single-function model.
         #expect(ocm_model_load(Self.programs.appendingPathComponent("Dense.mlpackage").path, "decode", 0, &error) == nil)
         #expect(ocm_error_code(error) == OCM_ERROR_NOT_FOUND)

@@ -74,7 +74,7 @@ public final class MLMultiArray: @unchecked Sendable, CustomStringConvertible {
         strides.map(\.intValue) == Self.contiguousStrides(shape.map(\.intValue))
     }
 
-    static func contiguousStrides(_ shape: [Int]) -> [Int] {
+    package static func contiguousStrides(_ shape: [Int]) -> [Int] {
         var strides = [Int](repeating: 1, count: shape.count)
         for axis in stride(from: shape.count - 2, through: 0, by: -1) {
             strides[axis] = strides[axis + 1] * shape[axis + 1]
