@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import load_or_skip_unsupported
+import opencoreml
 
 Image = pytest.importorskip("PIL.Image", reason="Pillow is needed for image features")
 
 
 def test_rgb_image_input(image_model):
-    model = load_or_skip_unsupported(image_model)
+    model = opencoreml.MLModel(image_model)
     assert model.input_description.feature("image").color_space == "RGB"
     pixels = np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3) * 3
     out = model.predict({"image": Image.fromarray(pixels, "RGB")})["pixels"]
@@ -19,14 +19,14 @@ def test_rgb_image_input(image_model):
 
 
 def test_rgba_image_is_converted(image_model):
-    model = load_or_skip_unsupported(image_model)
+    model = opencoreml.MLModel(image_model)
     pixels = np.random.default_rng(1).integers(0, 255, (4, 5, 4), dtype=np.uint8)
     out = model.predict({"image": Image.fromarray(pixels, "RGBA")})["pixels"]
     np.testing.assert_allclose(np.asarray(out).reshape(3, 4, 5), pixels[..., :3].transpose(2, 0, 1))
 
 
 def test_grayscale_image_input(gray_model):
-    model = load_or_skip_unsupported(gray_model)
+    model = opencoreml.MLModel(gray_model)
     pixels = np.arange(20, dtype=np.uint8).reshape(4, 5) * 11
     out = model.predict({"image": Image.fromarray(pixels, "L")})["pixels"]
     np.testing.assert_allclose(np.asarray(out).reshape(4, 5), pixels)
@@ -37,13 +37,13 @@ def test_grayscale_image_input(gray_model):
 
 
 def test_array_for_image_is_rejected(image_model):
-    model = load_or_skip_unsupported(image_model)
+    model = opencoreml.MLModel(image_model)
     with pytest.raises(TypeError):
         model.predict({"image": np.zeros((3, 4, 5), np.float32)})
 
 
 def test_image_output_is_rgba_pil_image(image_to_image):
-    model = load_or_skip_unsupported(image_to_image)
+    model = opencoreml.MLModel(image_to_image)
     assert model.output_description.feature("out").type == "image"
     pixels = np.random.default_rng(2).integers(0, 255, (4, 5, 3), dtype=np.uint8)
     out = model.predict({"image": Image.fromarray(pixels, "RGB")})["out"]

@@ -11,7 +11,6 @@ from conftest import (
     CLASSIFIER_W,
     INT_LABELS,
     STRING_LABELS,
-    load_or_skip_unsupported,
     program_reference,
     softmax,
 )
@@ -35,7 +34,7 @@ def test_string_classifier(string_classifier):
 
 
 def test_int_classifier(int_classifier):
-    model = load_or_skip_unsupported(int_classifier)
+    model = opencoreml.MLModel(int_classifier)
     x = np.array([3.0, 0.0, -1.0])
     out = model.predict({"x": x})
     expected = softmax(CLASSIFIER_W @ x + CLASSIFIER_B)
