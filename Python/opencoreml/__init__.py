@@ -24,6 +24,10 @@ from .errors import (
 from .model import MLModel
 from .state import MLState
 
+# `opencoreml.coremltools.enable()` works after a plain `import opencoreml` (the submodule imports
+# coremltools itself only when enable() is called).
+from . import coremltools  # noqa: E402  (after the names it uses)
+
 __version__ = "0.1.0"
 
 
@@ -40,5 +44,5 @@ def max_specification_version() -> int:
 __all__ = [
     "MLModel", "MLState", "Error", "GenericError", "FeatureTypeError", "ModelIOError", "ParametersError",
     "UnsupportedError", "ArgumentError", "NotFoundError", "LibraryNotFoundError", "FeatureDescription",
-    "FeatureDescriptions", "ModelDescription", "library_version", "max_specification_version",
+    "FeatureDescriptions", "ModelDescription", "library_version", "max_specification_version", "coremltools",
 ]

@@ -115,3 +115,13 @@ def test_static_methods():
     assert backend.OpenCoreMLProxy.get_available_compute_devices() == []
     with pytest.raises(RuntimeError):
         backend.OpenCoreMLProxy.create_model_asset_from_memory(b"", {})
+
+
+def test_backend_is_reachable_after_a_plain_import():
+    # The spelling: `import coremltools, opencoreml; opencoreml.coremltools.enable()`.
+    import subprocess
+    import sys
+
+    code = "import opencoreml, sys; assert callable(opencoreml.coremltools.enable); " \
+           "assert 'coremltools' not in sys.modules, 'importing opencoreml must not import coremltools'"
+    subprocess.run([sys.executable, "-c", code], check=True)
