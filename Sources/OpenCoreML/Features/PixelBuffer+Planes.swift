@@ -40,7 +40,6 @@ extension PixelBuffer {
         }
         return buffer
     }
-
 }
 
 /// A value on 0…255 as a byte: rounded, clamped, NaN as 0.

@@ -18,5 +18,4 @@ extension PixelBuffer {
         }
         return RGBAImage(width: width, height: height, pixels: pixels)
     }
-
 }

@@ -68,18 +68,6 @@ package final class ProgramPlan: @unchecked Sendable {
     private let steps: StepList
     private let pools: BufferPools
 
-    /// Compiles `program`'s `main` function with a budget of its own of `memoryLimit` bytes.
-    package convenience init(program: CoreML_Specification_MILSpec_Program, memoryLimit: Int,
-                             iterationLimit: Int = ProgramPlan.defaultIterationLimit,
-                             loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit) throws {
-        try self.init(program: program, budget: MemoryBudget(limit: memoryLimit), iterationLimit: iterationLimit, loopWorkLimit: loopWorkLimit)
-    }
-
-    /// Compiles `program`'s `main` function, its steps and constants reserved from `budget`.
-    ///
-    /// - Throws: `MILProgramError` naming the first operation that cannot run (its type, or the
-    ///   input whose value is not supported), nested blocks included; `MemoryBudgetError` naming
-    ///   the operation at which the compiled program would pass the budget's limit.
     /// A program may return a constant (a `const` or a constexpr operation's value, such as
     /// decompressed weights); each such output leaves through an `identity` step, so that it has a
     /// slot like every other output (Core ML returns it like any other).
@@ -105,6 +93,18 @@ package final class ProgramPlan: @unchecked Sendable {
         }
     }
 
+    /// Compiles `program`'s `main` function with a budget of its own of `memoryLimit` bytes.
+    package convenience init(program: CoreML_Specification_MILSpec_Program, memoryLimit: Int,
+                             iterationLimit: Int = ProgramPlan.defaultIterationLimit,
+                             loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit) throws {
+        try self.init(program: program, budget: MemoryBudget(limit: memoryLimit), iterationLimit: iterationLimit, loopWorkLimit: loopWorkLimit)
+    }
+
+    /// Compiles `program`'s `main` function, its steps and constants reserved from `budget`.
+    ///
+    /// - Throws: `MILProgramError` naming the first operation that cannot run (its type, or the
+    ///   input whose value is not supported), nested blocks included; `MemoryBudgetError` naming
+    ///   the operation at which the compiled program would pass the budget's limit.
     package init(program: CoreML_Specification_MILSpec_Program, budget: MemoryBudget,
                  iterationLimit: Int = ProgramPlan.defaultIterationLimit,
                  loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit) throws {
