@@ -2,7 +2,7 @@
 # coremltools 9.0's own test suites (shipped in its wheel), predicting through OpenCoreML on Linux,
 # and COMPATIBILITY.md from their results.
 #
-#   Scripts/coremltools-suites.sh [--sample N] [--sample SUITE=N ...] [--report FILE] [SUITE...]
+#   Scripts/coremltools-suites.sh [--sample N] [--sample SUITE=N ...] [--jobs N] [--resume] [--report FILE] [SUITE...]
 #
 # SUITE: mil-ops (the MIL operation tests, iOS14–iOS18), sklearn (scikit-learn 1.5.1 converters),
 # neural-network (the NeuralNetworkBuilder tests), torch (the PyTorch frontend, torch 2.13.0+cpu);
@@ -10,7 +10,9 @@
 # .build/coremltools-suites/SUITE.jsonl; then Scripts/coremltools_suites_report.py writes the report
 # (default COMPATIBILITY.md). --sample N runs a fixed 1/N of every suite (the tests whose node id's
 # CRC-32 is divisible by N); --sample SUITE=N of one suite. The torch suite's default is 1/16: its
-# 24,000 tests would take most of a day on two cores. Extra arguments for the report (such as
+# 24,000 tests would take most of a day on two cores. --jobs N runs N pytest processes side by side,
+# each on a disjoint part of the tests; --resume keeps the results already in .build/coremltools-suites
+# and runs only the tests they lack (after an interruption). Extra arguments for the report (such as
 # `--require mil-ops=0.8`) go in REPORT_ARGS.
 #
 # The venv is Scripts/python-venv.sh's: coremltools 9.0 and what its suites need, and the opencoreml
@@ -22,6 +24,8 @@ arguments="$*"
 
 declare -A sample=([mil-ops]=1 [sklearn]=1 [neural-network]=1 [torch]=16)
 report="COMPATIBILITY.md"
+jobs=1
+resume=""
 suites=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -32,6 +36,8 @@ while [ $# -gt 0 ]; do
             esac
             shift 2 ;;
         --report) report="$2"; shift 2 ;;
+        --jobs) jobs="$2"; shift 2 ;;
+        --resume) resume="--opencoreml-resume"; shift ;;
         mil-ops|sklearn|neural-network|torch) suites+=("$1"); shift ;;
         *) echo "coremltools-suites: unknown argument '$1'" >&2; exit 2 ;;
     esac
@@ -55,16 +61,26 @@ for suite in "${suites[@]}"; do
         torch) path="$site/converters/mil/frontend/torch/test" ;;
     esac
     every="${sample[$suite]}"
-    rm -f "$out/$suite.jsonl"
-    echo "coremltools-suites: $suite (1/$every of $path)"
+    [ -n "$resume" ] || rm -f "$out/$suite.jsonl" "$out/$suite.log"
+    echo "coremltools-suites: $suite (1/$every of $path, $jobs process(es))"
     started=$(date +%s)
     # pytest's exit status is the tests' (failures are the report's business); a crash of the
     # interpreter leaves no session line, which the report notices.
-    (cd "$work" && "$venv/bin/python" -m pytest -q -p opencoreml.pytest_plugin \
-        --opencoreml-report="$out/$suite.jsonl" --opencoreml-sample="$every" \
-        -p no:cacheprovider --timeout=300 -o addopts="" -W ignore \
-        --rootdir="$site" "$path" > "$out/$suite.log" 2>&1) || true
-    echo "coremltools-suites: $suite done in $(( $(date +%s) - started )) s; $(tail -n 1 "$out/$suite.log")"
+    for (( part = 0; part < jobs; part++ )); do
+        mkdir -p "$work/$part"
+        (cd "$work/$part" && "$venv/bin/python" -m pytest -q -p opencoreml.pytest_plugin \
+            --opencoreml-report="$out/$suite.jsonl.part$part" --opencoreml-sample="$every" \
+            --opencoreml-shard="$part/$jobs" $resume \
+            -p no:cacheprovider --timeout=300 -o addopts="" -W ignore \
+            --rootdir="$site" "$path" > "$out/$suite.log.part$part" 2>&1) &
+    done
+    wait || true
+    for (( part = 0; part < jobs; part++ )); do
+        cat "$out/$suite.jsonl.part$part" >> "$out/$suite.jsonl" 2>/dev/null || true
+        cat "$out/$suite.log.part$part" >> "$out/$suite.log"
+        rm -f "$out/$suite.jsonl.part$part" "$out/$suite.log.part$part"
+    done
+    echo "coremltools-suites: $suite done in $(( $(date +%s) - started )) s; $(grep -E '(passed|failed)' "$out/$suite.log" | tail -n "$jobs" | tr '\n' ' ')"
 done
 
 # shellcheck disable=SC2086

@@ -50,7 +50,10 @@ def load(path: str) -> tuple[list[dict], dict]:
             line = line.strip()
             if not line:
                 continue
-            entry = json.loads(line)
+            try:
+                entry = json.loads(line)
+            except ValueError:  # a line cut short when a run was interrupted (it reruns on --resume)
+                continue
             if "session" in entry:
                 session = entry["session"]  # the last session line wins (a rerun appends)
             else:

@@ -47,7 +47,10 @@ line, written when the session ends, is a summary instead:
 
 Sampling. `--opencoreml-sample=N` keeps a fixed 1/N of the collected tests: those whose node id's
 CRC-32 is divisible by N, so the same tests run on every machine and every run (for suites too
-large to run whole, and for CI).
+large to run whole, and for CI). `--opencoreml-shard=K/M` keeps the K-th of M disjoint parts
+(by the CRC-32's higher bits), for M processes run side by side. `--opencoreml-resume` leaves out
+the tests the report file (and its `.partK` siblings) already has a line for, so an interrupted
+run goes on where it stopped.
 """
 
 from __future__ import annotations
@@ -111,6 +114,10 @@ def pytest_addoption(parser):
                           "opencoreml.pytest_plugin's docstring)")
     parser.addoption("--opencoreml-sample", metavar="N", type=int, default=1,
                      help="run only the tests whose node id's CRC-32 is divisible by N (a fixed 1/N sample)")
+    parser.addoption("--opencoreml-shard", metavar="K/M", default="0/1",
+                     help="run only the K-th (from 0) of M disjoint parts of the tests")
+    parser.addoption("--opencoreml-resume", action="store_true",
+                     help="leave out the tests the --opencoreml-report file(s) already report")
 
 
 def in_sample(nodeid: str, every: int) -> bool:
@@ -118,12 +125,49 @@ def in_sample(nodeid: str, every: int) -> bool:
     return every <= 1 or zlib.crc32(nodeid.encode("utf-8")) % every == 0
 
 
+def in_shard(nodeid: str, shard: int, shards: int) -> bool:
+    """Whether a test belongs to part `shard` of `shards` (independent of the sample's low bits)."""
+    return shards <= 1 or (zlib.crc32(nodeid.encode("utf-8")) >> 12) % shards == shard
+
+
+def reported_nodeids(path: str) -> set:
+    """The node ids the report at `path`, and its `.partK` siblings, already have a line for."""
+    import glob
+    import os
+    import re
+
+    base = re.sub(r"\.part\d+$", "", path)
+    done = set()
+    for name in [base] + glob.glob(glob.escape(base) + ".part*"):
+        if not os.path.isfile(name):
+            continue
+        with open(name, encoding="utf-8") as file:
+            for line in file:
+                try:
+                    entry = json.loads(line)
+                except ValueError:  # a line cut short by an interrupted run
+                    continue
+                if "nodeid" in entry:
+                    done.add(entry["nodeid"])
+    return done
+
+
 def pytest_collection_modifyitems(session, config, items):
     every = config.getoption("--opencoreml-sample")
-    if every > 1:
-        kept = [item for item in items if in_sample(item.nodeid, every)]
-        config.hook.pytest_deselected(items=[item for item in items if not in_sample(item.nodeid, every)])
-        items[:] = kept
+    shard, _, shards = config.getoption("--opencoreml-shard").partition("/")
+    shard, shards = int(shard), int(shards or 1)
+    done = set()
+    report = config.getoption("--opencoreml-report")
+    if config.getoption("--opencoreml-resume") and report:
+        done = reported_nodeids(report)
+
+    def keep(item) -> bool:
+        return in_sample(item.nodeid, every) and in_shard(item.nodeid, shard, shards) and item.nodeid not in done
+
+    left_out = [item for item in items if not keep(item)]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if keep(item)]
 
 
 def pytest_configure(config):

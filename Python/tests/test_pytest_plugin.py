@@ -89,3 +89,16 @@ def test_plugin_samples_the_same_tests_every_time_and_summarises(tmp_path):
     assert ran == expected and 0 < len(ran) < 60
     summary = lines[-1]["session"]
     assert summary["collected"] == 60 and summary["selected"] == len(ran) and summary["sample"] == 4
+
+
+def test_shards_split_the_tests_and_resume_skips_reported_ones(tmp_path):
+    from opencoreml.pytest_plugin import in_shard, reported_nodeids
+
+    ids = [f"test_x.py::test_{i}" for i in range(300)]
+    parts = [{i for i in ids if in_shard(i, k, 3)} for k in range(3)]
+    assert set().union(*parts) == set(ids)
+    assert sum(len(p) for p in parts) == len(ids) and all(parts)
+    report = tmp_path / "suite.jsonl"
+    report.write_text(json.dumps({"nodeid": ids[0]}) + "\n" + '{"nodeid": "cut sh')
+    (tmp_path / "suite.jsonl.part1").write_text(json.dumps({"nodeid": ids[1]}) + "\n" + json.dumps({"session": {}}) + "\n")
+    assert reported_nodeids(str(tmp_path / "suite.jsonl.part0")) == {ids[0], ids[1]}
