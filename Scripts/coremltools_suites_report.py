@@ -201,6 +201,7 @@ def main() -> int:
     parser.add_argument("--results", required=True, help="folder of SUITE.jsonl files")
     parser.add_argument("--output", help="the Markdown file to write (default: print)")
     parser.add_argument("--command", default="Scripts/coremltools-suites.sh", help="the command that made the results")
+    parser.add_argument("--library", default="", help="which OpenCoreML the results are of (a commit, a version)")
     parser.add_argument("--require", action="append", default=[], metavar="SUITE=RATE",
                         help="fail unless this share of the suite's tests that reached OpenCoreML passed")
     arguments = parser.parse_args()
@@ -220,7 +221,8 @@ def main() -> int:
              "with numpy, scikit-learn and PyTorch; on Linux they stop before predicting. Run with "
              "`pytest -p opencoreml.pytest_plugin` (the `opencoreml` Python package), they take their macOS "
              "path and predict through OpenCoreML instead: thousands of cases written by Core ML's authors.", "",
-             f"Made by `{arguments.command}` on {datetime.date.today().isoformat()} "
+             f"Made by `{arguments.command}` on {datetime.date.today().isoformat()}"
+             + (f" with OpenCoreML {arguments.library}" if arguments.library else "") + " "
              "(results: `.build/coremltools-suites/`, table: `Scripts/coremltools_suites_report.py`). "
              "A test *reached* OpenCoreML when it gave it a model to load or predict with; a model OpenCoreML "
              "refuses to load (an operation it does not run) counts as a failure that reached it. Tests that "
