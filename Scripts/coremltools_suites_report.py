@@ -129,6 +129,15 @@ def summarize(tests: list[dict]) -> dict:
     return counts
 
 
+def backend(nodeid: str) -> str | None:
+    """The Core ML backend a parametrized test converts to, with its opset when the id names one."""
+    kind = "ML Program" if "mlprogram" in nodeid else "neural network" if "neuralnetwork" in nodeid else None
+    if kind is None:
+        return None
+    opset = re.search(r"AvailableTarget\.(iOS\d+)", nodeid)
+    return f"{kind}, {opset.group(1)}" if opset else kind
+
+
 def percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f} %" if whole else "–"
 
@@ -147,6 +156,19 @@ def suite_section(name: str, tests: list[dict], session: dict) -> list[str]:
                   f"(`--opencoreml-sample={sample}`).", ""]
     for error in session.get("collection_errors", []):
         lines += [f"Not collected: `{error['nodeid']}` ({shorten(error['message'], 120)}).", ""]
+
+    # Per backend (and opset): coremltools converts most tests to both kinds of model.
+    by_backend = collections.defaultdict(collections.Counter)
+    for test in tests:
+        kind = backend(test["nodeid"])
+        if kind and test["outcome"] != "skipped" and reached(test):
+            by_backend[kind]["reached"] += 1
+            by_backend[kind]["passed"] += test["outcome"] == "passed"
+    if len(by_backend) > 1:
+        lines += ["| Converted to | Reached OpenCoreML | Passed | Passed of reached |", "|---|---:|---:|---:|"]
+        for kind, counts in sorted(by_backend.items()):
+            lines.append(f"| {kind} | {counts['reached']} | {counts['passed']} | {percent(counts['passed'], counts['reached'])} |")
+        lines.append("")
 
     # Per operation: tests that reached OpenCoreML, passed, failed, and the commonest cause.
     by_operation = collections.defaultdict(list)
