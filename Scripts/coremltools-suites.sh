@@ -71,7 +71,7 @@ for suite in "${suites[@]}"; do
         (cd "$work/$part" && "$venv/bin/python" -m pytest -q -p opencoreml.pytest_plugin \
             --opencoreml-report="$out/$suite.jsonl.part$part" --opencoreml-sample="$every" \
             --opencoreml-shard="$part/$jobs" $resume \
-            -p no:cacheprovider --timeout=300 -o addopts="" -W ignore \
+            -p no:cacheprovider --timeout=300 -o addopts="" -W ignore --continue-on-collection-errors \
             --rootdir="$site" "$path" > "$out/$suite.log.part$part" 2>&1) &
     done
     wait || true
