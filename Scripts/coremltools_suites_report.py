@@ -55,7 +55,12 @@ def load(path: str) -> tuple[list[dict], dict]:
             except ValueError:  # a line cut short when a run was interrupted (it reruns on --resume)
                 continue
             if "session" in entry:
-                session = entry["session"]  # the last session line wins (a rerun appends)
+                # One summary per pytest process: shards run side by side, and resumed runs, add up.
+                part = entry["session"]
+                errors = {e["nodeid"]: e for e in session.get("collection_errors", []) + part.get("collection_errors", [])}
+                session = {"collected": max(session.get("collected", 0), part.get("collected", 0)),
+                           "selected": session.get("selected", 0) + part.get("selected", 0),
+                           "sample": part.get("sample", 1), "collection_errors": list(errors.values())}
             else:
                 tests.append(entry)
     # A test rerun (appended) counts once, with its last result.
