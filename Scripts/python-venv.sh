@@ -9,10 +9,10 @@ cd "$(dirname "$0")/.."
 venv=.build/suites-venv
 if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import coremltools, sklearn, torch, pandas, requests, PIL, pytest_timeout" 2>/dev/null; then
     python3 -m venv "$venv"
-    # torch's CPU wheel: from the machine's wheel folder when pip is configured with one, else
-    # from PyTorch's CPU index.
+    # torch's CPU wheel comes from where pip is configured to find it: this machine's wheel folder
+    # (pip's find-links), or PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu elsewhere
+    # (PyPI's plain torch is the 5 GB CUDA build).
     "$venv/bin/pip" install --quiet --disable-pip-version-check \
-        --extra-index-url https://download.pytorch.org/whl/cpu \
         coremltools==9.0 scikit-learn==1.5.1 torch==2.13.0+cpu numpy pandas requests pillow pytest pytest-timeout >&2
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./Python >&2
