@@ -21,6 +21,9 @@ fi
 # and with nothing of the toolchain on the paths.
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
+# The tests skip when the library cannot be loaded (for a checkout without a build); here it must load.
+(cd "$scratch" && env -i PATH=/usr/bin:/bin HOME="$HOME" LANG=C.UTF-8 \
+    "$venv/bin/python" -c 'import opencoreml; print("check-python: library", opencoreml.library_version(), "loads")')
 (cd "$scratch" && env -i PATH=/usr/bin:/bin HOME="$HOME" LANG=C.UTF-8 \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/Python/tests")
 
