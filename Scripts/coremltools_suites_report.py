@@ -233,12 +233,10 @@ def main() -> int:
                         help="fail unless this share of the suite's tests that reached OpenCoreML passed")
     arguments = parser.parse_args()
 
-    suites = {}
-    for name in list(SUITES) + sorted(set(os.listdir(arguments.results)) - {f"{s}.jsonl" for s in SUITES}):
-        stem = name[:-6] if name.endswith(".jsonl") else name
-        path = os.path.join(arguments.results, f"{stem}.jsonl")
-        if os.path.isfile(path) and stem not in suites:
-            suites[stem] = load(path)
+    # The known suites in their order, then any other SUITE.jsonl.
+    found = {name[: -len(".jsonl")] for name in os.listdir(arguments.results) if name.endswith(".jsonl")}
+    order = [name for name in SUITES if name in found] + sorted(found - set(SUITES))
+    suites = {name: load(os.path.join(arguments.results, f"{name}.jsonl")) for name in order}
     if not suites:
         print(f"no SUITE.jsonl files in {arguments.results}", file=sys.stderr)
         return 1

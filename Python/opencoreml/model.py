@@ -103,9 +103,8 @@ class MLModel:
         handle = _capi.lib().ocm_model_predict(self._handle, inputs.handle, state_handle, ctypes.byref(error))
         if not handle:
             raise consume(error)
-        outputs = Features(handle)
-        outputs.borrowed.append(inputs)  # defensive: outputs never outlive memory they might share
-        return _outputs.read(outputs, self._coremltools_compat)
+        # The outputs are the library's own buffers; the inputs' borrowed arrays may go now.
+        return _outputs.read(Features(handle), self._coremltools_compat)
 
     def _predict_batch(self, examples: list) -> list:
         count = len(examples)
@@ -118,12 +117,8 @@ class MLModel:
         if _capi.lib().ocm_model_predict_batch(self._handle, in_handles, count, out_handles,
                                                ctypes.byref(error)) != _capi.OK:
             raise consume(error)
-        results = []
         owners = [Features(out_handles[i]) for i in range(count)]  # own every handle before reading any
-        for owner, example_inputs in zip(owners, inputs):
-            owner.borrowed.append(example_inputs)
-            results.append(_outputs.read(owner, self._coremltools_compat))
-        return results
+        return [_outputs.read(owner, self._coremltools_compat) for owner in owners]
 
     def make_state(self) -> MLState:
         """A new state for this model, every buffer zero (an empty state for a stateless model)."""

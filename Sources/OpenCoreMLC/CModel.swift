@@ -37,15 +37,18 @@ final class CModel {
             let names = states.map { "'\($0.name)'" }.joined(separator: ", ")
             throw CInterfaceError(OCM_ERROR_UNSUPPORTED, "the model reads and writes states (\(names)); OpenCoreML does not run stateful models yet")
         }
-        let inputs = MLArrayBatchProvider(array: examples.map(\.provider))
-        let outputs = examples.count == 1
-            ? MLArrayBatchProvider(array: [try model.prediction(from: inputs.array[0])])
-            : try model.predictions(fromBatch: inputs)
-        return (0..<outputs.count).map { index in
-            let output = outputs.features(at: index)
-            var values: [String: MLFeatureValue] = [:]
-            for name in output.featureNames { values[name] = output.featureValue(for: name) }
-            return CFeatures(values)
+        let outputs: [MLFeatureProvider]
+        if examples.count == 1 {
+            outputs = [try model.prediction(from: examples[0].provider)]
+        } else {
+            let batch = try model.predictions(fromBatch: MLArrayBatchProvider(array: examples.map(\.provider)))
+            outputs = (0..<batch.count).map(batch.features(at:))
+        }
+        return outputs.map { output in
+            if let dictionary = output as? MLDictionaryFeatureProvider { return CFeatures(dictionary.dictionary) }
+            return CFeatures(Dictionary(uniqueKeysWithValues: output.featureNames.compactMap { name in
+                output.featureValue(for: name).map { (name, $0) }
+            }))
         }
     }
 }

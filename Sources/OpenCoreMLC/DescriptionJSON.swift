@@ -30,29 +30,10 @@ enum DescriptionJSON {
 
     /// A classifier's labels (strings or integers), nil for other models.
     private static func classLabels(_ model: CoreML_Specification_Model) -> [Any]? {
-        let labels: CoreML_Specification_NeuralNetworkClassifier.OneOf_ClassLabels?
-        switch model.type {
-        case .neuralNetworkClassifier(let classifier)?: labels = classifier.classLabels
-        case .pipelineClassifier(let classifier)?:
-            return classifier.pipeline.models.lazy.compactMap(classLabels).last
-        case .kNearestNeighborsClassifier(let classifier)?:
-            switch classifier.classLabels {
-            case .stringClassLabels(let strings)?: return strings.vector
-            case .int64ClassLabels(let integers)?: return integers.vector.map { Int($0) }
-            case nil: return nil
-            }
-        case .glmClassifier(let classifier)?:
-            switch classifier.classLabels {
-            case .stringClassLabels(let strings)?: return strings.vector
-            case .int64ClassLabels(let integers)?: return integers.vector.map { Int($0) }
-            case nil: return nil
-            }
-        default: labels = nil
-        }
-        switch labels {
-        case .stringClassLabels(let strings)?: return strings.vector
-        case .int64ClassLabels(let integers)?: return integers.vector.map { Int($0) }
-        case nil: return nil
+        switch model.classLabelSet {
+        case .strings(let labels): return labels
+        case .int64s(let labels): return labels.map { Int($0) }
+        case .none: return nil
         }
     }
 

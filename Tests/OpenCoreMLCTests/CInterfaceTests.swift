@@ -31,6 +31,15 @@ struct CInterfaceTests {
 
     struct LoadFailure: Error { var message: String }
 
+    /// `values` copied into memory the test owns: the interface borrows an array's memory, so it
+    /// must stay valid from the call that sets it until the features are freed (free it with
+    /// `deallocate()` after that).
+    static func owned<Element>(_ values: [Element]) -> UnsafeMutableBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: values.count)
+        _ = buffer.initialize(from: values)
+        return buffer
+    }
+
     /// The floats of output `name`, read through its shape and strides.
     static func floats(_ outputs: OpaquePointer, _ name: String) throws -> (shape: [Int64], values: [Float]) {
         var dtype = OCM_DTYPE_FLOAT32
@@ -60,11 +69,12 @@ struct CInterfaceTests {
         let (x, y) = try Self.denseReference()
         let model = try Self.load(Self.programs.appendingPathComponent("Dense.mlpackage").path)
         defer { ocm_model_free(model) }
-        var input = x
+        let input = Self.owned(x)
+        defer { input.deallocate() }
         let inputs = ocm_features_create()
         defer { ocm_features_free(inputs) }
         let shape: [Int64] = [1, 32]
-        #expect(input.withUnsafeMutableBytes { ocm_features_set_array(inputs, "x", OCM_DTYPE_FLOAT32, 2, shape, nil, $0.baseAddress, nil) } == OCM_OK)
+        #expect(ocm_features_set_array(inputs, "x", OCM_DTYPE_FLOAT32, 2, shape, nil, input.baseAddress, nil) == OCM_OK)
         var error: OpaquePointer?
         let outputs = try #require(ocm_model_predict(model, inputs, nil, &error))
         defer { ocm_features_free(outputs) }
@@ -81,12 +91,13 @@ struct CInterfaceTests {
         let model = try Self.load(Self.programs.appendingPathComponent("Dense.mlpackage").path)
         defer { ocm_model_free(model) }
         // Every other element of a buffer twice as long: strides [64, 2].
-        var spread = [Float](repeating: .nan, count: 64)
+        let spread = Self.owned([Float](repeating: .nan, count: 64))
+        defer { spread.deallocate() }
         for (index, value) in x.enumerated() { spread[2 * index] = value }
         let inputs = ocm_features_create()
         defer { ocm_features_free(inputs) }
         let shape: [Int64] = [1, 32], strides: [Int64] = [64, 2]
-        #expect(spread.withUnsafeMutableBytes { ocm_features_set_array(inputs, "x", OCM_DTYPE_FLOAT32, 2, shape, strides, $0.baseAddress, nil) } == OCM_OK)
+        #expect(ocm_features_set_array(inputs, "x", OCM_DTYPE_FLOAT32, 2, shape, strides, spread.baseAddress, nil) == OCM_OK)
         let outputs = try #require(ocm_model_predict(model, inputs, nil, nil))
         defer { ocm_features_free(outputs) }
         let values = try Self.floats(outputs, String(cString: ocm_features_name(outputs, 0))).values
@@ -97,11 +108,12 @@ struct CInterfaceTests {
         let model = try Self.load(Self.programs.appendingPathComponent("Dense.mlpackage").path)
         defer { ocm_model_free(model) }
         var generator = TestRandom(seed: 7)
-        var buffers = (0..<3).map { _ in generator.floats(32) }
+        let buffers = (0..<3).map { _ in Self.owned(generator.floats(32)) }
+        defer { buffers.forEach { $0.deallocate() } }
         let shape: [Int64] = [1, 32]
         let examples: [OpaquePointer?] = (0..<3).map { index in
             let features = ocm_features_create()
-            _ = buffers[index].withUnsafeMutableBytes { ocm_features_set_array(features, "x", OCM_DTYPE_FLOAT32, 2, shape, nil, $0.baseAddress, nil) }
+            _ = ocm_features_set_array(features, "x", OCM_DTYPE_FLOAT32, 2, shape, nil, buffers[index].baseAddress, nil)
             return features
         }
         defer { examples.forEach(ocm_features_free) }
@@ -114,17 +126,17 @@ struct CInterfaceTests {
             let name = String(cString: ocm_features_name(single, 0))
             #expect(try Self.floats(single, name).values == Self.floats(try #require(outputs[index]), name).values)
         }
-        _ = buffers.count
     }
 
     @Test func aClassifierGivesItsLabelAndScores() throws {
         let model = try Self.load(Fixtures.url("classifier_sgd.mlmodel").path)
         defer { ocm_model_free(model) }
-        var features: [Double] = [5.1, 3.5, 1.4, 0.2]
+        let features = Self.owned([5.1, 3.5, 1.4, 0.2] as [Double])
+        defer { features.deallocate() }
         let inputs = ocm_features_create()
         defer { ocm_features_free(inputs) }
         let shape: [Int64] = [4]
-        #expect(features.withUnsafeMutableBytes { ocm_features_set_array(inputs, "features", OCM_DTYPE_FLOAT64, 1, shape, nil, $0.baseAddress, nil) } == OCM_OK)
+        #expect(ocm_features_set_array(inputs, "features", OCM_DTYPE_FLOAT64, 1, shape, nil, features.baseAddress, nil) == OCM_OK)
         let outputs = try #require(ocm_model_predict(model, inputs, nil, nil))
         defer { ocm_features_free(outputs) }
         var label: UnsafePointer<CChar>?
@@ -248,12 +260,13 @@ struct CInterfaceTests {
             for _ in 0..<8 {
                 group.addTask {
                     let model = OpaquePointer(bitPattern: handle)!
-                    var input = x
+                    let input = CInterfaceTests.owned(x)
+                    defer { input.deallocate() }
                     var worst = 0.0
                     for _ in 0..<20 {
                         let inputs = ocm_features_create()
                         let shape: [Int64] = [1, 32]
-                        _ = input.withUnsafeMutableBytes { ocm_features_set_array(inputs, "x", OCM_DTYPE_FLOAT32, 2, shape, nil, $0.baseAddress, nil) }
+                        _ = ocm_features_set_array(inputs, "x", OCM_DTYPE_FLOAT32, 2, shape, nil, input.baseAddress, nil)
                         if let outputs = ocm_model_predict(model, inputs, nil, nil),
                            let values = try? CInterfaceTests.floats(outputs, String(cString: ocm_features_name(outputs, 0))).values {
                             worst = max(worst, zip(values, y).map { abs(Double($0) - $1) }.max() ?? .infinity)

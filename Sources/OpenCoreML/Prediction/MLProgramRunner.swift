@@ -8,7 +8,7 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     private let plan: ProgramPlan
     private let outputs: [CoreML_Specification_FeatureDescription]
     /// The shapes each multi-array input accepts, by name.
-    private let shapeRules: [String: ArrayShapeRule]
+    private let inputShapes: [String: MLMultiArrayConstraint]
 
     /// Compiles the program, its steps and constants reserved from `budget`, which its
     /// predictions draw from too.
@@ -16,11 +16,11 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
         guard case .mlProgram(let program)? = specification.type else { preconditionFailure("not an ML Program") }
         plan = try Self.engine { try ProgramPlan(program: program, budget: budget, loopWorkLimit: loopWorkLimit) }
         outputs = specification.description_p.output
-        var rules: [String: ArrayShapeRule] = [:]
+        var shapes: [String: MLMultiArrayConstraint] = [:]
         for input in specification.description_p.input {
-            if case .multiArrayType(let array)? = input.type.type { rules[input.name] = ArrayShapeRule(name: input.name, declared: array) }
+            if case .multiArrayType(let array)? = input.type.type { shapes[input.name] = MLMultiArrayConstraint(array) }
         }
-        shapeRules = rules
+        inputShapes = shapes
     }
 
     /// The program's inputs from `example`'s multi-arrays.
@@ -30,7 +30,7 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
             guard let array = example.featureValue(for: name)?.multiArrayValue else {
                 throw MLModelError(.featureType, "input '\(name)' is missing or not a multi-array")
             }
-            try shapeRules[name]?.check(array.shape.map(\.intValue))
+            try inputShapes[name]?.checkShape(array.shape.map(\.intValue), of: name)
             var values = [Float](repeating: 0, count: array.count)
             values.withUnsafeMutableBufferPointer { array.copyFloats(to: $0.baseAddress!) }
             inputs[name] = MILTensor(shape: array.shape.map(\.intValue), values: values)
