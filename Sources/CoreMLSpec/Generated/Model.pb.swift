@@ -259,6 +259,30 @@ public nonisolated struct CoreML_Specification_Model: @unchecked Sendable {
     set {_uniqueStorage()._type = .pipeline(newValue)}
   }
 
+  public var glmRegressor: CoreML_Specification_GLMRegressor {
+    get {
+      if case .glmRegressor(let v)? = _storage._type {return v}
+      return CoreML_Specification_GLMRegressor()
+    }
+    set {_uniqueStorage()._type = .glmRegressor(newValue)}
+  }
+
+  public var supportVectorRegressor: CoreML_Specification_SupportVectorRegressor {
+    get {
+      if case .supportVectorRegressor(let v)? = _storage._type {return v}
+      return CoreML_Specification_SupportVectorRegressor()
+    }
+    set {_uniqueStorage()._type = .supportVectorRegressor(newValue)}
+  }
+
+  public var treeEnsembleRegressor: CoreML_Specification_TreeEnsembleRegressor {
+    get {
+      if case .treeEnsembleRegressor(let v)? = _storage._type {return v}
+      return CoreML_Specification_TreeEnsembleRegressor()
+    }
+    set {_uniqueStorage()._type = .treeEnsembleRegressor(newValue)}
+  }
+
   public var neuralNetworkRegressor: CoreML_Specification_NeuralNetworkRegressor {
     get {
       if case .neuralNetworkRegressor(let v)? = _storage._type {return v}
@@ -267,12 +291,36 @@ public nonisolated struct CoreML_Specification_Model: @unchecked Sendable {
     set {_uniqueStorage()._type = .neuralNetworkRegressor(newValue)}
   }
 
+  public var bayesianProbitRegressor: CoreML_Specification_BayesianProbitRegressor {
+    get {
+      if case .bayesianProbitRegressor(let v)? = _storage._type {return v}
+      return CoreML_Specification_BayesianProbitRegressor()
+    }
+    set {_uniqueStorage()._type = .bayesianProbitRegressor(newValue)}
+  }
+
   public var glmClassifier: CoreML_Specification_GLMClassifier {
     get {
       if case .glmClassifier(let v)? = _storage._type {return v}
       return CoreML_Specification_GLMClassifier()
     }
     set {_uniqueStorage()._type = .glmClassifier(newValue)}
+  }
+
+  public var supportVectorClassifier: CoreML_Specification_SupportVectorClassifier {
+    get {
+      if case .supportVectorClassifier(let v)? = _storage._type {return v}
+      return CoreML_Specification_SupportVectorClassifier()
+    }
+    set {_uniqueStorage()._type = .supportVectorClassifier(newValue)}
+  }
+
+  public var treeEnsembleClassifier: CoreML_Specification_TreeEnsembleClassifier {
+    get {
+      if case .treeEnsembleClassifier(let v)? = _storage._type {return v}
+      return CoreML_Specification_TreeEnsembleClassifier()
+    }
+    set {_uniqueStorage()._type = .treeEnsembleClassifier(newValue)}
   }
 
   public var neuralNetworkClassifier: CoreML_Specification_NeuralNetworkClassifier {
@@ -299,6 +347,14 @@ public nonisolated struct CoreML_Specification_Model: @unchecked Sendable {
     set {_uniqueStorage()._type = .neuralNetwork(newValue)}
   }
 
+  public var itemSimilarityRecommender: CoreML_Specification_ItemSimilarityRecommender {
+    get {
+      if case .itemSimilarityRecommender(let v)? = _storage._type {return v}
+      return CoreML_Specification_ItemSimilarityRecommender()
+    }
+    set {_uniqueStorage()._type = .itemSimilarityRecommender(newValue)}
+  }
+
   /// An ML Program (spec version 6 and later; stored in an `.mlpackage`).
   public var mlProgram: CoreML_Specification_MILSpec_Program {
     get {
@@ -308,6 +364,102 @@ public nonisolated struct CoreML_Specification_Model: @unchecked Sendable {
     set {_uniqueStorage()._type = .mlProgram(newValue)}
   }
 
+  public var linkedModel: CoreML_Specification_LinkedModel {
+    get {
+      if case .linkedModel(let v)? = _storage._type {return v}
+      return CoreML_Specification_LinkedModel()
+    }
+    set {_uniqueStorage()._type = .linkedModel(newValue)}
+  }
+
+  public var classConfidenceThresholding: CoreML_Specification_ClassConfidenceThresholding {
+    get {
+      if case .classConfidenceThresholding(let v)? = _storage._type {return v}
+      return CoreML_Specification_ClassConfidenceThresholding()
+    }
+    set {_uniqueStorage()._type = .classConfidenceThresholding(newValue)}
+  }
+
+  public var oneHotEncoder: CoreML_Specification_OneHotEncoder {
+    get {
+      if case .oneHotEncoder(let v)? = _storage._type {return v}
+      return CoreML_Specification_OneHotEncoder()
+    }
+    set {_uniqueStorage()._type = .oneHotEncoder(newValue)}
+  }
+
+  public var imputer: CoreML_Specification_Imputer {
+    get {
+      if case .imputer(let v)? = _storage._type {return v}
+      return CoreML_Specification_Imputer()
+    }
+    set {_uniqueStorage()._type = .imputer(newValue)}
+  }
+
+  public var featureVectorizer: CoreML_Specification_FeatureVectorizer {
+    get {
+      if case .featureVectorizer(let v)? = _storage._type {return v}
+      return CoreML_Specification_FeatureVectorizer()
+    }
+    set {_uniqueStorage()._type = .featureVectorizer(newValue)}
+  }
+
+  public var dictVectorizer: CoreML_Specification_DictVectorizer {
+    get {
+      if case .dictVectorizer(let v)? = _storage._type {return v}
+      return CoreML_Specification_DictVectorizer()
+    }
+    set {_uniqueStorage()._type = .dictVectorizer(newValue)}
+  }
+
+  public var scaler: CoreML_Specification_Scaler {
+    get {
+      if case .scaler(let v)? = _storage._type {return v}
+      return CoreML_Specification_Scaler()
+    }
+    set {_uniqueStorage()._type = .scaler(newValue)}
+  }
+
+  public var categoricalMapping: CoreML_Specification_CategoricalMapping {
+    get {
+      if case .categoricalMapping(let v)? = _storage._type {return v}
+      return CoreML_Specification_CategoricalMapping()
+    }
+    set {_uniqueStorage()._type = .categoricalMapping(newValue)}
+  }
+
+  public var normalizer: CoreML_Specification_Normalizer {
+    get {
+      if case .normalizer(let v)? = _storage._type {return v}
+      return CoreML_Specification_Normalizer()
+    }
+    set {_uniqueStorage()._type = .normalizer(newValue)}
+  }
+
+  public var arrayFeatureExtractor: CoreML_Specification_ArrayFeatureExtractor {
+    get {
+      if case .arrayFeatureExtractor(let v)? = _storage._type {return v}
+      return CoreML_Specification_ArrayFeatureExtractor()
+    }
+    set {_uniqueStorage()._type = .arrayFeatureExtractor(newValue)}
+  }
+
+  public var nonMaximumSuppression: CoreML_Specification_NonMaximumSuppression {
+    get {
+      if case .nonMaximumSuppression(let v)? = _storage._type {return v}
+      return CoreML_Specification_NonMaximumSuppression()
+    }
+    set {_uniqueStorage()._type = .nonMaximumSuppression(newValue)}
+  }
+
+  public var identity: CoreML_Specification_Identity {
+    get {
+      if case .identity(let v)? = _storage._type {return v}
+      return CoreML_Specification_Identity()
+    }
+    set {_uniqueStorage()._type = .identity(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   /// The model kind; exactly one is set. Unmodeled kinds stay unknown fields.
@@ -315,13 +467,32 @@ public nonisolated struct CoreML_Specification_Model: @unchecked Sendable {
     case pipelineClassifier(CoreML_Specification_PipelineClassifier)
     case pipelineRegressor(CoreML_Specification_PipelineRegressor)
     case pipeline(CoreML_Specification_Pipeline)
+    case glmRegressor(CoreML_Specification_GLMRegressor)
+    case supportVectorRegressor(CoreML_Specification_SupportVectorRegressor)
+    case treeEnsembleRegressor(CoreML_Specification_TreeEnsembleRegressor)
     case neuralNetworkRegressor(CoreML_Specification_NeuralNetworkRegressor)
+    case bayesianProbitRegressor(CoreML_Specification_BayesianProbitRegressor)
     case glmClassifier(CoreML_Specification_GLMClassifier)
+    case supportVectorClassifier(CoreML_Specification_SupportVectorClassifier)
+    case treeEnsembleClassifier(CoreML_Specification_TreeEnsembleClassifier)
     case neuralNetworkClassifier(CoreML_Specification_NeuralNetworkClassifier)
     case kNearestNeighborsClassifier(CoreML_Specification_KNearestNeighborsClassifier)
     case neuralNetwork(CoreML_Specification_NeuralNetwork)
+    case itemSimilarityRecommender(CoreML_Specification_ItemSimilarityRecommender)
     /// An ML Program (spec version 6 and later; stored in an `.mlpackage`).
     case mlProgram(CoreML_Specification_MILSpec_Program)
+    case linkedModel(CoreML_Specification_LinkedModel)
+    case classConfidenceThresholding(CoreML_Specification_ClassConfidenceThresholding)
+    case oneHotEncoder(CoreML_Specification_OneHotEncoder)
+    case imputer(CoreML_Specification_Imputer)
+    case featureVectorizer(CoreML_Specification_FeatureVectorizer)
+    case dictVectorizer(CoreML_Specification_DictVectorizer)
+    case scaler(CoreML_Specification_Scaler)
+    case categoricalMapping(CoreML_Specification_CategoricalMapping)
+    case normalizer(CoreML_Specification_Normalizer)
+    case arrayFeatureExtractor(CoreML_Specification_ArrayFeatureExtractor)
+    case nonMaximumSuppression(CoreML_Specification_NonMaximumSuppression)
+    case identity(CoreML_Specification_Identity)
 
   }
 
@@ -662,7 +833,7 @@ nonisolated extension CoreML_Specification_ModelDescription: SwiftProtobuf.Messa
 
 nonisolated extension CoreML_Specification_Model: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Model"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}specificationVersion\0\u{1}description\0\u{2}\u{8}isUpdatable\0\u{2}~\u{2}pipelineClassifier\0\u{1}pipelineRegressor\0\u{1}pipeline\0\u{2}e\u{1}neuralNetworkRegressor\0\u{2}a\u{1}glmClassifier\0\u{2}\u{3}neuralNetworkClassifier\0\u{1}kNearestNeighborsClassifier\0\u{2}`\u{1}neuralNetwork\0\u{2}\u{2}mlProgram\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}specificationVersion\0\u{1}description\0\u{2}\u{8}isUpdatable\0\u{2}~\u{2}pipelineClassifier\0\u{1}pipelineRegressor\0\u{1}pipeline\0\u{2}b\u{1}glmRegressor\0\u{1}supportVectorRegressor\0\u{1}treeEnsembleRegressor\0\u{1}neuralNetworkRegressor\0\u{1}bayesianProbitRegressor\0\u{2}`\u{1}glmClassifier\0\u{1}supportVectorClassifier\0\u{1}treeEnsembleClassifier\0\u{1}neuralNetworkClassifier\0\u{1}kNearestNeighborsClassifier\0\u{2}`\u{1}neuralNetwork\0\u{1}itemSimilarityRecommender\0\u{1}mlProgram\0\u{2}6linkedModel\0\u{2}\u{4}classConfidenceThresholding\0\u{2}(oneHotEncoder\0\u{1}imputer\0\u{1}featureVectorizer\0\u{1}dictVectorizer\0\u{1}scaler\0\u{2}\u{2}categoricalMapping\0\u{1}normalizer\0\u{2}\u{2}arrayFeatureExtractor\0\u{1}nonMaximumSuppression\0\u{2}b\u{4}identity\0")
 
   fileprivate class _StorageClass {
     var _specificationVersion: Int32 = 0
@@ -743,6 +914,45 @@ nonisolated extension CoreML_Specification_Model: SwiftProtobuf.Message, SwiftPr
             _storage._type = .pipeline(v)
           }
         }()
+        case 300: try {
+          var v: CoreML_Specification_GLMRegressor?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .glmRegressor(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .glmRegressor(v)
+          }
+        }()
+        case 301: try {
+          var v: CoreML_Specification_SupportVectorRegressor?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .supportVectorRegressor(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .supportVectorRegressor(v)
+          }
+        }()
+        case 302: try {
+          var v: CoreML_Specification_TreeEnsembleRegressor?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .treeEnsembleRegressor(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .treeEnsembleRegressor(v)
+          }
+        }()
         case 303: try {
           var v: CoreML_Specification_NeuralNetworkRegressor?
           var hadOneofValue = false
@@ -756,6 +966,19 @@ nonisolated extension CoreML_Specification_Model: SwiftProtobuf.Message, SwiftPr
             _storage._type = .neuralNetworkRegressor(v)
           }
         }()
+        case 304: try {
+          var v: CoreML_Specification_BayesianProbitRegressor?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .bayesianProbitRegressor(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .bayesianProbitRegressor(v)
+          }
+        }()
         case 400: try {
           var v: CoreML_Specification_GLMClassifier?
           var hadOneofValue = false
@@ -767,6 +990,32 @@ nonisolated extension CoreML_Specification_Model: SwiftProtobuf.Message, SwiftPr
           if let v = v {
             if hadOneofValue {try decoder.handleConflictingOneOf()}
             _storage._type = .glmClassifier(v)
+          }
+        }()
+        case 401: try {
+          var v: CoreML_Specification_SupportVectorClassifier?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .supportVectorClassifier(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .supportVectorClassifier(v)
+          }
+        }()
+        case 402: try {
+          var v: CoreML_Specification_TreeEnsembleClassifier?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .treeEnsembleClassifier(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .treeEnsembleClassifier(v)
           }
         }()
         case 403: try {
@@ -808,6 +1057,19 @@ nonisolated extension CoreML_Specification_Model: SwiftProtobuf.Message, SwiftPr
             _storage._type = .neuralNetwork(v)
           }
         }()
+        case 501: try {
+          var v: CoreML_Specification_ItemSimilarityRecommender?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .itemSimilarityRecommender(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .itemSimilarityRecommender(v)
+          }
+        }()
         case 502: try {
           var v: CoreML_Specification_MILSpec_Program?
           var hadOneofValue = false
@@ -819,6 +1081,162 @@ nonisolated extension CoreML_Specification_Model: SwiftProtobuf.Message, SwiftPr
           if let v = v {
             if hadOneofValue {try decoder.handleConflictingOneOf()}
             _storage._type = .mlProgram(v)
+          }
+        }()
+        case 556: try {
+          var v: CoreML_Specification_LinkedModel?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .linkedModel(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .linkedModel(v)
+          }
+        }()
+        case 560: try {
+          var v: CoreML_Specification_ClassConfidenceThresholding?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .classConfidenceThresholding(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .classConfidenceThresholding(v)
+          }
+        }()
+        case 600: try {
+          var v: CoreML_Specification_OneHotEncoder?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .oneHotEncoder(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .oneHotEncoder(v)
+          }
+        }()
+        case 601: try {
+          var v: CoreML_Specification_Imputer?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .imputer(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .imputer(v)
+          }
+        }()
+        case 602: try {
+          var v: CoreML_Specification_FeatureVectorizer?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .featureVectorizer(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .featureVectorizer(v)
+          }
+        }()
+        case 603: try {
+          var v: CoreML_Specification_DictVectorizer?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .dictVectorizer(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .dictVectorizer(v)
+          }
+        }()
+        case 604: try {
+          var v: CoreML_Specification_Scaler?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .scaler(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .scaler(v)
+          }
+        }()
+        case 606: try {
+          var v: CoreML_Specification_CategoricalMapping?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .categoricalMapping(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .categoricalMapping(v)
+          }
+        }()
+        case 607: try {
+          var v: CoreML_Specification_Normalizer?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .normalizer(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .normalizer(v)
+          }
+        }()
+        case 609: try {
+          var v: CoreML_Specification_ArrayFeatureExtractor?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .arrayFeatureExtractor(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .arrayFeatureExtractor(v)
+          }
+        }()
+        case 610: try {
+          var v: CoreML_Specification_NonMaximumSuppression?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .nonMaximumSuppression(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .nonMaximumSuppression(v)
+          }
+        }()
+        case 900: try {
+          var v: CoreML_Specification_Identity?
+          var hadOneofValue = false
+          if let current = _storage._type {
+            hadOneofValue = true
+            if case .identity(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._type = .identity(v)
           }
         }()
         default: break
@@ -855,13 +1273,37 @@ nonisolated extension CoreML_Specification_Model: SwiftProtobuf.Message, SwiftPr
         guard case .pipeline(let v)? = _storage._type else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 202)
       }()
+      case .glmRegressor?: try {
+        guard case .glmRegressor(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 300)
+      }()
+      case .supportVectorRegressor?: try {
+        guard case .supportVectorRegressor(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 301)
+      }()
+      case .treeEnsembleRegressor?: try {
+        guard case .treeEnsembleRegressor(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 302)
+      }()
       case .neuralNetworkRegressor?: try {
         guard case .neuralNetworkRegressor(let v)? = _storage._type else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 303)
       }()
+      case .bayesianProbitRegressor?: try {
+        guard case .bayesianProbitRegressor(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 304)
+      }()
       case .glmClassifier?: try {
         guard case .glmClassifier(let v)? = _storage._type else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 400)
+      }()
+      case .supportVectorClassifier?: try {
+        guard case .supportVectorClassifier(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 401)
+      }()
+      case .treeEnsembleClassifier?: try {
+        guard case .treeEnsembleClassifier(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 402)
       }()
       case .neuralNetworkClassifier?: try {
         guard case .neuralNetworkClassifier(let v)? = _storage._type else { preconditionFailure() }
@@ -875,9 +1317,61 @@ nonisolated extension CoreML_Specification_Model: SwiftProtobuf.Message, SwiftPr
         guard case .neuralNetwork(let v)? = _storage._type else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 500)
       }()
+      case .itemSimilarityRecommender?: try {
+        guard case .itemSimilarityRecommender(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 501)
+      }()
       case .mlProgram?: try {
         guard case .mlProgram(let v)? = _storage._type else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 502)
+      }()
+      case .linkedModel?: try {
+        guard case .linkedModel(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 556)
+      }()
+      case .classConfidenceThresholding?: try {
+        guard case .classConfidenceThresholding(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 560)
+      }()
+      case .oneHotEncoder?: try {
+        guard case .oneHotEncoder(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 600)
+      }()
+      case .imputer?: try {
+        guard case .imputer(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 601)
+      }()
+      case .featureVectorizer?: try {
+        guard case .featureVectorizer(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 602)
+      }()
+      case .dictVectorizer?: try {
+        guard case .dictVectorizer(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 603)
+      }()
+      case .scaler?: try {
+        guard case .scaler(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 604)
+      }()
+      case .categoricalMapping?: try {
+        guard case .categoricalMapping(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 606)
+      }()
+      case .normalizer?: try {
+        guard case .normalizer(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 607)
+      }()
+      case .arrayFeatureExtractor?: try {
+        guard case .arrayFeatureExtractor(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 609)
+      }()
+      case .nonMaximumSuppression?: try {
+        guard case .nonMaximumSuppression(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 610)
+      }()
+      case .identity?: try {
+        guard case .identity(let v)? = _storage._type else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 900)
       }()
       case nil: break
       }

@@ -7,6 +7,8 @@ extension CoreML_Specification_Model {
         case .neuralNetworkClassifier(let classifier)?: return classifier.classLabelSet
         case .kNearestNeighborsClassifier(let knn)?: return knn.classLabelSet.distinct
         case .glmClassifier(let glm)?: return glm.classLabelSet
+        case .supportVectorClassifier(let svm)?: return svm.classLabelSet
+        case .treeEnsembleClassifier(let trees)?: return trees.classLabelSet
         case .pipelineClassifier(let classifier)?: return classifier.pipeline.models.last?.classLabelSet ?? .none
         default: return .none
         }
@@ -25,6 +27,39 @@ extension ClassLabelSet {
             return .int64s(labels.filter { seen.insert($0).inserted })
         case .none:
             return .none
+        }
+    }
+}
+
+extension CoreML_Specification_SupportVectorClassifier {
+    /// The class labels, whichever type they have.
+    public var classLabelSet: ClassLabelSet {
+        switch classLabels {
+        case .stringClassLabels(let labels)?: return .strings(labels.vector)
+        case .int64ClassLabels(let labels)?: return .int64s(labels.vector)
+        case nil: return .none
+        }
+    }
+}
+
+extension CoreML_Specification_TreeEnsembleClassifier {
+    /// The class labels, whichever type they have.
+    public var classLabelSet: ClassLabelSet {
+        switch classLabels {
+        case .stringClassLabels(let labels)?: return .strings(labels.vector)
+        case .int64ClassLabels(let labels)?: return .int64s(labels.vector)
+        case nil: return .none
+        }
+    }
+}
+
+extension CoreML_Specification_NonMaximumSuppression {
+    /// The class labels, whichever type they have.
+    public var classLabelSet: ClassLabelSet {
+        switch classLabels {
+        case .stringClassLabels(let labels)?: return .strings(labels.vector)
+        case .int64ClassLabels(let labels)?: return .int64s(labels.vector)
+        case nil: return .none
         }
     }
 }

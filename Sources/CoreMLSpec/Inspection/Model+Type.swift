@@ -8,12 +8,31 @@ extension CoreML_Specification_Model {
         case .pipelineClassifier: return "pipelineClassifier"
         case .pipelineRegressor: return "pipelineRegressor"
         case .pipeline: return "pipeline"
-        case .glmClassifier: return "glmClassifier"
+        case .glmRegressor: return "glmRegressor"
+        case .supportVectorRegressor: return "supportVectorRegressor"
+        case .treeEnsembleRegressor: return "treeEnsembleRegressor"
         case .neuralNetworkRegressor: return "neuralNetworkRegressor"
+        case .bayesianProbitRegressor: return "bayesianProbitRegressor"
+        case .glmClassifier: return "glmClassifier"
+        case .supportVectorClassifier: return "supportVectorClassifier"
+        case .treeEnsembleClassifier: return "treeEnsembleClassifier"
         case .neuralNetworkClassifier: return "neuralNetworkClassifier"
         case .kNearestNeighborsClassifier: return "kNearestNeighborsClassifier"
         case .neuralNetwork: return "neuralNetwork"
+        case .itemSimilarityRecommender: return "itemSimilarityRecommender"
         case .mlProgram: return "mlProgram"
+        case .linkedModel: return "linkedModel"
+        case .classConfidenceThresholding: return "classConfidenceThresholding"
+        case .oneHotEncoder: return "oneHotEncoder"
+        case .imputer: return "imputer"
+        case .featureVectorizer: return "featureVectorizer"
+        case .dictVectorizer: return "dictVectorizer"
+        case .scaler: return "scaler"
+        case .categoricalMapping: return "categoricalMapping"
+        case .normalizer: return "normalizer"
+        case .arrayFeatureExtractor: return "arrayFeatureExtractor"
+        case .nonMaximumSuppression: return "nonMaximumSuppression"
+        case .identity: return "identity"
         case nil: return unsupportedModelType?.name ?? "unknown"
         }
     }
@@ -29,12 +48,7 @@ extension CoreML_Specification_Model {
 
     /// Model types in Apple's `Model.Type` oneof that this schema leaves out, by field number.
     static let appleModelTypeNames: [Int: String] = [
-        300: "glmRegressor", 301: "supportVectorRegressor", 302: "treeEnsembleRegressor",
-        304: "bayesianProbitRegressor", 401: "supportVectorClassifier", 402: "treeEnsembleClassifier",
-        501: "itemSimilarityRecommender", 555: "customModel", 556: "linkedModel",
-        560: "classConfidenceThresholding", 600: "oneHotEncoder", 601: "imputer",
-        602: "featureVectorizer", 603: "dictVectorizer", 604: "scaler", 606: "categoricalMapping",
-        607: "normalizer", 609: "arrayFeatureExtractor", 610: "nonMaximumSuppression", 900: "identity",
+        555: "customModel",
         2000: "textClassifier", 2001: "wordTagger", 2002: "visionFeaturePrint",
         2003: "soundAnalysisPreprocessing", 2004: "gazetteer", 2005: "wordEmbedding",
         2006: "audioFeaturePrint", 3000: "serializedModel",

@@ -47,6 +47,15 @@ extension CoreML_Specification_Model {
             regressor.pipeline.validate(model: self, in: &context)
         case .mlProgram(let program):
             program.validate(model: self, in: &context)
+        case .glmRegressor, .supportVectorRegressor, .supportVectorClassifier, .bayesianProbitRegressor:
+            context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
+        case .treeEnsembleRegressor, .treeEnsembleClassifier:
+            context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
+        case .oneHotEncoder, .imputer, .featureVectorizer, .dictVectorizer, .scaler, .categoricalMapping, .normalizer,
+             .arrayFeatureExtractor, .identity, .classConfidenceThresholding:
+            context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
+        case .nonMaximumSuppression, .itemSimilarityRecommender, .linkedModel:
+            context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
         case nil:
             if let unsupported = unsupportedModelType {
                 context.fail("\(unsupported.name) models (field \(unsupported.fieldNumber)) are not supported by OpenCoreML")

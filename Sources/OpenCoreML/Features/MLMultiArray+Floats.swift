@@ -40,3 +40,42 @@ extension MLMultiArray {
         return array
     }
 }
+
+extension MLMultiArray {
+    /// Copies the elements, in row-major order and converted to `Double`, to `destination`
+    /// (which must hold `count` doubles).
+    func copyDoubles(to destination: UnsafeMutablePointer<Double>) {
+        guard isContiguous else {
+            for i in 0..<count { destination[i] = self[i].doubleValue }
+            return
+        }
+        switch dataType {
+        case .double:
+            destination.update(from: dataPointer.assumingMemoryBound(to: Double.self), count: count)
+        case .float32:
+            let source = dataPointer.assumingMemoryBound(to: Float.self)
+            for i in 0..<count { destination[i] = Double(source[i]) }
+        case .int32:
+            let source = dataPointer.assumingMemoryBound(to: Int32.self)
+            for i in 0..<count { destination[i] = Double(source[i]) }
+        default:
+            for i in 0..<count { destination[i] = self[i].doubleValue }
+        }
+    }
+
+    /// A new contiguous array of `shape` and `dataType` holding `values` (row-major).
+    static func make(shape: [Int], dataType: MLMultiArrayDataType, doubles values: UnsafePointer<Double>) throws -> MLMultiArray {
+        let array = try MLMultiArray(shape: shape.map { NSNumber(value: $0) }, dataType: dataType)
+        let count = array.count
+        switch dataType {
+        case .double:
+            array.dataPointer.assumingMemoryBound(to: Double.self).update(from: values, count: count)
+        case .float32:
+            let target = array.dataPointer.assumingMemoryBound(to: Float.self)
+            for i in 0..<count { target[i] = Float(values[i]) }
+        default:
+            for i in 0..<count { array[i] = NSNumber(value: values[i]) }
+        }
+        return array
+    }
+}

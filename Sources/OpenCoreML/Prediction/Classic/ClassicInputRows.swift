@@ -1,0 +1,102 @@
+import CoreMLSpec
+import Foundation
+
+/// The inputs of a classic model (GLM, SVM, tree ensemble, scaler, …) read as one row of doubles
+/// per example, as Core ML reads them: the declared inputs in order, a number contributing one
+/// value and a multi-array all its elements in row-major order.
+///
+/// A multi-array declared without a shape takes its width from the first example; every
+/// example must then have the same width.
+struct ClassicInputRows: Sendable {
+    struct Input: Sendable {
+        let name: String
+        /// The declared number of values, or nil for a multi-array declared without a shape.
+        let count: Int?
+        let isOptional: Bool
+    }
+
+    let inputs: [Input]
+    /// What the rows are for, in errors ("the tree ensemble").
+    let modelName: String
+
+    /// Refuses input types other than numbers and multi-arrays.
+    init(_ features: [CoreML_Specification_FeatureDescription], modelName: String) throws {
+        self.modelName = modelName
+        inputs = try features.map { feature in
+            switch feature.type.type {
+            case .doubleType?, .int64Type?:
+                return Input(name: feature.name, count: 1, isOptional: feature.type.isOptional)
+            case .multiArrayType(let array)?:
+                guard let size = checkedProduct(array.shape) else {
+                    throw MLModelError(.featureType, SizeCheckFailure.product(array.shape, what: "the shape of input '\(feature.name)'"))
+                }
+                let count = array.shape.isEmpty ? nil : size
+                return Input(name: feature.name, count: count, isOptional: feature.type.isOptional)
+            default:
+                throw MLModelError(.featureType, "\(modelName) takes numbers and multi-arrays; input '\(feature.name)' is declared otherwise")
+            }
+        }
+    }
+
+    /// The width every row has when all inputs declare their size.
+    var declaredWidth: Int? {
+        var width = 0
+        for input in inputs {
+            guard let count = input.count else { return nil }
+            width += count
+        }
+        return width
+    }
+
+    /// The examples' rows, one after another, and the row width. A missing optional input reads
+    /// as NaN (a missing value), a missing required one is an error naming it and the example.
+    func read(_ examples: [MLFeatureProvider]) throws -> (values: [Double], width: Int) {
+        guard let first = examples.first else { return ([], declaredWidth ?? 0) }
+        let counts = try inputs.map { input in
+            if let count = input.count { return count }
+            guard let array = first.featureValue(for: input.name)?.multiArrayValue else {
+                throw MLModelError(.featureType, "example 0: input '\(input.name)' of \(modelName) must be a multi-array")
+            }
+            return array.count
+        }
+        let width = counts.reduce(0, +)
+        guard let total = checkedProduct([examples.count, width]) else {
+            throw MLModelError(.featureType, SizeCheckFailure.product([examples.count, width], what: "the rows of \(modelName)"))
+        }
+        var values = [Double](repeating: .nan, count: total)
+        try values.withUnsafeMutableBufferPointer { rows in
+            for (number, example) in examples.enumerated() {
+                var position = number * width
+                for (input, count) in zip(inputs, counts) {
+                    try write(example.featureValue(for: input.name), input: input, count: count, example: number,
+                              to: rows.baseAddress! + position)
+                    position += count
+                }
+            }
+        }
+        return (values, width)
+    }
+
+    private func write(_ value: MLFeatureValue?, input: Input, count: Int, example: Int, to destination: UnsafeMutablePointer<Double>) throws {
+        guard let value, !value.isUndefined else {
+            guard input.isOptional else { throw MLModelError(.featureType, "example \(example): input '\(input.name)' is missing") }
+            return  // stays NaN
+        }
+        switch value.type {
+        case .double where count == 1:
+            destination[0] = value.doubleValue
+        case .int64 where count == 1:
+            destination[0] = Double(value.int64Value)
+        case .multiArray:
+            let array = value.multiArrayValue!
+            guard array.count == count else {
+                throw MLModelError(.featureType,
+                                   "example \(example): input '\(input.name)' has \(array.count) values; \(modelName) expects \(count)")
+            }
+            array.copyDoubles(to: destination)
+        default:
+            let expected = count == 1 ? "a number" : "a multi-array of \(count) values"
+            throw MLModelError(.featureType, "example \(example): input '\(input.name)' is a \(value.type); \(modelName) expects \(expected)")
+        }
+    }
+}

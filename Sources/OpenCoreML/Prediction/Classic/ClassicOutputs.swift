@@ -1,0 +1,67 @@
+import CoreMLSpec
+import Foundation
+
+/// How a classic model's computed values become its declared output features.
+enum ClassicOutputs {
+    /// `values` as the output `feature` declares it: a double (one value), an int64 (one value,
+    /// truncated), or a multi-array of the declared data type (double when unspecified) and
+    /// shape (`[values.count]` when unspecified or when the declared shape holds another count).
+    static func value(_ values: UnsafeBufferPointer<Double>, as feature: CoreML_Specification_FeatureDescription, modelName: String) throws -> MLFeatureValue {
+        switch feature.type.type {
+        case .doubleType?:
+            guard values.count == 1 else {
+                throw MLModelError(.featureType, "output '\(feature.name)' of \(modelName) is a number, but the model computes \(values.count) values")
+            }
+            return MLFeatureValue(double: values[0])
+        case .int64Type?:
+            guard values.count == 1 else {
+                throw MLModelError(.featureType, "output '\(feature.name)' of \(modelName) is a number, but the model computes \(values.count) values")
+            }
+            return MLFeatureValue(int64: values[0].isFinite ? Int64(clamping: Int64(exactly: values[0].rounded(.towardZero)) ?? 0) : 0)
+        case .multiArrayType(let array)?:
+            let declared = array.shape.map(Int.init)
+            let shape = !declared.isEmpty && checkedProduct(declared) == values.count ? declared : [values.count]
+            let dataType = MLMultiArrayDataType(rawValue: array.dataType.rawValue) ?? .double
+            return MLFeatureValue(multiArray: try MLMultiArray.make(shape: shape, dataType: dataType, doubles: values.baseAddress!))
+        default:
+            throw MLModelError(.featureType, "output '\(feature.name)' of \(modelName) must be a number or a multi-array")
+        }
+    }
+}
+
+/// A classifier's two outputs, the predicted label and the label → probability dictionary,
+/// made from one score per class.
+struct ClassifierOutputs: @unchecked Sendable {  // `keys` holds only strings and Int64s
+    let classes: ClassLabelSet
+    let predictedFeatureName: String
+    let probabilitiesName: String?
+    private let keys: [AnyHashable]
+    private let probabilitiesFeature: CoreML_Specification_FeatureDescription?
+
+    init(description: CoreML_Specification_ModelDescription, classes: ClassLabelSet) {
+        self.classes = classes
+        predictedFeatureName = description.predictedFeatureName
+        let probabilities = description.predictedProbabilitiesName
+        probabilitiesName = probabilities.isEmpty ? nil : probabilities
+        probabilitiesFeature = description.output.first { $0.name == probabilities }
+        keys = classes.keys
+    }
+
+    /// The label of the highest score (the first on ties) and, when the model names it, the
+    /// probability output: a dictionary, or a multi-array when the model declares one.
+    func features(scores: UnsafeBufferPointer<Double>, modelName: String) throws -> [String: MLFeatureValue] {
+        var best = 0
+        for index in scores.indices where scores[index] > scores[best] { best = index }
+        var values = [predictedFeatureName: classes.featureValue(at: best)]
+        if let probabilitiesName {
+            if let feature = probabilitiesFeature, case .multiArrayType? = feature.type.type {
+                values[probabilitiesName] = try ClassicOutputs.value(scores, as: feature, modelName: modelName)
+            } else {
+                var dictionary: [AnyHashable: NSNumber] = [:]
+                for (key, score) in zip(keys, scores) { dictionary[key] = NSNumber(value: score) }
+                values[probabilitiesName] = try MLFeatureValue(dictionary: dictionary)
+            }
+        }
+        return values
+    }
+}
