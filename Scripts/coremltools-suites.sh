@@ -5,8 +5,9 @@
 #   Scripts/coremltools-suites.sh [--sample N] [--sample SUITE=N ...] [--jobs N] [--resume] [--report FILE] [SUITE...]
 #
 # SUITE: mil-ops (the MIL operation tests, iOS14–iOS18), sklearn (scikit-learn 1.5.1 converters),
+# xgboost (the XGBoost and tree converters), pipeline (scikit-learn and updatable pipelines),
 # neural-network (the NeuralNetworkBuilder tests), torch (the PyTorch frontend, torch 2.13.0+cpu);
-# default: all four. Each runs under `pytest -p opencoreml.pytest_plugin`, one JSON line per test in
+# default: all six. Each runs under `pytest -p opencoreml.pytest_plugin`, one JSON line per test in
 # .build/coremltools-suites/SUITE.jsonl; then Scripts/coremltools_suites_report.py writes the report
 # (default COMPATIBILITY.md). --sample N runs a fixed 1/N of every suite (the tests whose node id's
 # CRC-32 is divisible by N); --sample SUITE=N of one suite. The torch suite's default is 1/16: its
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 arguments="$*"
 
-declare -A sample=([mil-ops]=1 [sklearn]=1 [neural-network]=1 [torch]=16)
+declare -A sample=([mil-ops]=1 [sklearn]=1 [xgboost]=1 [pipeline]=1 [neural-network]=1 [torch]=16)
 report="COMPATIBILITY.md"
 jobs=1
 resume=""
@@ -38,11 +39,11 @@ while [ $# -gt 0 ]; do
         --report) report="$2"; shift 2 ;;
         --jobs) jobs="$2"; shift 2 ;;
         --resume) resume="--opencoreml-resume"; shift ;;
-        mil-ops|sklearn|neural-network|torch) suites+=("$1"); shift ;;
+        mil-ops|sklearn|xgboost|pipeline|neural-network|torch) suites+=("$1"); shift ;;
         *) echo "coremltools-suites: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
-[ ${#suites[@]} -gt 0 ] || suites=(mil-ops sklearn neural-network torch)
+[ ${#suites[@]} -gt 0 ] || suites=(mil-ops sklearn xgboost pipeline neural-network torch)
 
 venv="$(Scripts/python-venv.sh)"
 
@@ -57,6 +58,8 @@ for suite in "${suites[@]}"; do
     case "$suite" in
         mil-ops) path="$site/converters/mil/mil/ops/tests" ;;
         sklearn) path="$site/test/sklearn_tests" ;;
+        xgboost) path="$site/test/xgboost_tests" ;;
+        pipeline) path="$site/test/pipeline" ;;
         neural-network) path="$site/test/neural_network" ;;
         torch) path="$site/converters/mil/frontend/torch/test" ;;
     esac

@@ -34,6 +34,11 @@ SUITES = {
     "sklearn": ("scikit-learn converters",
                 "`coremltools/test/sklearn_tests` with scikit-learn 1.5.1: trees, SVMs, linear models, "
                 "scalers, encoders and pipelines converted and compared with scikit-learn"),
+    "xgboost": ("XGBoost and tree converters",
+                "`coremltools/test/xgboost_tests` with XGBoost 3 and scikit-learn 1.5.1: boosted trees, decision "
+                "trees and forests converted and compared with their library"),
+    "pipeline": ("Pipelines",
+                 "`coremltools/test/pipeline`: scikit-learn pipelines and updatable pipelines"),
     "neural-network": ("Neural-network builder",
                        "`coremltools/test/neural_network`: layers built with `NeuralNetworkBuilder` and "
                        "compared with numpy"),
