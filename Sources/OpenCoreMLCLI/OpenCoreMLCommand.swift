@@ -42,6 +42,7 @@ public struct OpenCoreMLCommand: AsyncParsableCommand {
     }
 }
 
+/// Writes one error line to standard error, escaped for the terminal (errors quote a model's names).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    FileHandle.standardError.write(Data((message.terminalEscaped(keepingNewlines: true) + "\n").utf8))
 }

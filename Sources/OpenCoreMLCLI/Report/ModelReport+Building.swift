@@ -23,6 +23,7 @@ extension ModelReport {
         let labels = model.classLabelSet
         classLabels = labels == .none ? nil : labels.descriptions
         issues = model.validationIssues().map(\.description)
+        summary = model.classicSummary
 
         if let network = model.neuralNetworkSpecification {
             let layers = network.layers.map {

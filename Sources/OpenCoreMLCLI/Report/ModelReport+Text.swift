@@ -1,5 +1,6 @@
 extension ModelReport {
-    /// The report as a terminal shows it: a header, then one section per part of the model.
+    /// The report as a terminal shows it: a header, then one section per part of the model. The
+    /// model's strings are escaped (tables escape their cells; every other line here).
     func renderText() -> String {
         var lines: [String] = []
         if let path { lines.append(path) }
@@ -9,7 +10,7 @@ extension ModelReport {
             lines.append(issues.isEmpty ? "Validation: valid" : "Validation: \(issues.count) problem\(issues.count == 1 ? "" : "s")")
             lines += issues.map { "  - \($0)" }
         }
-        return lines.joined(separator: "\n")
+        return lines.map { $0.terminalEscaped(keepingNewlines: true) }.joined(separator: "\n")
     }
 
     private func renderBody(indent: String) -> [String] {
@@ -44,6 +45,10 @@ extension ModelReport {
         if let glmClassifier {
             lines.append("")
             lines.append("\(indent)Linear classifier: \(glmClassifier.classCount) classes × \(glmClassifier.inputDimensions) inputs, \(glmClassifier.classEncoding), \(glmClassifier.postEvaluationTransform)")
+        }
+        if let summary {
+            lines.append("")
+            lines.append("\(indent)\(summary)")
         }
         if let mlProgram { lines += render(mlProgram, indent: indent) }
         if let pipeline {
@@ -141,6 +146,14 @@ extension ModelReport {
         "neuralNetworkRegressor": "Neural network regressor", "kNearestNeighborsClassifier": "k-nearest neighbours classifier",
         "glmClassifier": "Linear (GLM) classifier", "pipeline": "Pipeline", "pipelineClassifier": "Pipeline classifier",
         "pipelineRegressor": "Pipeline regressor", "mlProgram": "ML Program",
+        "glmRegressor": "Linear (GLM) regressor", "supportVectorRegressor": "Support vector regressor",
+        "supportVectorClassifier": "Support vector classifier", "treeEnsembleRegressor": "Tree ensemble regressor",
+        "treeEnsembleClassifier": "Tree ensemble classifier", "bayesianProbitRegressor": "Bayesian probit regressor",
+        "itemSimilarityRecommender": "Item similarity recommender", "linkedModel": "Linked model",
+        "classConfidenceThresholding": "Class confidence thresholding", "oneHotEncoder": "One-hot encoder", "imputer": "Imputer",
+        "featureVectorizer": "Feature vectorizer", "dictVectorizer": "Dictionary vectorizer", "scaler": "Scaler",
+        "categoricalMapping": "Categorical mapping", "normalizer": "Normalizer", "arrayFeatureExtractor": "Array feature extractor",
+        "identity": "Identity", "nonMaximumSuppression": "Non-maximum suppression",
     ]
 }
 

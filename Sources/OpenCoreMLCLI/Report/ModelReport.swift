@@ -136,6 +136,8 @@ struct ModelReport: Encodable {
     var neuralNetwork: NeuralNetwork?
     var kNearestNeighbors: NearestNeighbors?
     var glmClassifier: LinearClassifier?
+    /// What a classic model (trees, SVM, scaler, NMS, …) holds, in one line.
+    var summary: String?
     var mlProgram: MLProgram?
     /// The models of a pipeline, in order, with their names.
     var pipeline: [ModelReport]?

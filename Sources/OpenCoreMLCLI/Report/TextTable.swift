@@ -12,7 +12,8 @@ struct TextTable {
         self.alignments = alignments ?? headers.map { _ in .left }
     }
 
-    mutating func append(_ row: [String]) { rows.append(row) }
+    /// Adds a row; cells are escaped for the terminal (they often hold a model's strings).
+    mutating func append(_ row: [String]) { rows.append(row.map { $0.terminalEscaped() }) }
 
     /// The table's lines, each prefixed with `indent`; no header line when all headers are empty.
     func render(indent: String = "  ") -> String {
