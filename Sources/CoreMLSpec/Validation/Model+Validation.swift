@@ -51,9 +51,26 @@ extension CoreML_Specification_Model {
             context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
         case .treeEnsembleRegressor, .treeEnsembleClassifier:
             context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
-        case .oneHotEncoder, .imputer, .featureVectorizer, .dictVectorizer, .scaler, .categoricalMapping, .normalizer,
-             .arrayFeatureExtractor, .identity, .classConfidenceThresholding:
-            context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
+        case .oneHotEncoder(let encoder):
+            encoder.validate(model: self, in: &context)
+        case .imputer(let imputer):
+            imputer.validate(model: self, in: &context)
+        case .featureVectorizer(let vectorizer):
+            vectorizer.validate(model: self, in: &context)
+        case .dictVectorizer(let vectorizer):
+            vectorizer.validate(model: self, in: &context)
+        case .scaler(let scaler):
+            scaler.validate(model: self, in: &context)
+        case .categoricalMapping(let mapping):
+            mapping.validate(model: self, in: &context)
+        case .normalizer(let normalizer):
+            normalizer.validate(model: self, in: &context)
+        case .arrayFeatureExtractor(let extractor):
+            extractor.validate(model: self, in: &context)
+        case .identity:
+            break  // Core ML takes every identity model; the runner maps outputs to inputs by position.
+        case .classConfidenceThresholding(let thresholding):
+            thresholding.validate(model: self, in: &context)
         case .nonMaximumSuppression, .itemSimilarityRecommender, .linkedModel:
             context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
         case nil:

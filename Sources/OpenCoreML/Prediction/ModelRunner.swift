@@ -20,6 +20,26 @@ enum ModelRunners {
         case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
             return try PipelineRunner(specification: specification, models: specification.pipelineModels, parameters: parameters,
                                       memoryLimit: memoryLimit, loopWorkLimit: loopWorkLimit, budget: budget ?? MemoryBudget(limit: memoryLimit))
+        case .oneHotEncoder?:
+            return try OneHotEncoderRunner(specification: specification, memoryLimit: memoryLimit)
+        case .imputer?:
+            return try ImputerRunner(specification: specification, memoryLimit: memoryLimit)
+        case .featureVectorizer?:
+            return try FeatureVectorizerRunner(specification: specification, memoryLimit: memoryLimit)
+        case .dictVectorizer?:
+            return try DictVectorizerRunner(specification: specification, memoryLimit: memoryLimit)
+        case .scaler?:
+            return try ScalerRunner(specification: specification, memoryLimit: memoryLimit)
+        case .categoricalMapping?:
+            return try CategoricalMappingRunner(specification: specification)
+        case .normalizer?:
+            return try NormalizerRunner(specification: specification)
+        case .arrayFeatureExtractor?:
+            return try ArrayFeatureExtractorRunner(specification: specification)
+        case .identity?:
+            return try IdentityRunner(specification: specification)
+        case .classConfidenceThresholding?:
+            return try ClassConfidenceThresholdingRunner(specification: specification, memoryLimit: memoryLimit)
         case .mlProgram?:
             return try MLProgramRunner(specification: specification, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit)
         default:

@@ -7,7 +7,13 @@ import OpenCreateML
 struct Predict: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run one prediction; inputs come from .npy, .json or .csv files.",
-        discussion: "Each --input NAME=FILE fills the model input NAME; the values are reshaped to the input's shape when the counts agree."
+        discussion: """
+        Each --input NAME=FILE fills the model input NAME: a number or multi-array from an array file (.npy, .json, .csv), \
+        reshaped to the input's shape when the counts agree; a String from a JSON string ("dog"); a dictionary from a JSON \
+        object of numbers ({"a": 1.5}, or {"3": 1} for Int64 keys). With --json, dictionaries print as objects {label: value} \
+        (JSON keys are text), Int64 values as integers, multi-arrays as {"shape": …, "values": …}, and NaN and infinities \
+        as the strings "NaN", "Infinity" and "-Infinity".
+        """
     )
 
     @Argument(help: "The .mlmodel file or .mlmodelc folder.")
@@ -31,7 +37,7 @@ struct Predict: ParsableCommand {
             guard let description = descriptions[name] else {
                 throw CLIError.model("the model has no input '\(name)' (it has: \(descriptions.keys.sorted().joined(separator: ", ")))")
             }
-            values[name] = try CLIError.wrapping { try MLFeatureValue(contentsOf: URL(fileURLWithPath: path), for: description) }
+            values[name] = try PredictInput.value(path: path, for: description)
         }
         for name in descriptions.keys where values[name] == nil && descriptions[name]?.isOptional == false {
             throw CLIError.model("input '\(name)' is missing; give it with --input \(name)=FILE")
@@ -59,17 +65,32 @@ struct Predict: ParsableCommand {
     static func jsonValue(_ value: MLFeatureValue) -> Any {
         switch value.type {
         case .int64: return value.int64Value
-        case .double: return value.doubleValue
+        case .double: return jsonNumber(value.doubleValue)
         case .string: return value.stringValue
         case .multiArray:
             let array = value.multiArrayValue!
-            return ["shape": array.shape.map(\.intValue), "values": array.floatValues().map(Double.init)] as [String: Any]
+            let values: [Any]
+            switch array.dataType {
+            case .int32, .int8: values = (0..<array.count).map { array[$0].int64Value }
+            case .double: values = (0..<array.count).map { jsonNumber(array[$0].doubleValue) }
+            default: values = array.floatValues().map { jsonNumber(Double($0)) }
+            }
+            return ["shape": array.shape.map(\.intValue), "values": values] as [String: Any]
         case .dictionary:
-            var result: [String: Double] = [:]
-            for (key, number) in value.dictionaryValue { result["\(key.base)"] = number.doubleValue }
+            // coremltools' predict gives {label: probability}; JSON object keys are text, so Int64 keys print as "3".
+            var result: [String: Any] = [:]
+            for (key, number) in value.dictionaryValue { result["\(key.base)"] = jsonNumber(number.doubleValue) }
             return result
         default: return NSNull()
         }
+    }
+
+    /// A number JSON can hold; NaN and the infinities, which it cannot, as the strings Python's
+    /// `json` module spells them with.
+    static func jsonNumber(_ number: Double) -> Any {
+        if number.isNaN { return "NaN" }
+        if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
+        return number
     }
 
     static func text(_ value: MLFeatureValue) -> String {

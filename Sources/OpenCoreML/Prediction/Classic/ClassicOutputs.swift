@@ -22,7 +22,10 @@ enum ClassicOutputs {
             let declared = array.shape.map(Int.init)
             let shape = !declared.isEmpty && checkedProduct(declared) == values.count ? declared : [values.count]
             let dataType = MLMultiArrayDataType(rawValue: array.dataType.rawValue) ?? .double
-            return MLFeatureValue(multiArray: try MLMultiArray.make(shape: shape, dataType: dataType, doubles: values.baseAddress!))
+            guard let first = values.baseAddress, !values.isEmpty else {
+                throw MLModelError(.featureType, "output '\(feature.name)' of \(modelName) would be an array without values")
+            }
+            return MLFeatureValue(multiArray: try MLMultiArray.make(shape: shape, dataType: dataType, doubles: first))
         default:
             throw MLModelError(.featureType, "output '\(feature.name)' of \(modelName) must be a number or a multi-array")
         }
