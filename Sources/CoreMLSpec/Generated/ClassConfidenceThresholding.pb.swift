@@ -26,8 +26,9 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-/// Passes a multi-label confidence array through; each class's curve lets an
-/// app pick thresholds for a wanted precision or recall.
+/// Takes one confidence per class and outputs a [2, classes] array: the
+/// confidences, then a row of ones. The curves describe each class's
+/// precision and recall by threshold, for an app to choose thresholds from.
 public nonisolated struct CoreML_Specification_ClassConfidenceThresholding: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for

@@ -26,8 +26,9 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-/// Turns a dictionary into an array: a key's value lands at the key's
-/// position in the list; absent keys give 0.
+/// Re-keys a dictionary by position: a key's value lands at the key's
+/// position in the list (as a dictionary {position: value}, which a feature
+/// vectorizer then makes dense); keys not in the list are dropped.
 public nonisolated struct CoreML_Specification_DictVectorizer: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for

@@ -26,7 +26,9 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-/// Concatenates the named inputs, in order, into one 1-D array.
+/// Concatenates the named inputs, in order, into one 1-D array: numbers,
+/// multi-arrays, and integer-keyed dictionaries (values placed by key) of
+/// `inputDimensions` values each.
 public nonisolated struct CoreML_Specification_FeatureVectorizer: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
