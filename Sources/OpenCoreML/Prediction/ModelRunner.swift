@@ -20,6 +20,16 @@ enum ModelRunners {
         case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
             return try PipelineRunner(specification: specification, models: specification.pipelineModels, parameters: parameters,
                                       memoryLimit: memoryLimit, loopWorkLimit: loopWorkLimit, budget: budget ?? MemoryBudget(limit: memoryLimit))
+        case .glmRegressor?:
+            return try GLMRegressorRunner(specification: specification, memoryLimit: memoryLimit)
+        case .glmClassifier?:
+            return try GLMClassifierRunner(specification: specification, memoryLimit: memoryLimit)
+        case .supportVectorRegressor?:
+            return try SupportVectorRegressorRunner(specification: specification, memoryLimit: memoryLimit)
+        case .supportVectorClassifier?:
+            return try SupportVectorClassifierRunner(specification: specification, memoryLimit: memoryLimit)
+        case .bayesianProbitRegressor?:
+            return try BayesianProbitRegressorRunner(specification: specification, memoryLimit: memoryLimit)
         case .mlProgram?:
             return try MLProgramRunner(specification: specification, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit)
         default:
