@@ -49,6 +49,22 @@ struct GLMTests {
         #expect(abs(y.doubleValue - expected) < 1e-15)
     }
 
+    /// coremltools converts LinearSVR (and LinearRegression) into a GLM regressor of `coef_` and
+    /// `intercept_`:
+    /// ```python
+    /// yr = X[:,0]*2 - X[:,1] + 0.3   # X as below
+    /// m = LinearSVR(C=1.0, epsilon=0.0, random_state=0, max_iter=100000, dual=True).fit(X, yr)
+    /// m.coef_, m.intercept_, m.predict(Q)
+    /// ```
+    @Test func linearSVRAsGLMMatchesScikitLearn() throws {
+        let model = try MLModel(specification: Self.regressor(weights: [[2.0000259104400926, -0.9999955545101764]], offsets: [0.29997496570754467]))
+        let queries: [[Double]] = [[0.5, 0.5], [2, 2.2], [0, 2.8], [1, 1.5]]
+        let expected = [0.7999901436725028, 2.1000365666653416, -2.500012586920949, 0.8000075443823728]
+        for (row, value) in zip(queries, expected) {
+            #expect(abs(try #require(try T.predict(model, row).featureValue(for: "y")?.doubleValue) - value) < 1e-13)
+        }
+    }
+
     /// Two rows give a multi-array: [3 + 0, 4 + 1] = [3, 5].
     @Test func severalRowsGiveAMultiArray() throws {
         let model = try MLModel(specification: Self.regressor(weights: [[1, 0, 0], [0, 1, 0]], offsets: [0, 1]))
@@ -192,6 +208,7 @@ struct GLMTests {
             (Self.regressor(weights: [[1, 2], [1]], offsets: [0, 1]), ["weight row 1 has 1 values"]),
             (Self.regressor(weights: [[1, 2, 3]], offsets: [0], inputs: [T.doubleArray("x", [2])]), ["3 values", "inputs hold 2"]),
             (Self.regressor(weights: [[1]], offsets: [0], inputs: [T.doubleArray("x", [Int64.max, 4])]), []),
+            (Self.regressor(weights: [[1], [2]], offsets: [0, 0], output: T.double("y")), ["output 'y' is a number", "2 weight rows"]),
             (Self.regressor(weights: [], offsets: [], inputs: [T.doubleArray("x", [2])], output: T.double("y")), ["at least one weight row"]),
             (Self.classifier(weights: [[1, 2], [3, 4]], offsets: [0, 0], labels: ["a", "b"]), ["2 weight rows for 2 classes"]),
             (Self.classifier(weights: [[1, 2], [3, 4], [5, 6]], offsets: [0, 0, 0], labels: ["a", "b", "c"], encoding: .referenceClass),

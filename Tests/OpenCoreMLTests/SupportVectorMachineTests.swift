@@ -87,6 +87,21 @@ struct SupportVectorMachineTests {
                             [0.11318248692214346, 0.4363240235896592, 0.45049348948819745], [0.12430075742029939, 0.5171269437987275, 0.3585722987809729]]),
     ]
 
+    /// ν-SVC has C-SVC's layout (coremltools converts NuSVC with the SVC converter):
+    /// ```python
+    /// m = NuSVC(kernel="rbf", gamma=1.0, nu=0.4, probability=True, random_state=1).fit(X, y)
+    /// ```
+    static let nuSVC = Fitted(
+        kernel: kernel { $0.rbfKernel.gamma = 1 }, perClass: [3, 3, 2],
+        vectors: [[0.0, 0.0], [1.0, 0.2], [0.3, 1.0], [2.5, 1.7], [1.8, 2.6], [1.2, 1.1], [-0.5, 2.5], [0.4, 3.3]],
+        coefficients: [[0.2518768351830362, 1.4320077817841679, 1.4796006740331797, -0.4787056503716648, -0.6214185880665702, -2.0633610525621484, -0.889223534864931, -0.84517908080657],
+                       [0.5399159988354189, 0.5517255664265478, 0.6427610504095346, 0.5365928956101164, 0.7168111319181315, 0.7135641323109176, -0.94712025301873, -1.0198479068204356]],
+        rho: [0.11036261635332452, -0.050586007962485656, -0.17691298292286048],
+        probA: [-1.1643246525866668, -2.2134656814799656, -2.0123808216606873], probB: [0.11348280165381931, -0.1431184527011583, -0.21583400334822472],
+        votedLabels: [0, 1, 2, 1],
+        probabilities: [[0.7631121089705982, 0.1885298699663608, 0.04835802106304072], [0.15362808792497662, 0.7704870463625227, 0.0758848657125003],
+                        [0.0801595819409341, 0.10203401955077585, 0.8178063985082903], [0.20906968543480978, 0.703057632876335, 0.08787268168885537]])
+
     static func sparse(_ vectors: [[Double]]) -> CoreML_Specification_SparseSupportVectors {
         var sparse = CoreML_Specification_SparseSupportVectors()
         sparse.vectors = vectors.map { values in
@@ -128,9 +143,9 @@ struct SupportVectorMachineTests {
 
     // MARK: Classifier
 
-    @Test(arguments: ["rbf", "linear", "poly", "sigmoid"])
+    @Test(arguments: ["rbf", "linear", "poly", "sigmoid", "nu"])
     func votesMatchScikitLearnsPredict(kernel: String) throws {
-        let fitted = try #require(Self.fitted[kernel])
+        let fitted = try #require(kernel == "nu" ? Self.nuSVC : Self.fitted[kernel])
         for sparse in [false, true] {
             let model = try MLModel(specification: Self.classifier(fitted, probabilities: false, sparse: sparse))
             for (query, row) in Self.queries.enumerated() {
@@ -147,9 +162,9 @@ struct SupportVectorMachineTests {
     /// With probA/probB: LIBSVM's coupled probabilities (scikit-learn's `predict_proba`), and the
     /// most probable class as the label — for the polynomial kernel's last query that is class 0
     /// (0.4292 against 0.4185) although the vote (scikit-learn's `predict`) says class 1.
-    @Test(arguments: ["rbf", "linear", "poly", "sigmoid"])
+    @Test(arguments: ["rbf", "linear", "poly", "sigmoid", "nu"])
     func probabilitiesMatchScikitLearnsPredictProba(kernel: String) throws {
-        let fitted = try #require(Self.fitted[kernel])
+        let fitted = try #require(kernel == "nu" ? Self.nuSVC : Self.fitted[kernel])
         let model = try MLModel(specification: Self.classifier(fitted, probabilities: true))
         for (query, row) in Self.queries.enumerated() {
             let output = try T.predict(model, row)
