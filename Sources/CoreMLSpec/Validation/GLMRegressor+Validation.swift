@@ -1,8 +1,7 @@
 extension CoreML_Specification_GLMRegressor {
     /// Core ML's rules: a regressor interface with number or multi-array inputs, as many offsets as
     /// weight rows, rows of equal length; and (OpenCoreML) at least one row, a known transform,
-    /// rows as long as the inputs are wide, and a
-    /// multi-array output for more than one row.
+    /// rows as long as the inputs are wide, and a multi-array output for more than one row.
     func validate(model: CoreML_Specification_Model, in context: inout ValidationContext) {
         model.validateRegressorOutput(in: &context)
         let width = model.validateVectorizableInputs(in: &context)
