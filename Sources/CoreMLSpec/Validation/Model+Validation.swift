@@ -38,7 +38,16 @@ extension CoreML_Specification_Model {
         case .kNearestNeighborsClassifier(let knn):
             knn.validate(model: self, in: &context)
         case .glmClassifier(let glm):
-            glm.validate(in: &context)
+            glm.validate(model: self, in: &context)
+            validateClassifierOutputs(classLabels: glm.classLabelSet, in: &context)
+        case .glmRegressor(let glm):
+            glm.validate(model: self, in: &context)
+        case .supportVectorRegressor(let svm):
+            svm.validate(model: self, in: &context)
+        case .supportVectorClassifier(let svm):
+            svm.validate(model: self, in: &context)
+        case .bayesianProbitRegressor(let probit):
+            probit.validate(model: self, in: &context)
         case .pipeline(let pipeline):
             pipeline.validate(model: self, in: &context)
         case .pipelineClassifier(let classifier):
@@ -47,8 +56,6 @@ extension CoreML_Specification_Model {
             regressor.pipeline.validate(model: self, in: &context)
         case .mlProgram(let program):
             program.validate(model: self, in: &context)
-        case .glmRegressor, .supportVectorRegressor, .supportVectorClassifier, .bayesianProbitRegressor:
-            context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
         case .treeEnsembleRegressor, .treeEnsembleClassifier:
             context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
         case .oneHotEncoder(let encoder):

@@ -40,6 +40,16 @@ enum ModelRunners {
             return try IdentityRunner(specification: specification)
         case .classConfidenceThresholding?:
             return try ClassConfidenceThresholdingRunner(specification: specification, memoryLimit: memoryLimit)
+        case .glmRegressor?:
+            return try GLMRegressorRunner(specification: specification, memoryLimit: memoryLimit)
+        case .glmClassifier?:
+            return try GLMClassifierRunner(specification: specification, memoryLimit: memoryLimit)
+        case .supportVectorRegressor?:
+            return try SupportVectorRegressorRunner(specification: specification, memoryLimit: memoryLimit)
+        case .supportVectorClassifier?:
+            return try SupportVectorClassifierRunner(specification: specification, memoryLimit: memoryLimit)
+        case .bayesianProbitRegressor?:
+            return try BayesianProbitRegressorRunner(specification: specification, memoryLimit: memoryLimit)
         case .mlProgram?:
             return try MLProgramRunner(specification: specification, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit)
         default:

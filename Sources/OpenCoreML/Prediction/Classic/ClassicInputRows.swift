@@ -50,12 +50,13 @@ struct ClassicInputRows: Sendable {
 
     /// The examples' rows, one after another, and the row width. A missing optional input reads
     /// as NaN (a missing value), a missing required one is an error naming it and the example.
-    func read(_ examples: [MLFeatureProvider]) throws -> (values: [Double], width: Int) {
+    /// Errors number the examples from `firstExample` (for a batch read in chunks).
+    func read(_ examples: some Collection<MLFeatureProvider>, firstExample: Int = 0) throws -> (values: [Double], width: Int) {
         guard let first = examples.first else { return ([], declaredWidth ?? 0) }
         let counts = try inputs.map { input in
             if let count = input.count { return count }
             guard let array = first.featureValue(for: input.name)?.multiArrayValue else {
-                throw MLModelError(.featureType, "example 0: input '\(input.name)' of \(modelName) must be a multi-array")
+                throw MLModelError(.featureType, "example \(firstExample): input '\(input.name)' of \(modelName) must be a multi-array")
             }
             return array.count
         }
@@ -68,7 +69,7 @@ struct ClassicInputRows: Sendable {
             for (number, example) in examples.enumerated() {
                 var position = number * width
                 for (input, count) in zip(inputs, counts) {
-                    try write(example.featureValue(for: input.name), input: input, count: count, example: number,
+                    try write(example.featureValue(for: input.name), input: input, count: count, example: firstExample + number,
                               to: rows.baseAddress! + position)
                     position += count
                 }

@@ -55,6 +55,12 @@ struct ClassifierOutputs: @unchecked Sendable {  // `keys` holds only strings an
     func features(scores: UnsafeBufferPointer<Double>, modelName: String) throws -> [String: MLFeatureValue] {
         var best = 0
         for index in scores.indices where scores[index] > scores[best] { best = index }
+        return try features(label: best, scores: scores, modelName: modelName)
+    }
+
+    /// The label of class `label` (chosen by the caller, e.g. by votes) and, when the model names
+    /// it, the probability output made from `scores`, as ``features(scores:modelName:)``.
+    func features(label best: Int, scores: UnsafeBufferPointer<Double>, modelName: String) throws -> [String: MLFeatureValue] {
         var values = [predictedFeatureName: classes.featureValue(at: best)]
         if let probabilitiesName {
             if let feature = probabilitiesFeature, case .multiArrayType? = feature.type.type {
