@@ -54,8 +54,12 @@ extension CoreML_Specification_Model {
         case .oneHotEncoder, .imputer, .featureVectorizer, .dictVectorizer, .scaler, .categoricalMapping, .normalizer,
              .arrayFeatureExtractor, .identity, .classConfidenceThresholding:
             context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
-        case .nonMaximumSuppression, .itemSimilarityRecommender, .linkedModel:
-            context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
+        case .nonMaximumSuppression(let suppression):
+            suppression.validate(model: self, in: &context)
+        case .linkedModel(let link):
+            link.validate(model: self, in: &context)
+        case .itemSimilarityRecommender(let recommender):
+            recommender.validate(model: self, in: &context)
         case nil:
             if let unsupported = unsupportedModelType {
                 context.fail("\(unsupported.name) models (field \(unsupported.fieldNumber)) are not supported by OpenCoreML")

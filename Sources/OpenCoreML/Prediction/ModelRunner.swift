@@ -20,6 +20,13 @@ enum ModelRunners {
         case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
             return try PipelineRunner(specification: specification, models: specification.pipelineModels, parameters: parameters,
                                       memoryLimit: memoryLimit, loopWorkLimit: loopWorkLimit, budget: budget ?? MemoryBudget(limit: memoryLimit))
+        case .nonMaximumSuppression?:
+            return try NonMaximumSuppressionRunner(specification: specification, memoryLimit: memoryLimit)
+        case .itemSimilarityRecommender?:
+            return try ItemSimilarityRecommenderRunner(specification: specification, memoryLimit: memoryLimit)
+        case .linkedModel(let link)?:
+            throw MLModelError(.generic, "the linked model '\(link.linkedModelFile.linkedModelFileName.defaultValue)' can predict only when its model "
+                + "is loaded from a file (MLModel(contentsOf:)), which finds the file it links to")
         case .mlProgram?:
             return try MLProgramRunner(specification: specification, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit)
         default:
