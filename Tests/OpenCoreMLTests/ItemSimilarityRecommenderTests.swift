@@ -139,6 +139,16 @@ struct ItemSimilarityRecommenderTests {
         #expect(abs(scores["2"]! - 0.6) < 1e-12)
     }
 
+    @Test func itemsOfTheWrongKindAreErrorsNamingTheInput() throws {
+        let inputs = ["items": MLFeatureValue(sequence: MLSequence(int64s: [0, 2]))]
+        do {
+            _ = try Self.recommend(Self.model(sequenceInput: true), inputs)
+            Issue.record("expected an error")
+        } catch {
+            #expect("\(error)".contains("'items'") && "\(error)".contains("strings"))
+        }
+    }
+
     @Test func validationFollowsCoreMLsRules() {
         #expect(Self.model().validationIssues().isEmpty)
         #expect(Self.model(strings: false, sequenceInput: true).validationIssues().isEmpty)

@@ -125,6 +125,11 @@ struct NonMaximumSuppressionTests {
         // A missing optional input keeps the default.
         let defaults = try Self.predict(Self.model(), extra: ["iou": MLFeatureValue(undefined: .double)])
         #expect(Self.rows(defaults.coordinates) == [Self.boxes[0], Self.boxes[4]])
+        // A required threshold input must be given.
+        var required = Self.model()
+        required.description_p.input[2].type.isOptional = false
+        #expect(throws: MLModelError.self) { try Self.predict(required) }
+        #expect(Self.rows(try Self.predict(required, extra: ["iou": MLFeatureValue(double: 0.95)]).coordinates).count == 3)
     }
 
     @Test func keepingNoBoxGivesEmptyRows() throws {

@@ -107,6 +107,7 @@ final class ItemSimilarityRecommenderRunner: ModelRunner, @unchecked Sendable {
         if value.type == .dictionary {
             var rated: [Int: Double] = [:]
             for (key, rating) in value.dictionaryValue {
+                try checkKind(of: key.base, name: name, example: number)
                 guard let item = self.number(of: key.base) else { continue }
                 rated[item] = rating.doubleValue
             }
@@ -130,6 +131,7 @@ final class ItemSimilarityRecommenderRunner: ModelRunner, @unchecked Sendable {
     /// The known items of a sequence or multi-array (unknown ones left out), or nil for another type.
     private func itemList(_ value: MLFeatureValue, name: String, example number: Int) throws -> [Int]? {
         if let sequence = value.sequenceValue {
+            if sequence.count > 0 { try checkKind(of: sequence.type == .string ? "" as Any : Int64(0) as Any, name: name, example: number) }
             return sequence.type == .string ? sequence.stringValues.compactMap { self.number(of: $0) } : sequence.int64Array.compactMap { self.number(of: $0) }
         }
         if let array = value.multiArrayValue {
@@ -154,6 +156,17 @@ final class ItemSimilarityRecommenderRunner: ModelRunner, @unchecked Sendable {
             throw MLModelError(.featureType, "example \(number): input '\(name)' is \(value.int64Value); the number of recommendations cannot be negative")
         }
         return Int(clamping: value.int64Value)
+    }
+
+    /// Throws unless `identifier` is of the kind the model identifies items by (strings, or integers).
+    private func checkKind(of identifier: Any, name: String, example number: Int) throws {
+        let isString = identifier is String
+        let wantsString: Bool
+        if case .strings = identifiers { wantsString = true } else { wantsString = false }
+        guard isString == wantsString else {
+            throw MLModelError(.featureType, "example \(number): input '\(name)' gives items as \(isString ? "strings" : "integers"); "
+                + "the recommender identifies them by \(wantsString ? "strings" : "integers")")
+        }
     }
 
     /// The item number of an identifier, or nil for an item the model does not know.

@@ -22,6 +22,8 @@ final class NonMaximumSuppressionRunner: ModelRunner, @unchecked Sendable {
     private let rows: CoreML_Specification_NonMaximumSuppression.OutputRows
     private let dataType: MLMultiArrayDataType
     private let memoryLimit: Int
+    /// The threshold inputs the model declares as required.
+    private let requiredInputs: Set<String>
 
     /// Refuses outputs whose declared smallest number of rows would not fit in `memoryLimit` bytes.
     init(specification: CoreML_Specification_Model, memoryLimit: Int) throws {
@@ -29,6 +31,7 @@ final class NonMaximumSuppressionRunner: ModelRunner, @unchecked Sendable {
             preconditionFailure("not a non-maximum suppression model")
         }
         self.suppression = suppression
+        requiredInputs = Set(specification.description_p.input.filter { !$0.type.isOptional }.map(\.name))
         if case .pickTop(let pickTop)? = suppression.suppressionMethod { perClass = pickTop.perClass } else { perClass = false }
         let outputs = specification.description_p.output
         func array(_ name: String) throws -> CoreML_Specification_ArrayFeatureType {
@@ -94,7 +97,10 @@ final class NonMaximumSuppressionRunner: ModelRunner, @unchecked Sendable {
     }
 
     private func threshold(_ name: String, default value: Double, in example: MLFeatureProvider, example number: Int) throws -> Double {
-        guard !name.isEmpty, let feature = example.featureValue(for: name), !feature.isUndefined else { return value }
+        guard !name.isEmpty, let feature = example.featureValue(for: name), !feature.isUndefined else {
+            if requiredInputs.contains(name) { throw MLModelError(.featureType, "example \(number): input '\(name)' is missing") }
+            return value
+        }
         guard feature.type == .double || feature.type == .int64, !feature.doubleValue.isNaN else {
             throw MLModelError(.featureType, "example \(number): input '\(name)' must be a number")
         }
