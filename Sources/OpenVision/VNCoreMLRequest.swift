@@ -7,6 +7,16 @@ import _OpenCoreMLImageIO
 /// fitted to the model's image input by ``imageCropAndScaleOption`` (the same pixels as
 /// `MLFeatureValue(imageAt:constraint:options:)` with `.cropRect` and `.cropAndScale`), then predicted.
 /// The results are, as in Vision:
+/// - for a detector (a non-maximum suppression model, or a pipeline whose last model is one), one
+///   ``VNRecognizedObjectObservation`` per box the suppression kept, in its order (most confident
+///   first): its `boundingBox` from the box's (centerX, centerY, width, height), which the model
+///   gives normalized with the origin at the top left, turned to Vision's bottom-left origin; its
+///   `labels` one per class of the suppression (its class labels, or the class numbers when it has
+///   none), each with the class's share of the box's confidences, most likely first; its
+///   `confidence` the sum of the box's confidences (Core ML's "confidence that there is any
+///   object"). Rows whose confidences are all 0 (the padding of a fixed-size output) are skipped.
+///   Boxes stay relative to the image the model saw: the crop, scale and region of interest are
+///   not undone;
 /// - for a classifier, one ``VNClassificationObservation`` per class from the model's probabilities
 ///   output, sorted by confidence, highest first (a classifier without a probabilities output gives
 ///   its predicted label with confidence 1);
@@ -41,6 +51,9 @@ public final class VNCoreMLRequest: VNImageBasedRequest, @unchecked Sendable {
             output = try model.model.prediction(from: model.inputs(image: input))
         } catch {
             throw VNError(.operationFailed, "VNCoreMLRequest: the prediction failed: \(error)", underlyingError: error)
+        }
+        if let detector = VNObjectDetectorOutputs(model: model.model) {
+            return try detector.observations(from: output)
         }
         return observations(from: output, of: model.model.modelDescription)
     }

@@ -10,8 +10,9 @@ public class VNRequest: @unchecked Sendable {
     /// Called once per perform, on the thread that performs the request, after ``results`` is set.
     public let completionHandler: VNRequestCompletionHandler?
     /// What the last perform found; nil before the first perform and after a failure. For a
-    /// ``VNCoreMLRequest`` on a classifier these are ``VNClassificationObservation``s, else
-    /// ``VNCoreMLFeatureValueObservation``s (or ``VNPixelBufferObservation``s for image outputs).
+    /// ``VNCoreMLRequest`` on a detector these are ``VNRecognizedObjectObservation``s, on a
+    /// classifier ``VNClassificationObservation``s, else ``VNCoreMLFeatureValueObservation``s (or
+    /// ``VNPixelBufferObservation``s for image outputs).
     public internal(set) var results: [VNObservation]?
     /// Vision's hint to run with lower priority; kept, but has no effect here.
     public var preferBackgroundProcessing = false

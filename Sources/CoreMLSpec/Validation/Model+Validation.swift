@@ -78,8 +78,12 @@ extension CoreML_Specification_Model {
             break  // Core ML takes every identity model; the runner maps outputs to inputs by position.
         case .classConfidenceThresholding(let thresholding):
             thresholding.validate(model: self, in: &context)
-        case .nonMaximumSuppression, .itemSimilarityRecommender, .linkedModel:
-            context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
+        case .nonMaximumSuppression(let suppression):
+            suppression.validate(model: self, in: &context)
+        case .linkedModel(let link):
+            link.validate(model: self, in: &context)
+        case .itemSimilarityRecommender(let recommender):
+            recommender.validate(model: self, in: &context)
         case nil:
             if let unsupported = unsupportedModelType {
                 context.fail("\(unsupported.name) models (field \(unsupported.fieldNumber)) are not supported by OpenCoreML")

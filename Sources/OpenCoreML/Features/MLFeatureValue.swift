@@ -1,7 +1,8 @@
 import Foundation
 
 /// One value of a model's input or output: an integer, a double, a string, a multi-array, a
-/// dictionary of scores, an image (a pixel buffer), or undefined (a missing optional input).
+/// dictionary of scores, an image (a pixel buffer), a sequence, or undefined (a missing optional
+/// input).
 public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible {
     private enum Storage {
         case int64(Int64)
@@ -10,6 +11,7 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         case multiArray(MLMultiArray)
         case dictionary([AnyHashable: NSNumber])
         case image(PixelBuffer)
+        case sequence(MLSequence)
         case undefined(MLFeatureType)
     }
 
@@ -27,6 +29,8 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
     public init(pixelBuffer value: PixelBuffer) { storage = .image(value) }
     /// A missing value of the given type, for optional inputs.
     public init(undefined type: MLFeatureType) { storage = .undefined(type) }
+    /// A sequence of strings or integers.
+    public init(sequence value: MLSequence) { storage = .sequence(value) }
 
     /// A classifier's probabilities: `keys` (all `String` or all `Int64`, distinct, as
     /// `ClassLabelSet.keys` makes them) with one probability each, built without the checks and
@@ -75,6 +79,7 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         case .multiArray: return .multiArray
         case .dictionary: return .dictionary
         case .image: return .image
+        case .sequence: return .sequence
         case .undefined(let type): return type
         }
     }
@@ -121,6 +126,12 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         return nil
     }
 
+    /// The sequence, for sequence values; nil for other types.
+    public var sequenceValue: MLSequence? {
+        if case .sequence(let value) = storage { return value }
+        return nil
+    }
+
     /// The scores; empty for other types (as in Core ML).
     public var dictionaryValue: [AnyHashable: NSNumber] {
         if case .dictionary(let value) = storage { return value }
@@ -135,6 +146,7 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         case (.string(let a), .string(let b)): return a == b
         case (.dictionary(let a), .dictionary(let b)): return a == b
         case (.undefined(let a), .undefined(let b)): return a == b
+        case (.sequence(let a), .sequence(let b)): return a.isEqual(to: b)
         case (.multiArray(let a), .multiArray(let b)):
             return a.shape == b.shape && (0..<a.count).allSatisfy { a[$0].doubleValue == b[$0].doubleValue }
         case (.image(let a), .image(let b)):
@@ -155,6 +167,7 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         case .multiArray(let value): return value.description
         case .dictionary(let value): return "\(value)"
         case .image(let value): return "image \(value)"
+        case .sequence(let value): return "sequence \(value)"
         case .undefined(let type): return "undefined \(type)"
         }
     }

@@ -49,11 +49,26 @@ public final class MLMultiArray: @unchecked Sendable, CustomStringConvertible {
 
     /// Wraps existing memory with the given strides (in elements). `deallocator` runs when the array
     /// is released; pass nil when the caller keeps ownership.
-    public init(
+    public convenience init(
         dataPointer: UnsafeMutableRawPointer, shape: [NSNumber], dataType: MLMultiArrayDataType, strides: [NSNumber],
         deallocator: ((UnsafeMutableRawPointer) -> Void)? = nil
     ) throws {
-        guard shape.count == strides.count, !shape.isEmpty, shape.allSatisfy({ $0.intValue > 0 }) else {
+        try self.init(dataPointer: dataPointer, shape: shape, dataType: dataType, strides: strides, deallocator: deallocator, allowsEmpty: false)
+    }
+
+    /// An array with no rows, shape `[0, columns]`: what a suppression model gives when it keeps no
+    /// box (Core ML's outputs can have empty dimensions; its `init(shape:dataType:)` cannot make them).
+    static func emptyRows(columns: Int, dataType: MLMultiArrayDataType) throws -> MLMultiArray {
+        let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(dataType.byteCount, 1), alignment: 64)
+        return try MLMultiArray(dataPointer: pointer, shape: [0, NSNumber(value: columns)], dataType: dataType,
+                                strides: [NSNumber(value: columns), 1], deallocator: { $0.deallocate() }, allowsEmpty: true)
+    }
+
+    private init(
+        dataPointer: UnsafeMutableRawPointer, shape: [NSNumber], dataType: MLMultiArrayDataType, strides: [NSNumber],
+        deallocator: ((UnsafeMutableRawPointer) -> Void)?, allowsEmpty: Bool
+    ) throws {
+        guard shape.count == strides.count, !shape.isEmpty, shape.allSatisfy({ $0.intValue > 0 || (allowsEmpty && $0.intValue == 0) }) else {
             throw MLModelError(.generic, "MLMultiArray: shape \(shape.map(\.intValue)) and strides \(strides.map(\.intValue)) do not fit together")
         }
         guard let count = checkedProduct(shape.map(\.intValue)) else {

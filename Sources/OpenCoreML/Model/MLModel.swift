@@ -23,6 +23,9 @@ open class MLModel: MLWritable, @unchecked Sendable {
     /// affect the model).
     public let configuration: MLModelConfiguration
     private let runnerCache = RunnerCache()
+    /// The specification with its linked models replaced by the models their files hold (set once,
+    /// while loading from a file); nil when it has none.
+    private var linkedSpecification: CoreML_Specification_Model?
 
     /// Loads and validates the model at `url` with the default configuration.
     ///
@@ -49,6 +52,12 @@ open class MLModel: MLWritable, @unchecked Sendable {
             throw MLModelError(wrapping: error)
         }
         try self.init(specification: specification, configuration: configuration)
+        do {
+            // Linked models are found now, so that a missing or misplaced file fails the load.
+            linkedSpecification = try LinkedModelResolver.resolving(self.specification, loadedFrom: url)
+        } catch {
+            throw MLModelError(wrapping: error)
+        }
     }
 
     /// Wraps a specification, validating it and the configuration's parameters (an OpenCoreML addition).
@@ -83,8 +92,8 @@ open class MLModel: MLWritable, @unchecked Sendable {
 
     /// The compiled runner for predictions, made on first use.
     func runner() throws -> any ModelRunner {
-        try runnerCache.runner { [specification, configuration] in
-            try ModelRunners.make(specification, parameters: configuration.parameters ?? [:], memoryLimit: configuration.resolvedMemoryLimit,
+        try runnerCache.runner { [specification, linkedSpecification, configuration] in
+            try ModelRunners.make(linkedSpecification ?? specification, parameters: configuration.parameters ?? [:], memoryLimit: configuration.resolvedMemoryLimit,
                                   loopWorkLimit: configuration.resolvedLoopWorkLimit)
         }
     }

@@ -50,6 +50,13 @@ enum ModelRunners {
             return try SupportVectorClassifierRunner(specification: specification, memoryLimit: memoryLimit)
         case .bayesianProbitRegressor?:
             return try BayesianProbitRegressorRunner(specification: specification, memoryLimit: memoryLimit)
+        case .nonMaximumSuppression?:
+            return try NonMaximumSuppressionRunner(specification: specification, memoryLimit: memoryLimit)
+        case .itemSimilarityRecommender?:
+            return try ItemSimilarityRecommenderRunner(specification: specification, memoryLimit: memoryLimit)
+        case .linkedModel(let link)?:
+            throw MLModelError(.generic, "the linked model '\(link.linkedModelFile.linkedModelFileName.defaultValue)' can predict only when its model "
+                + "is loaded from a file (MLModel(contentsOf:)), which finds the file it links to")
         case .mlProgram?:
             return try MLProgramRunner(specification: specification, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit)
         default:
