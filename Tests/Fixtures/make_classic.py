@@ -232,7 +232,9 @@ def main():
         examples = [{"inputs": {"input": [None if np.isnan(x) else float(x) for x in row]},
                      "outputs": {"output": value(model.transform(row[None, :])[0])}} for row in rows]
         add(f"imputer_{strategy}_diabetes", mlmodel, f"{v} SimpleImputer(strategy='{strategy}') on diabetes with 20 % holes", examples)
-    categories = rng.randint(0, 4, size=(80, 3)).astype(np.int64) * np.array([1, 10, 100])
+    # coremltools' converter takes each column's categories to be 0, 1, …, n − 1 (label-encoded
+    # integers), whatever categories_ holds: the columns here are such codes, of 3, 4 and 5 values.
+    categories = np.stack([rng.randint(0, n, size=80) for n in (3, 4, 5)], axis=1).astype(np.int64)
     model = preprocessing.OneHotEncoder(handle_unknown="ignore").fit(categories[:-EXAMPLES])
     mlmodel = ct.converters.sklearn.convert(model, [("a", ct.models.datatypes.Int64()), ("b", ct.models.datatypes.Int64()),
                                                     ("c", ct.models.datatypes.Int64())], "output")

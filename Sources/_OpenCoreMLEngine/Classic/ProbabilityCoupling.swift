@@ -21,15 +21,16 @@ package enum ProbabilityCoupling {
     /// whose entry (i, j), i ≠ j, is the probability that class i beats class j (entries (j, i)
     /// being 1 − (i, j)); the diagonal is ignored.
     ///
-    /// Two classes take the pairwise probability as it is. More classes are coupled by the second
-    /// method of Wu, Lin & Weng (2004), "Probability estimates for multi-class classification by
-    /// pairwise coupling", iterated as LIBSVM's `multiclass_probability` does: from the uniform
-    /// distribution, at most max(100, k) sweeps, stopping once every component of Qp is within
-    /// 0.005/k of pᵀQp.
+    /// Coupled by the second method of Wu, Lin & Weng (2004), "Probability estimates for
+    /// multi-class classification by pairwise coupling", iterated as LIBSVM's
+    /// `multiclass_probability` does: from the uniform distribution, at most max(100, k) sweeps,
+    /// stopping once every component of Qp is within 0.005/k of pᵀQp. Two classes are coupled
+    /// too, as scikit-learn's LIBSVM does (LIBSVM 3.25 and later take the pairwise probability as
+    /// it is): the early stop leaves them up to a few tenths of a percent from it, and
+    /// scikit-learn's `predict_proba` reports exactly that.
     package static func couple(pairwise r: [Double], classCount k: Int) -> [Double] {
         precondition(r.count == k * k, "the pairwise matrix must be k × k")
         if k == 1 { return [1] }
-        if k == 2 { return [r[1], r[2]] }
         var q = [Double](repeating: 0, count: k * k)
         for t in 0..<k {
             for j in 0..<k where j != t {

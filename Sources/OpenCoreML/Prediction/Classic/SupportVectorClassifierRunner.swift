@@ -5,14 +5,13 @@ import _OpenCoreMLEngine
 /// Predicts with a one-vs-one support vector classifier in LIBSVM's layout (C-SVC, ν-SVC; see
 /// ``SupportVectorClassification`` for the decision values).
 ///
-/// Without probA/probB the predicted label wins the most one-vs-one votes (ties to the earlier
-/// class); a probability output, if the model declares one, then holds each class's share of the
-/// votes (an OpenCoreML choice: such models have no probabilities in LIBSVM). With probA/probB,
-/// the probabilities are LIBSVM's (Platt's sigmoid per pair, coupled for more than two classes;
-/// two classes take the pairwise probability as LIBSVM 3 does, where scikit-learn couples them
-/// too, which differs by up to about 0.5%), and the predicted label is the most probable class,
-/// as LIBSVM's `svm_predict_probability` chooses it, which can differ from the vote that
-/// scikit-learn's `SVC.predict` uses.
+/// The predicted label wins the most one-vs-one votes (ties to the earlier class), as
+/// scikit-learn's `SVC.predict` decides, with or without probabilities. With probA/probB the
+/// probability output is scikit-learn's `predict_proba`: Platt's sigmoid per pair, coupled (two
+/// classes too; see ``ProbabilityCoupling``). The most probable class can differ from the vote
+/// (LIBSVM's own `svm_predict_probability` would take it; Core ML does not document which it
+/// takes). Without probA/probB a declared probability output holds each class's share of the
+/// votes (an OpenCoreML choice: such models have no probabilities in LIBSVM).
 final class SupportVectorClassifierRunner: ModelRunner, @unchecked Sendable {
     private let loader: SupportVectorMachineLoader
     private let classification: SupportVectorClassification
@@ -60,15 +59,10 @@ final class SupportVectorClassifierRunner: ModelRunner, @unchecked Sendable {
                 for example in 0..<chunk.count {
                     let decisions = classification.decisionValues(
                         kernelRow: UnsafeBufferPointer(rebasing: kernel[(example * vectorCount)..<((example + 1) * vectorCount)]))
-                    let features: [String: MLFeatureValue]
-                    if let probabilities = classification.probabilities(decisionValues: decisions) {
-                        features = try probabilities.withUnsafeBufferPointer { try outputs.features(scores: $0, modelName: Self.modelName) }
-                    } else {
-                        let votes = classification.votes(decisionValues: decisions)
-                        let shares = votes.map { Double($0) / pairs }
-                        features = try shares.withUnsafeBufferPointer {
-                            try outputs.features(label: classification.votedClass(decisionValues: decisions), scores: $0, modelName: Self.modelName)
-                        }
+                    let scores = classification.probabilities(decisionValues: decisions)
+                        ?? classification.votes(decisionValues: decisions).map { Double($0) / pairs }
+                    let features = try scores.withUnsafeBufferPointer {
+                        try outputs.features(label: classification.votedClass(decisionValues: decisions), scores: $0, modelName: Self.modelName)
                     }
                     results.append(MLDictionaryFeatureProvider(featureValues: features))
                 }
