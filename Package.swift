@@ -141,7 +141,8 @@ let package = Package(
             name: "OpenCoreMLCodeGenTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"],
             exclude: ["Models/make_regressor.py", "Models/make_healthysnacks.py", "Models/make_gestureclassifier.sh"],
             resources: [.copy("Models/ClassifierSGD.mlmodel"), .copy("Models/PipelineKNN.mlmodel"), .copy("Models/Regressor.mlmodel"),
-                        .copy("Models/HealthySnacks.mlmodel"), .copy("Models/GestureClassifier.mlmodel")],
+                        .copy("Models/HealthySnacks.mlmodel"), .copy("Models/GestureClassifier.mlmodel"),
+                        .copy("Models/DiabetesSVR.mlmodel")],
             plugins: ["OpenCoreMLCodeGen"]
         ),
         .testTarget(
