@@ -49,8 +49,10 @@ extension CoreML_Specification_Model {
             program.validate(model: self, in: &context)
         case .glmRegressor, .supportVectorRegressor, .supportVectorClassifier, .bayesianProbitRegressor:
             context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
-        case .treeEnsembleRegressor, .treeEnsembleClassifier:
-            context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
+        case .treeEnsembleRegressor(let regressor):
+            regressor.validate(model: self, in: &context)
+        case .treeEnsembleClassifier(let classifier):
+            classifier.validate(model: self, in: &context)
         case .oneHotEncoder, .imputer, .featureVectorizer, .dictVectorizer, .scaler, .categoricalMapping, .normalizer,
              .arrayFeatureExtractor, .identity, .classConfidenceThresholding:
             context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")

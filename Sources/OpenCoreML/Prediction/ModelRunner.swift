@@ -20,6 +20,8 @@ enum ModelRunners {
         case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
             return try PipelineRunner(specification: specification, models: specification.pipelineModels, parameters: parameters,
                                       memoryLimit: memoryLimit, loopWorkLimit: loopWorkLimit, budget: budget ?? MemoryBudget(limit: memoryLimit))
+        case .treeEnsembleRegressor?, .treeEnsembleClassifier?:
+            return try TreeEnsembleRunner(specification: specification, memoryLimit: memoryLimit)
         case .mlProgram?:
             return try MLProgramRunner(specification: specification, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit)
         default:

@@ -47,11 +47,15 @@ struct ClassifierOutputs: @unchecked Sendable {  // `keys` holds only strings an
         keys = classes.keys
     }
 
-    /// The label of the highest score (the first on ties) and, when the model names it, the
-    /// probability output: a dictionary, or a multi-array when the model declares one.
-    func features(scores: UnsafeBufferPointer<Double>, modelName: String) throws -> [String: MLFeatureValue] {
-        var best = 0
-        for index in scores.indices where scores[index] > scores[best] { best = index }
+    /// The label of the highest score (the first on ties; class `best` instead when given) and,
+    /// when the model names it, the probability output: a dictionary, or a multi-array when the
+    /// model declares one.
+    func features(scores: UnsafeBufferPointer<Double>, best: Int? = nil, modelName: String) throws -> [String: MLFeatureValue] {
+        var best = best ?? -1
+        if !scores.indices.contains(best) {
+            best = 0
+            for index in scores.indices where scores[index] > scores[best] { best = index }
+        }
         var values = [predictedFeatureName: classes.featureValue(at: best)]
         if let probabilitiesName {
             if let feature = probabilitiesFeature, case .multiArrayType? = feature.type.type {

@@ -1,0 +1,107 @@
+import CoreMLSpec
+import Foundation
+import _OpenCoreMLEngine
+
+/// Predicts with a tree ensemble regressor or classifier: every tree walks each example to a leaf,
+/// the leaves' values are added to the base values, and the post-evaluation transform applies.
+///
+/// A regressor outputs the (transformed) values as its declared number or multi-array. A
+/// classifier with one dimension is binary: the value is the probability of the second class
+/// (with no transform, as random forests write it; through the logistic function, as boosted
+/// trees do), the first class gets one minus it, and the second class is predicted when its
+/// probability is at least 0.5. With more dimensions the values are the classes' probabilities
+/// as they are: after a softmax for boosted trees, and the plain sums with no transform (so a
+/// random forest converted by coremltools reports the sum of its trees' class shares, as Core ML
+/// does). No class labels stand for 0, 1, … (two of them for one dimension).
+final class TreeEnsembleRunner: ModelRunner, @unchecked Sendable {
+    private let layout: TreeEnsembleLayout
+    private let transform: TreeEnsembleTransform
+    private let inputs: ClassicInputRows
+    private let memoryLimit: Int
+    private let outputs: Outputs
+
+    private enum Outputs {
+        case regressor(CoreML_Specification_FeatureDescription)
+        /// `binary`: one dimension scoring the second of two classes.
+        case classifier(ClassifierOutputs, binary: Bool)
+    }
+
+    private static let modelName = "the tree ensemble"
+
+    init(specification: CoreML_Specification_Model, memoryLimit: Int) throws {
+        let parameters: CoreML_Specification_TreeEnsembleParameters
+        let transform: CoreML_Specification_TreeEnsemblePostEvaluationTransform
+        let description = specification.description_p
+        inputs = try ClassicInputRows(description.input, modelName: Self.modelName)
+        switch specification.type {
+        case .treeEnsembleRegressor(let regressor)?:
+            parameters = regressor.treeEnsemble
+            transform = regressor.postEvaluationTransform
+            let name = description.predictedFeatureName
+            guard let output = description.output.first(where: { $0.name == name }) ?? description.output.first else {
+                throw MLModelError(.generic, "the tree ensemble regressor has no output")
+            }
+            outputs = .regressor(output)
+        case .treeEnsembleClassifier(let classifier)?:
+            parameters = classifier.treeEnsemble
+            transform = classifier.postEvaluationTransform
+            let dimensions = Int(clamping: parameters.numPredictionDimensions)
+            var classes = classifier.classLabelSet
+            if classes == .none { classes = .int64s((0..<Int64(dimensions == 1 ? 2 : dimensions)).map { $0 }) }
+            outputs = .classifier(ClassifierOutputs(description: description, classes: classes), binary: dimensions == 1)
+        default:
+            preconditionFailure("not a tree ensemble")
+        }
+        switch transform {
+        case .noTransform: self.transform = .none
+        case .classificationSoftMax: self.transform = .softmax
+        case .regressionLogistic: self.transform = .logistic
+        case .classificationSoftMaxWithZeroClassReference: self.transform = .softmaxWithZeroReference
+        case .UNRECOGNIZED(let value): throw MLModelError(.generic, "unknown post-evaluation transform \(value)")
+        }
+        do {
+            layout = try TreeEnsembleLayout(parameters, inputWidth: inputs.declaredWidth, memoryLimit: memoryLimit)
+        } catch let error as EngineError {
+            throw MLModelError(.generic, error.description)
+        }
+        self.memoryLimit = memoryLimit
+    }
+
+    func predictions(_ examples: [MLFeatureProvider]) throws -> [MLFeatureProvider] {
+        let (rows, width) = try inputs.read(examples)
+        let dimensions = layout.dimensions
+        guard let count = checkedProduct([examples.count, dimensions]), let bytes = checkedProduct([count, 8]), bytes <= memoryLimit else {
+            throw MLModelError(.generic, "\(examples.count) examples of \(dimensions) tree ensemble outputs need more memory than the limit of \(memoryLimit) bytes")
+        }
+        var values = [Double](repeating: 0, count: count)
+        try values.withUnsafeMutableBufferPointer { values in
+            try rows.withUnsafeBufferPointer { rows in
+                do {
+                    try layout.evaluate(rows: rows.baseAddress!, count: examples.count, width: width, into: values.baseAddress!)
+                } catch let error as EngineError {
+                    throw MLModelError(.featureType, error.description)
+                }
+            }
+        }
+        return try values.withUnsafeMutableBufferPointer { values in
+            try (0..<examples.count).map { example in
+                let row = UnsafeMutableBufferPointer(rebasing: values[(example * dimensions)..<((example + 1) * dimensions)])
+                transform.apply(to: row)
+                return MLDictionaryFeatureProvider(featureValues: try features(UnsafeBufferPointer(row)))
+            }
+        }
+    }
+
+    private func features(_ row: UnsafeBufferPointer<Double>) throws -> [String: MLFeatureValue] {
+        switch outputs {
+        case .regressor(let output):
+            return [output.name: try ClassicOutputs.value(row, as: output, modelName: Self.modelName)]
+        case .classifier(let classifier, let binary):
+            guard binary else { return try classifier.features(scores: row, modelName: Self.modelName) }
+            let second = row[0]
+            return try [1 - second, second].withUnsafeBufferPointer { scores in
+                try classifier.features(scores: scores, best: second >= 0.5 ? 1 : 0, modelName: Self.modelName)
+            }
+        }
+    }
+}
