@@ -401,6 +401,38 @@ struct TreeEnsembleTests {
         }
     }
 
+    /// A large batch's outputs (made when read) equal single predictions', for a binary classifier.
+    @Test func largeClassifierBatchesMatchSinglePredictions() throws {
+        var parameters = Self.randomEnsemble(trees: 25, seed: 5)
+        parameters.numPredictionDimensions = 1
+        parameters.basePredictionValue = [-0.25]
+        for index in parameters.nodes.indices where parameters.nodes[index].nodeBehavior == .leafNode {
+            parameters.nodes[index].evaluationInfo = [parameters.nodes[index].evaluationInfo[0]]
+            parameters.nodes[index].evaluationInfo[0].evaluationIndex = 0
+            parameters.nodes[index].evaluationInfo[0].evaluationValue -= 5
+        }
+        let model = try MLModel(specification: Self.classifier(parameters, width: 5, transform: .regressionLogistic, labels: .strings(["a", "b"])))
+        let rows = Self.rows(3_000, nanEvery: 11)
+        let batch = try model.predictions(fromBatch: MLArrayBatchProvider(array: rows.map(Self.input)))
+        var seen = Set<String>()
+        for index in stride(from: 0, to: rows.count, by: 37) {
+            let output = batch.features(at: index)
+            #expect(output.featureNames == ["label", "probabilities"])
+            let single = try Self.predict(model, rows[index])
+            let label = try #require(output.featureValue(for: "label")?.stringValue)
+            seen.insert(label)
+            #expect(label == single.featureValue(for: "label")?.stringValue, "row \(index)")
+            let p = try #require(output.featureValue(for: "probabilities")?.dictionaryValue["b"]?.doubleValue)
+            #expect(p == single.featureValue(for: "probabilities")?.dictionaryValue["b"]?.doubleValue, "row \(index)")
+            // σ(sum) by the plain walk
+            let expected = 1 / (1 + exp(-Self.reference(parameters, rows[index])[0]))
+            #expect(abs(p - expected) < 1e-12, "row \(index)")
+            #expect(label == (p >= 0.5 ? "b" : "a"))
+            #expect(output.featureValue(for: "other") == nil)
+        }
+        #expect(seen.count == 2)
+    }
+
     // MARK: Refusals
 
     static func refusal(_ nodes: [Node], dimensions: UInt64 = 1, base: [Double] = [], width: Int = 1) -> String? {

@@ -13,12 +13,17 @@ import _OpenCoreMLEngine
 /// as they are: after a softmax for boosted trees, and the plain sums with no transform (so a
 /// random forest converted by coremltools reports the sum of its trees' class shares, as Core ML
 /// does). No class labels stand for 0, 1, … (two of them for one dimension).
+///
+/// A large batch (``ClassicInputRows/parallelExamples`` examples or more) is read, evaluated and
+/// transformed on the kernel threads, and its outputs are made when they are read
+/// (``ClassicOutputRows``): equal values, without allocating every output up front.
 final class TreeEnsembleRunner: ModelRunner, @unchecked Sendable {
     private let layout: TreeEnsembleLayout
     private let transform: TreeEnsembleTransform
     private let inputs: ClassicInputRows
     private let memoryLimit: Int
     private let outputs: Outputs
+    private let outputNames: [String]
 
     private enum Outputs {
         case regressor(CoreML_Specification_FeatureDescription)
@@ -65,9 +70,14 @@ final class TreeEnsembleRunner: ModelRunner, @unchecked Sendable {
             throw MLModelError(.generic, error.description)
         }
         self.memoryLimit = memoryLimit
+        switch outputs {
+        case .regressor(let output): outputNames = [output.name]
+        case .classifier(let classifier, _): outputNames = [classifier.predictedFeatureName] + (classifier.probabilitiesName.map { [$0] } ?? [])
+        }
     }
 
     func predictions(_ examples: [MLFeatureProvider]) throws -> [MLFeatureProvider] {
+        guard !examples.isEmpty else { return [] }
         let (rows, width) = try inputs.read(examples)
         let dimensions = layout.dimensions
         guard let count = checkedProduct([examples.count, dimensions]), let bytes = checkedProduct([count, 8]), bytes <= memoryLimit else {
@@ -83,25 +93,52 @@ final class TreeEnsembleRunner: ModelRunner, @unchecked Sendable {
                 }
             }
         }
-        return try values.withUnsafeMutableBufferPointer { values in
-            try (0..<examples.count).map { example in
-                let row = UnsafeMutableBufferPointer(rebasing: values[(example * dimensions)..<((example + 1) * dimensions)])
-                transform.apply(to: row)
-                return MLDictionaryFeatureProvider(featureValues: try features(UnsafeBufferPointer(row)))
+        let large = examples.count >= ClassicInputRows.parallelExamples
+        values.withUnsafeMutableBufferPointer { values in
+            parallelChunks(examples.count, chunks: large ? nil : 1) { _, range in
+                for example in range {
+                    transform.apply(to: UnsafeMutableBufferPointer(rebasing: values[(example * dimensions)..<((example + 1) * dimensions)]))
+                }
             }
         }
+        // What can fail (an output declared with another size) does not depend on the values:
+        // the first example's outputs are made here, the rest of a large batch's when read.
+        var first: [String: MLFeatureValue] = [:]
+        try values.withUnsafeBufferPointer { values in
+            let row = UnsafeBufferPointer(rebasing: values[0..<dimensions])
+            for name in outputNames { first[name] = try feature(row, name) }
+        }
+        guard large else {
+            return try values.withUnsafeBufferPointer { values in
+                try (0..<examples.count).map { example in
+                    guard example > 0 else { return MLDictionaryFeatureProvider(featureValues: first) }
+                    let row = UnsafeBufferPointer(rebasing: values[(example * dimensions)..<((example + 1) * dimensions)])
+                    var features: [String: MLFeatureValue] = [:]
+                    for name in outputNames { features[name] = try feature(row, name) }
+                    return MLDictionaryFeatureProvider(featureValues: features)
+                }
+            }
+        }
+        let outputRows = ClassicOutputRows(values: values, width: dimensions, names: Set(outputNames)) { [self] row, name in
+            try? feature(row, name)
+        }
+        return outputRows.providers(count: examples.count)
     }
 
-    private func features(_ row: UnsafeBufferPointer<Double>) throws -> [String: MLFeatureValue] {
+    /// The output feature `name` of one example's transformed values.
+    private func feature(_ row: UnsafeBufferPointer<Double>, _ name: String) throws -> MLFeatureValue? {
         switch outputs {
         case .regressor(let output):
-            return [output.name: try ClassicOutputs.value(row, as: output, modelName: Self.modelName)]
+            return name == output.name ? try ClassicOutputs.value(row, as: output, modelName: Self.modelName) : nil
         case .classifier(let classifier, let binary):
-            guard binary else { return try classifier.features(scores: row, modelName: Self.modelName) }
-            let second = row[0]
-            return try [1 - second, second].withUnsafeBufferPointer { scores in
-                try classifier.features(scores: scores, best: second >= 0.5 ? 1 : 0, modelName: Self.modelName)
+            func pick(_ scores: UnsafeBufferPointer<Double>, best: Int?) throws -> MLFeatureValue? {
+                if name == classifier.predictedFeatureName { return classifier.label(scores: scores, best: best) }
+                if name == classifier.probabilitiesName { return try classifier.probabilities(scores: scores, modelName: Self.modelName) }
+                return nil
             }
+            guard binary else { return try pick(row, best: nil) }
+            let second = row[0]
+            return try [1 - second, second].withUnsafeBufferPointer { try pick($0, best: second >= 0.5 ? 1 : 0) }
         }
     }
 }

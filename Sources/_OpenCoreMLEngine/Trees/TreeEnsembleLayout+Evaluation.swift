@@ -114,27 +114,51 @@ private struct EvaluationPointers: @unchecked Sendable {
     }
 
     /// Every test `x < threshold`, no NaN among the rows: the next node is `firstChild` plus the
-    /// test's failure, without a branch.
+    /// test's failure, computed without a branch (a branch would be mispredicted half the time).
     @inline(__always)
     private func walkLessThan(nodes: UnsafePointer<TreeEnsembleLayout.Node>, rows: UnsafePointer<Double>, count: Int, width: Int,
                               depth: Int32, walk: UnsafeMutablePointer<Int32>) {
-        var step: Int32 = 0
-        while step < depth {
-            step += 1
-            var moved = false
+        @inline(__always) func step(_ row: Int) -> (current: Int32, next: Int32) {
+            let current = walk[row]
+            let node = nodes[Int(current)]
+            let x = rows[row &* width &+ Int(node.feature)]
+            let fails = Int32(truncatingIfNeeded: unsafeBitCast(!(x < node.threshold), to: UInt8.self))
+            return (current, node.firstChild &+ fails)
+        }
+        if depth <= Self.earlyExitDepth {
+            // Eight rows at a time, their nodes in registers: eight independent walks overlap.
             var row = 0
-            var offset = 0
-            while row < count {
-                let current = walk[row]
-                let node = nodes[Int(current)]
-                let x = rows[offset + Int(node.feature)]
-                let next = node.firstChild &+ (x < node.threshold ? 0 : 1)
-                moved = moved || next != current
-                walk[row] = next
-                row += 1
-                offset += width
+            while row &+ 8 <= count {
+                let root = walk[row]
+                var w0 = root, w1 = root, w2 = root, w3 = root, w4 = root, w5 = root, w6 = root, w7 = root
+                let r0 = rows + row &* width, r1 = r0 + width, r2 = r1 + width, r3 = r2 + width
+                let r4 = r3 + width, r5 = r4 + width, r6 = r5 + width, r7 = r6 + width
+                @inline(__always) func next(_ current: Int32, _ row: UnsafePointer<Double>) -> Int32 {
+                    let node = nodes[Int(current)]
+                    let fails = Int32(truncatingIfNeeded: unsafeBitCast(!(row[Int(node.feature)] < node.threshold), to: UInt8.self))
+                    return node.firstChild &+ fails
+                }
+                for _ in 0..<depth {
+                    w0 = next(w0, r0); w1 = next(w1, r1); w2 = next(w2, r2); w3 = next(w3, r3)
+                    w4 = next(w4, r4); w5 = next(w5, r5); w6 = next(w6, r6); w7 = next(w7, r7)
+                }
+                walk[row] = w0; walk[row &+ 1] = w1; walk[row &+ 2] = w2; walk[row &+ 3] = w3
+                walk[row &+ 4] = w4; walk[row &+ 5] = w5; walk[row &+ 6] = w6; walk[row &+ 7] = w7
+                row &+= 8
             }
-            if depth > Self.earlyExitDepth && !moved { break }
+            for _ in 0..<depth {
+                for rest in row..<count { walk[rest] = step(rest).next }
+            }
+            return
+        }
+        for _ in 0..<depth {
+            var moved: Int32 = 0
+            for row in 0..<count {
+                let (current, next) = step(row)
+                moved |= current ^ next
+                walk[row] = next
+            }
+            if moved == 0 { break }
         }
     }
 

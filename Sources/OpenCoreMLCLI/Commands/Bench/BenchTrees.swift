@@ -94,8 +94,9 @@ struct BenchTrees: ParsableCommand {
         try CLIError.wrapping {
             for _ in 0..<repeats {
                 let start = monotonicSeconds()
-                results = try loaded.predictions(fromBatch: batch)
+                let made = try loaded.predictions(fromBatch: batch)
                 batchTimes.append(monotonicSeconds() - start)
+                results = made  // the previous results are freed outside the timed call
             }
         }
         var singleTimes: [Double] = []
