@@ -63,6 +63,7 @@ struct TreeEnsembleLayoutTests {
         #expect(layout.leafValues == [7, 3, 1, 2])
         #expect(layout.leafDimensions == [1, 0, 0, 0])
         #expect(layout.featureCount == 2 && !layout.hasEquality)
+        #expect(layout.scalarLeafValues.isEmpty)  // two dimensions
     }
 
     @Test func evaluationSumsTheLeavesOverTheBase() throws {

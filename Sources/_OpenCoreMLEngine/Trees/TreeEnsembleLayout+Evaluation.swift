@@ -51,11 +51,14 @@ extension TreeEnsembleLayout {
                                 roots.withUnsafeBufferPointer { roots in
                                     depths.withUnsafeBufferPointer { depths in
                                         baseValues.withUnsafeBufferPointer { base in
+                                          scalarLeafValues.withUnsafeBufferPointer { scalar in
                                             body(EvaluationPointers(
                                                 nodes: nodes.baseAddress, missing: missing.baseAddress, equality: equality.baseAddress,
                                                 leafStart: leafStart.baseAddress!, leafDimensions: leafDimensions.baseAddress,
                                                 leafValues: leafValues.baseAddress, roots: roots.baseAddress, depths: depths.baseAddress,
-                                                treeCount: roots.count, base: base.baseAddress, dimensions: dimensions, hasEquality: hasEquality))
+                                                treeCount: roots.count, base: base.baseAddress, dimensions: dimensions, hasEquality: hasEquality,
+                                                scalarLeafValues: scalar.isEmpty ? nil : scalar.baseAddress))
+                                          }
                                         }
                                     }
                                 }
@@ -82,6 +85,7 @@ private struct EvaluationPointers: @unchecked Sendable {
     let base: UnsafePointer<Double>?
     let dimensions: Int
     let hasEquality: Bool
+    let scalarLeafValues: UnsafePointer<Double>?
 
     /// Trees this deep check after each step whether every row has reached its leaf.
     static let earlyExitDepth: Int32 = 12
@@ -193,6 +197,10 @@ private struct EvaluationPointers: @unchecked Sendable {
 
     @inline(__always)
     private func addLeaves(count: Int, outputs: UnsafeMutablePointer<Double>, walk: UnsafeMutablePointer<Int32>) {
+        if let scalarLeafValues {
+            for row in 0..<count { outputs[row] += scalarLeafValues[Int(walk[row])] }
+            return
+        }
         guard let leafDimensions, let leafValues else { return }
         if dimensions == 1 {
             for row in 0..<count {

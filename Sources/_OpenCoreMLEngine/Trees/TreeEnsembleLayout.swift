@@ -40,6 +40,9 @@ package struct TreeEnsembleLayout: Sendable {
     package private(set) var leafStart: [Int32] = []
     package private(set) var leafDimensions: [Int32] = []
     package private(set) var leafValues: [Double] = []
+    /// When there is one dimension and every leaf adds one value: per node, that value (0 for
+    /// branches), so a walk's end is one load away from its value. Empty otherwise.
+    package private(set) var scalarLeafValues: [Double] = []
     /// Each tree's root (an index into `nodes`) and its depth (the most branches on a path).
     package private(set) var roots: [Int32] = []
     package private(set) var depths: [Int32] = []
@@ -142,6 +145,12 @@ package struct TreeEnsembleLayout: Sendable {
             depths.append(depth)
         }
         leafStart.append(Int32(leafValues.count))
+        if dimensions == 1 && leafValues.count == roots.count + (nodes.count - roots.count) / 2 {
+            // One value per leaf (a binary tree of n nodes has (n + 1) / 2 leaves).
+            scalarLeafValues = (0..<nodes.count).map { node in
+                leafStart[node] < leafStart[node + 1] ? leafValues[Int(leafStart[node])] : 0
+            }
+        }
     }
 
     private mutating func append(leaf node: CoreML_Specification_TreeEnsembleParameters.TreeNode, at index: Int32) {
