@@ -78,6 +78,9 @@ package struct TreeEnsembleLayout: Sendable {
         }
         self.dimensions = dimensions
         let leafValueCount = specNodes.reduce(0) { $0 + ($1.nodeBehavior == .leafNode ? $1.evaluationInfo.count : 0) }
+        guard leafValueCount < Int(Int32.max) else {
+            throw EngineError("tree ensemble", "\(leafValueCount) leaf values are more than OpenCoreML handles")
+        }
         guard let bytes = Self.byteCount(nodeCount: specNodes.count, leafValueCount: leafValueCount, dimensions: dimensions),
               bytes <= memoryLimit else {
             throw EngineError("tree ensemble", "\(specNodes.count) nodes and \(dimensions) dimensions need more memory than the limit of \(memoryLimit) bytes")
