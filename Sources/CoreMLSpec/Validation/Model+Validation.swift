@@ -56,8 +56,10 @@ extension CoreML_Specification_Model {
             regressor.pipeline.validate(model: self, in: &context)
         case .mlProgram(let program):
             program.validate(model: self, in: &context)
-        case .treeEnsembleRegressor, .treeEnsembleClassifier:
-            context.fail("\(modelTypeName) models are not supported by OpenCoreML yet")
+        case .treeEnsembleRegressor(let regressor):
+            regressor.validate(model: self, in: &context)
+        case .treeEnsembleClassifier(let classifier):
+            classifier.validate(model: self, in: &context)
         case .oneHotEncoder(let encoder):
             encoder.validate(model: self, in: &context)
         case .imputer(let imputer):

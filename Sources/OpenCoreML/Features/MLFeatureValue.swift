@@ -41,6 +41,13 @@ public final class MLFeatureValue: @unchecked Sendable, CustomStringConvertible 
         storage = .dictionary(dictionary)
     }
 
+    /// ``init(classProbabilities:keys:)`` for double probabilities.
+    init(classProbabilities probabilities: UnsafeBufferPointer<Double>, keys: [AnyHashable]) {
+        var dictionary = [AnyHashable: NSNumber](minimumCapacity: keys.count)
+        for (key, probability) in zip(keys, probabilities) { dictionary[key] = NSNumber(value: probability) }
+        storage = .dictionary(dictionary)
+    }
+
     /// A dictionary of scores; keys must all be `String` or all integers (stored as `Int64`).
     public init(dictionary value: [AnyHashable: NSNumber]) throws {
         var converted: [AnyHashable: NSNumber] = [:]

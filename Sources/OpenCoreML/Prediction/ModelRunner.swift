@@ -57,6 +57,8 @@ enum ModelRunners {
         case .linkedModel(let link)?:
             throw MLModelError(.generic, "the linked model '\(link.linkedModelFile.linkedModelFileName.defaultValue)' can predict only when its model "
                 + "is loaded from a file (MLModel(contentsOf:)), which finds the file it links to")
+        case .treeEnsembleRegressor?, .treeEnsembleClassifier?:
+            return try TreeEnsembleRunner(specification: specification, memoryLimit: memoryLimit)
         case .mlProgram?:
             return try MLProgramRunner(specification: specification, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit)
         default:

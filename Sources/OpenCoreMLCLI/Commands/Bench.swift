@@ -7,7 +7,7 @@ import OpenCoreML
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure OpenCoreML's speed and memory.",
-        subcommands: [BenchGEMM.self, BenchFMA.self, BenchLeNet.self, BenchLeNetInference.self, BenchUpdateTasks.self, BenchKNN.self, BenchLogisticRegression.self, BenchPredict.self]
+        subcommands: [BenchGEMM.self, BenchFMA.self, BenchLeNet.self, BenchLeNetInference.self, BenchUpdateTasks.self, BenchKNN.self, BenchLogisticRegression.self, BenchPredict.self, BenchTrees.self]
     )
 }
 

@@ -1,5 +1,6 @@
 import CoreMLSpec
 import Foundation
+import _OpenCoreMLEngine
 
 /// The inputs of a classic model (GLM, SVM, tree ensemble, scaler, …) read as one row of doubles
 /// per example, as Core ML reads them: the declared inputs in order, a number contributing one
@@ -52,6 +53,7 @@ struct ClassicInputRows: Sendable {
     /// as NaN (a missing value), a missing required one is an error naming it and the example.
     /// Errors number the examples from `firstExample` (for a batch read in chunks).
     func read(_ examples: some Collection<MLFeatureProvider>, firstExample: Int = 0) throws -> (values: [Double], width: Int) {
+        let examples = Array(examples)
         guard let first = examples.first else { return ([], declaredWidth ?? 0) }
         let counts = try inputs.map { input in
             if let count = input.count { return count }
@@ -65,18 +67,33 @@ struct ClassicInputRows: Sendable {
             throw MLModelError(.featureType, SizeCheckFailure.product([examples.count, width], what: "the rows of \(modelName)"))
         }
         var values = [Double](repeating: .nan, count: total)
-        try values.withUnsafeMutableBufferPointer { rows in
-            for (number, example) in examples.enumerated() {
-                var position = number * width
-                for (input, count) in zip(inputs, counts) {
-                    try write(example.featureValue(for: input.name), input: input, count: count, example: firstExample + number,
-                              to: rows.baseAddress! + position)
-                    position += count
+        // Large batches are read on the kernel threads; the error reported is the first example's.
+        var failure: (example: Int, error: any Error)?
+        let lock = NSLock()
+        values.withUnsafeMutableBufferPointer { rows in
+            let chunks = examples.count >= Self.parallelExamples ? nil : 1
+            parallelChunks(examples.count, chunks: chunks) { _, range in
+                for number in range {
+                    var position = number * width
+                    do {
+                        for (input, count) in zip(inputs, counts) {
+                            try write(examples[number].featureValue(for: input.name), input: input, count: count, example: firstExample + number,
+                                      to: rows.baseAddress! + position)
+                            position += count
+                        }
+                    } catch {
+                        lock.withLock { if failure.map({ number < $0.example }) ?? true { failure = (number, error) } }
+                        return
+                    }
                 }
             }
         }
+        if let failure { throw failure.error }
         return (values, width)
     }
+
+    /// Batches at least this large are read on several threads.
+    static let parallelExamples = 2048
 
     private func write(_ value: MLFeatureValue?, input: Input, count: Int, example: Int, to destination: UnsafeMutablePointer<Double>) throws {
         guard let value, !value.isUndefined else {

@@ -39,6 +39,8 @@ struct ClassifierOutputs: @unchecked Sendable {  // `keys` holds only strings an
     let predictedFeatureName: String
     let probabilitiesName: String?
     private let keys: [AnyHashable]
+    /// Each class's label value, made once (feature values are immutable, so outputs share them).
+    private let labels: [MLFeatureValue]
     private let probabilitiesFeature: CoreML_Specification_FeatureDescription?
 
     init(description: CoreML_Specification_ModelDescription, classes: ClassLabelSet) {
@@ -48,29 +50,35 @@ struct ClassifierOutputs: @unchecked Sendable {  // `keys` holds only strings an
         probabilitiesName = probabilities.isEmpty ? nil : probabilities
         probabilitiesFeature = description.output.first { $0.name == probabilities }
         keys = classes.keys
+        labels = (0..<classes.count).map(classes.featureValue(at:))
     }
 
-    /// The label of the highest score (the first on ties) and, when the model names it, the
-    /// probability output: a dictionary, or a multi-array when the model declares one.
-    func features(scores: UnsafeBufferPointer<Double>, modelName: String) throws -> [String: MLFeatureValue] {
-        var best = 0
-        for index in scores.indices where scores[index] > scores[best] { best = index }
-        return try features(label: best, scores: scores, modelName: modelName)
-    }
-
-    /// The label of class `label` (chosen by the caller, e.g. by votes) and, when the model names
-    /// it, the probability output made from `scores`, as ``features(scores:modelName:)``.
-    func features(label best: Int, scores: UnsafeBufferPointer<Double>, modelName: String) throws -> [String: MLFeatureValue] {
-        var values = [predictedFeatureName: classes.featureValue(at: best)]
+    /// The label of the highest score (the first on ties; class `best` instead when given) and,
+    /// when the model names it, the probability output: a dictionary, or a multi-array when the
+    /// model declares one.
+    func features(scores: UnsafeBufferPointer<Double>, best: Int? = nil, modelName: String) throws -> [String: MLFeatureValue] {
+        var values = [predictedFeatureName: label(scores: scores, best: best)]
         if let probabilitiesName {
-            if let feature = probabilitiesFeature, case .multiArrayType? = feature.type.type {
-                values[probabilitiesName] = try ClassicOutputs.value(scores, as: feature, modelName: modelName)
-            } else {
-                var dictionary: [AnyHashable: NSNumber] = [:]
-                for (key, score) in zip(keys, scores) { dictionary[key] = NSNumber(value: score) }
-                values[probabilitiesName] = try MLFeatureValue(dictionary: dictionary)
-            }
+            values[probabilitiesName] = try probabilities(scores: scores, modelName: modelName)
         }
         return values
+    }
+
+    /// The predicted label alone: the highest score's (the first on ties), or class `best` when given.
+    func label(scores: UnsafeBufferPointer<Double>, best: Int? = nil) -> MLFeatureValue {
+        var best = best ?? -1
+        if !scores.indices.contains(best) {
+            best = 0
+            for index in scores.indices where scores[index] > scores[best] { best = index }
+        }
+        return labels.indices.contains(best) ? labels[best] : classes.featureValue(at: best)
+    }
+
+    /// The probability output alone: a dictionary, or a multi-array when the model declares one.
+    func probabilities(scores: UnsafeBufferPointer<Double>, modelName: String) throws -> MLFeatureValue {
+        if let feature = probabilitiesFeature, case .multiArrayType? = feature.type.type {
+            return try ClassicOutputs.value(scores, as: feature, modelName: modelName)
+        }
+        return MLFeatureValue(classProbabilities: scores, keys: keys)
     }
 }

@@ -62,7 +62,7 @@ final class SupportVectorClassifierRunner: ModelRunner, @unchecked Sendable {
                     let scores = classification.probabilities(decisionValues: decisions)
                         ?? classification.votes(decisionValues: decisions).map { Double($0) / pairs }
                     let features = try scores.withUnsafeBufferPointer {
-                        try outputs.features(label: classification.votedClass(decisionValues: decisions), scores: $0, modelName: Self.modelName)
+                        try outputs.features(scores: $0, best: classification.votedClass(decisionValues: decisions), modelName: Self.modelName)
                     }
                     results.append(MLDictionaryFeatureProvider(featureValues: features))
                 }

@@ -1,0 +1,34 @@
+import Foundation
+
+/// What a tree ensemble applies to each row's summed outputs (Core ML's post-evaluation transforms).
+package enum TreeEnsembleTransform: Sendable {
+    /// The sums as they are.
+    case none
+    /// exp(vᵢ) / Σ exp(vⱼ).
+    case softmax
+    /// 1 / (1 + exp(−vᵢ)), each value on its own.
+    case logistic
+    /// The softmax over [0, v₀, v₁, …] without its first (reference) entry:
+    /// exp(vᵢ) / (1 + Σ exp(vⱼ)). For one value that is the logistic function.
+    case softmaxWithZeroReference
+
+    /// Transforms one row's values in place.
+    package func apply(to values: UnsafeMutableBufferPointer<Double>) {
+        switch self {
+        case .none:
+            return
+        case .logistic:
+            for index in values.indices { values[index] = 1 / (1 + exp(-values[index])) }
+        case .softmax, .softmaxWithZeroReference:
+            guard !values.isEmpty else { return }
+            var largest = values.max()!
+            if self == .softmaxWithZeroReference { largest = max(largest, 0) }
+            var sum = self == .softmaxWithZeroReference ? exp(-largest) : 0
+            for index in values.indices {
+                values[index] = exp(values[index] - largest)
+                sum += values[index]
+            }
+            for index in values.indices { values[index] /= sum }
+        }
+    }
+}
