@@ -142,7 +142,7 @@ let package = Package(
             exclude: ["Models/make_regressor.py", "Models/make_healthysnacks.py", "Models/make_gestureclassifier.sh"],
             resources: [.copy("Models/ClassifierSGD.mlmodel"), .copy("Models/PipelineKNN.mlmodel"), .copy("Models/Regressor.mlmodel"),
                         .copy("Models/HealthySnacks.mlmodel"), .copy("Models/GestureClassifier.mlmodel"),
-                        .copy("Models/DiabetesSVR.mlmodel")],
+                        .copy("Models/DiabetesSVR.mlmodel"), .copy("Models/IrisForest.mlmodel")],
             plugins: ["OpenCoreMLCodeGen"]
         ),
         .testTarget(

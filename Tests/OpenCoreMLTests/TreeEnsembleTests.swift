@@ -280,21 +280,33 @@ struct TreeEnsembleTests {
         #expect(try Self.predict(model, [-1]).featureValue(for: "label")?.int64Value == 10)
     }
 
-    /// A random forest of three classes: leaves hold class shares, no transform: the
-    /// probabilities are the sums as they are (Core ML does not divide by the tree count).
-    @Test func multiClassForestReportsTheSums() throws {
+    /// A random forest of three classes: leaves hold class shares, no transform. The sums over the
+    /// two trees, [0.1, 0.85, 1.05], are divided by their total, 2: [0.05, 0.425, 0.525], the mean
+    /// of the trees' shares as scikit-learn's `predict_proba` (Core ML reports the sums). A row
+    /// with a negative sum is left as it is.
+    @Test func multiClassForestReportsTheMeanShares() throws {
         let parameters = Self.ensemble([
             Self.branch(0, 0, .branchOnValueLessThanEqual, value: 0, true: 1, false: 2),
             Self.leaf(0, 1, [(0, 0.5), (1, 0.5), (2, 0)]), Self.leaf(0, 2, [(0, 0), (1, 0.25), (2, 0.75)]),
             Self.leaf(1, 0, [(0, 0.1), (1, 0.6), (2, 0.3)]),
         ], dimensions: 3)
         let model = try MLModel(specification: Self.classifier(parameters, transform: .noTransform, labels: .strings(["a", "b", "c"])))
-        let output = try Self.predict(model, [1])  // [0.1, 0.85, 1.05]
+        let output = try Self.predict(model, [1])
         #expect(output.featureValue(for: "label")?.stringValue == "c")
         let probabilities = try #require(output.featureValue(for: "probabilities")?.dictionaryValue)
-        #expect(abs((probabilities["a"]?.doubleValue ?? -1) - 0.1) < 1e-12)
-        #expect(abs((probabilities["b"]?.doubleValue ?? -1) - 0.85) < 1e-12)
-        #expect(abs((probabilities["c"]?.doubleValue ?? -1) - 1.05) < 1e-12)
+        #expect(abs((probabilities["a"]?.doubleValue ?? -1) - 0.05) < 1e-12)
+        #expect(abs((probabilities["b"]?.doubleValue ?? -1) - 0.425) < 1e-12)
+        #expect(abs((probabilities["c"]?.doubleValue ?? -1) - 0.525) < 1e-12)
+
+        // Raw scores, one negative: [0.5 − 1, 0.5 + 0.6, 0 + 0.3] = [−0.5, 1.1, 0.3] stay as they are.
+        let raw = Self.ensemble([
+            Self.branch(0, 0, .branchOnValueLessThanEqual, value: 0, true: 1, false: 2),
+            Self.leaf(0, 1, [(0, 0.5), (1, 0.5), (2, 0)]), Self.leaf(0, 2, [(0, 0.5), (1, 0.5), (2, 0)]),
+            Self.leaf(1, 0, [(0, -1), (1, 0.6), (2, 0.3)]),
+        ], dimensions: 3)
+        let scores = try #require(try Self.predict(try MLModel(specification: Self.classifier(raw, transform: .noTransform, labels: .strings(["a", "b", "c"]))), [1])
+            .featureValue(for: "probabilities")?.dictionaryValue)
+        #expect(abs((scores["a"]?.doubleValue ?? 0) + 0.5) < 1e-12 && abs((scores["b"]?.doubleValue ?? 0) - 1.1) < 1e-12)
     }
 
     // MARK: Batches against a plain walk

@@ -9,10 +9,13 @@ import _OpenCoreMLEngine
 /// classifier with one dimension is binary: the value is the probability of the second class
 /// (with no transform, as random forests write it; through the logistic function, as boosted
 /// trees do), the first class gets one minus it, and the second class is predicted when its
-/// probability is at least 0.5. With more dimensions the values are the classes' probabilities
-/// as they are: after a softmax for boosted trees, and the plain sums with no transform (so a
-/// random forest converted by coremltools reports the sum of its trees' class shares, as Core ML
-/// does). No class labels stand for 0, 1, … (two of them for one dimension).
+/// probability is at least 0.5. With more dimensions the values are the classes' probabilities:
+/// after a softmax for boosted trees; with no transform, the sums divided by their total when
+/// none is negative. That total is 1 for models whose leaves hold shares already scaled by the
+/// number of trees; coremltools' converter does not scale multi-class random forests
+/// (coremltools issue #1541), for which Core ML reports the number of trees times scikit-learn's
+/// probabilities and OpenCoreML reports scikit-learn's (the label is the same either way). No
+/// class labels stand for 0, 1, … (two of them for one dimension).
 ///
 /// A large batch (``ClassicInputRows/parallelExamples`` examples or more) is read, evaluated and
 /// transformed on the kernel threads, and its outputs are made when they are read
@@ -57,8 +60,10 @@ final class TreeEnsembleRunner: ModelRunner, @unchecked Sendable {
         default:
             preconditionFailure("not a tree ensemble")
         }
+        let isMultiClass: Bool
+        if case .classifier(_, let binary) = outputs { isMultiClass = !binary } else { isMultiClass = false }
         switch transform {
-        case .noTransform: self.transform = .none
+        case .noTransform: self.transform = isMultiClass ? .shares : .none
         case .classificationSoftMax: self.transform = .softmax
         case .regressionLogistic: self.transform = .logistic
         case .classificationSoftMaxWithZeroClassReference: self.transform = .softmaxWithZeroReference

@@ -4,6 +4,9 @@ import Foundation
 package enum TreeEnsembleTransform: Sendable {
     /// The sums as they are.
     case none
+    /// vᵢ / Σ vⱼ when every value is at least 0 and their sum is positive (a classifier's class
+    /// shares summed over its trees, made probabilities again); otherwise the values as they are.
+    case shares
     /// exp(vᵢ) / Σ exp(vⱼ).
     case softmax
     /// 1 / (1 + exp(−vᵢ)), each value on its own.
@@ -17,6 +20,14 @@ package enum TreeEnsembleTransform: Sendable {
         switch self {
         case .none:
             return
+        case .shares:
+            var sum = 0.0
+            for value in values {
+                guard value >= 0 else { return }
+                sum += value
+            }
+            guard sum > 0, sum.isFinite else { return }
+            for index in values.indices { values[index] /= sum }
         case .logistic:
             for index in values.indices { values[index] = 1 / (1 + exp(-values[index])) }
         case .softmax, .softmaxWithZeroReference:
