@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tree ensembles: `opencoreml bench trees` against XGBoost and scikit-learn, same models, same rows, one run.
 
-usage: /work/classic-venv/bin/python Scripts/bench_trees.py [--rows 100000] [--features 28]
+usage: python Scripts/bench_trees.py [--rows 100000] [--features 28]
            [--threads 2] [--repeats 3] [--singles 200] [--models xgboost,forest]
            [--workdir /tmp/bench-trees] [--binary .build/release/opencoreml]
 
