@@ -1,11 +1,29 @@
 extension CoreML_Specification_Model {
-    /// The models of a pipeline of any kind (empty for other models).
+    /// The models of a pipeline of any kind (empty for other models; setting them changes only
+    /// pipelines).
     public var pipelineModels: [CoreML_Specification_Model] {
-        switch type {
-        case .pipeline(let pipeline)?: return pipeline.models
-        case .pipelineClassifier(let classifier)?: return classifier.pipeline.models
-        case .pipelineRegressor(let regressor)?: return regressor.pipeline.models
-        default: return []
+        get {
+            switch type {
+            case .pipeline(let pipeline)?: return pipeline.models
+            case .pipelineClassifier(let classifier)?: return classifier.pipeline.models
+            case .pipelineRegressor(let regressor)?: return regressor.pipeline.models
+            default: return []
+            }
+        }
+        set {
+            switch type {
+            case .pipeline(var pipeline)?:
+                pipeline.models = newValue
+                type = .pipeline(pipeline)
+            case .pipelineClassifier(var classifier)?:
+                classifier.pipeline.models = newValue
+                type = .pipelineClassifier(classifier)
+            case .pipelineRegressor(var regressor)?:
+                regressor.pipeline.models = newValue
+                type = .pipelineRegressor(regressor)
+            default:
+                break
+            }
         }
     }
 

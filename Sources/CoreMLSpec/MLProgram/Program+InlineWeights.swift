@@ -1,12 +1,12 @@
 import Foundation
 
 extension CoreML_Specification_Model {
-    /// Reads the model at `url` as ``init(contentsOf:)`` does; for an `.mlpackage` holding an ML
-    /// Program, with its weights copied into the program (``inliningMLProgramWeights(from:)``), so
-    /// the model stands alone.
+    /// Reads the model at `url` as ``init(contentsOf:)`` does; for an `.mlpackage` holding ML
+    /// Programs (alone or in pipelines), with their weights copied into the programs
+    /// (``inliningMLProgramWeights(from:)``), so the model stands alone.
     public init(selfContainedContentsOf url: URL) throws {
         self = try CoreML_Specification_Model(contentsOf: url)
-        if case .mlProgram? = type, ModelPackage.isPackage(url) {
+        if ModelPackage.isPackage(url) {
             self = try inliningMLProgramWeights(from: ModelPackage(contentsOf: url))
         }
     }
@@ -14,12 +14,18 @@ extension CoreML_Specification_Model {
     /// This ML Program with every value its package keeps in a weight file copied into the program
     /// as an immediate value (raw bytes of the declared type), so the model no longer needs its
     /// package (for each function, the body for its opset; other specializations keep their
-    /// references). Other models are returned unchanged.
+    /// references). The ML Programs inside a pipeline (which share the pipeline package's weight
+    /// files) are inlined the same way; other models are returned unchanged.
     ///
     /// - Throws: ``ModelFileError`` naming the weight file and offset for a missing file or a bad
     ///   record, or the operation whose stored type or size is not what the program declares
     ///   (checked as ``MLProgramWeights`` checks them).
     public func inliningMLProgramWeights(from package: ModelPackage) throws -> CoreML_Specification_Model {
+        if !pipelineModels.isEmpty {
+            var model = self
+            model.pipelineModels = try pipelineModels.map { try $0.inliningMLProgramWeights(from: package) }
+            return model
+        }
         guard case .mlProgram(var program)? = type else { return self }
         // Every reference resolved and checked once; the values come from those entries.
         var stored: [String: Data] = [:]

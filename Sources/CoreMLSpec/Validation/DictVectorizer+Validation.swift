@@ -2,7 +2,9 @@ extension CoreML_Specification_DictVectorizer {
     /// Core ML's rules: one dictionary input; one output; the key list set. Core ML's validator
     /// wants a dictionary output (`{position: value}`, which coremltools' converter follows with a
     /// feature vectorizer); OpenCoreML also takes a multi-array output, the dense array the
-    /// format's documentation describes.
+    /// format's documentation describes. The input's key type need not be the key list's (Core ML
+    /// takes the String-keyed input coremltools declares for a list of Int64 keys); keys match by
+    /// value (see the runner).
     func validate(model: CoreML_Specification_Model, in context: inout ValidationContext) {
         let description = model.description_p
         context.checkFeatures(description.input, kind: "input", limit: 1, allowed: [.dictionary], model: "a dict vectorizer")
@@ -13,15 +15,9 @@ extension CoreML_Specification_DictVectorizer {
             context.fail("the dict vectorizer's dictionary output has Int64 keys (positions), not String", at: "output '\(output.name)'")
         }
         guard let input = description.input.first, case .dictionaryType(let dictionary)? = input.type.type else { return }
-        switch (map, dictionary.keyType) {
-        case (nil, _):
+        _ = dictionary
+        if map == nil {
             context.fail("the dict vectorizer has no key list (stringToIndex or int64ToIndex)")
-        case (.stringToIndex?, .int64KeyType?):
-            context.fail("the dict vectorizer's keys are strings, but the input's keys are Int64", at: "input '\(input.name)'")
-        case (.int64ToIndex?, .stringKeyType?):
-            context.fail("the dict vectorizer's keys are Int64, but the input's keys are strings", at: "input '\(input.name)'")
-        default:
-            break
         }
     }
 }

@@ -3,7 +3,10 @@ import Foundation
 
 /// Predicts with a dict vectorizer: each key of the input dictionary that the model lists goes to
 /// its position in the list (the first, if listed twice); keys the model does not list are
-/// ignored, as Core ML ignores them.
+/// ignored, as Core ML ignores them. Keys match by value across types: coremltools declares a
+/// String-keyed input for scikit-learn's `DictVectorizer` of integer features (a list of Int64
+/// keys), so a String key that is a decimal integer matches that Int64, and an Int64 key matches
+/// the String of its decimal digits.
 ///
 /// A dictionary output (what Core ML's validator requires, and coremltools' converter declares)
 /// is the sparse vector `{position: value}` of the listed keys present; a multi-array output
@@ -50,16 +53,23 @@ final class DictVectorizerRunner: ModelRunner, @unchecked Sendable {
         }
     }
 
+    /// `key` as the list's key type: an Int64 as its decimal digits, a String of decimal digits as
+    /// that Int64 (anything else stays as it is, and matches nothing).
+    private static func key(_ key: AnyHashable, asString: Bool) -> AnyHashable {
+        switch (key.base, asString) {
+        case (let text as String, false): return Int64(text).map { AnyHashable($0) } ?? key
+        case (let number as Int64, true): return AnyHashable(String(number))
+        default: return key
+        }
+    }
+
     func predictions(_ examples: [MLFeatureProvider]) throws -> [MLFeatureProvider] {
         var row = [Double](repeating: 0, count: dense ? count : 0)
         return try examples.enumerated().map { number, example in
             let dictionary = try ClassicInputValue.read(input, from: example, number: number, modelName: modelName)?.dictionary ?? [:]
             var sparse: [AnyHashable: NSNumber] = [:]
             for (key, value) in dictionary {
-                guard (key.base is String) == stringKeys else {
-                    throw MLModelError(.featureType, "example \(number): input '\(input.name)' has \(stringKeys ? "Int64" : "String") keys; the dict vectorizer's keys are \(stringKeys ? "strings" : "Int64")")
-                }
-                guard let position = positions[key] else { continue }
+                guard let position = positions[Self.key(key, asString: stringKeys)] else { continue }
                 if dense { row[position] = value.doubleValue } else { sparse[AnyHashable(Int64(position))] = value }
             }
             guard dense else {
