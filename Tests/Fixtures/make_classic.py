@@ -85,7 +85,8 @@ def add(name, mlmodel, source, examples, tolerance=1e-5):
     spec = mlmodel.get_spec()
     spec.description.metadata.shortDescription = f"OpenCoreML parity fixture: {source}"
     path = os.path.join(OUT, name + ".mlmodel")
-    ct.models.utils.save_spec(spec, path)
+    with open(path, "wb") as file:  # deterministic: map entries (metadata) in key order
+        file.write(spec.SerializeToString(deterministic=True))
     cases.append({"name": name, "file": name + ".mlmodel", "modelTypes": model_types(spec), "source": source,
                   "tolerance": tolerance, "examples": examples})
 
@@ -271,6 +272,48 @@ def main():
                                                        "classProbability": value({int(c): p for c, p in zip(model.classes_, probabilities[i])})}}
          for i, row in enumerate(Xte)])
 
+    # A pipeline of two ML Programs in one .mlpackage (coremltools' make_pipeline), whose programs
+    # keep their weights in the pipeline package's weight file: numpy's x·W1ᵀ·W2ᵀ is the reference.
+    from coremltools.converters.mil import Builder as mb
+    from coremltools.converters.mil.mil import Function, Program
+
+    def linear_program(input_name, width, output_name, outputs, weight):
+        program = Program()
+        with Function({input_name: mb.placeholder(shape=(width,))}) as function:
+            function.set_outputs([mb.linear(x=function.inputs[input_name], weight=weight, name=output_name)])
+            program.add_function("main", function)
+        return ct.convert(program, convert_to="mlprogram", compute_precision=ct.precision.FLOAT32)
+
+    w1 = rng.normal(size=(10, 20)).astype(np.float32)
+    w2 = rng.normal(size=(2, 10)).astype(np.float32)
+    pipeline_model = ct.utils.make_pipeline(linear_program("x", 20, "y1", 10, w1), linear_program("y1", 10, "y2", 2, w2))
+    pipeline_model.short_description = "OpenCoreML parity fixture: coremltools' make_pipeline of two ML Programs"
+    path = os.path.join(OUT, "pipeline_of_programs.mlpackage")
+    if os.path.exists(path):
+        import shutil
+        shutil.rmtree(path)
+    pipeline_model.save(path)
+    # Deterministic bytes: the spec's map entries in key order, the manifest's random item ids
+    # replaced by fixed ones.
+    spec_path = os.path.join(path, "Data", "com.apple.CoreML", "model.mlmodel")
+    with open(spec_path, "wb") as file:
+        file.write(pipeline_model.get_spec().SerializeToString(deterministic=True))
+    manifest_path = os.path.join(path, "Manifest.json")
+    with open(manifest_path) as file:
+        package_manifest = json.load(file)
+    renamed = {old: f"00000000-0000-4000-8000-{index:012d}" for index, old in enumerate(sorted(package_manifest["itemInfoEntries"], key=lambda k: package_manifest["itemInfoEntries"][k]["path"]))}
+    package_manifest["itemInfoEntries"] = {renamed[k]: v for k, v in package_manifest["itemInfoEntries"].items()}
+    package_manifest["rootModelIdentifier"] = renamed[package_manifest["rootModelIdentifier"]]
+    with open(manifest_path, "w") as file:
+        json.dump(package_manifest, file, indent=4, sort_keys=True)
+    rows = rng.normal(size=(EXAMPLES, 20)).astype(np.float32)
+    cases.append({"name": "pipeline_of_programs", "file": "pipeline_of_programs.mlpackage", "modelTypes": model_types(pipeline_model.get_spec()),
+                  "source": f"coremltools {ct.__version__} make_pipeline of two float32 ML Programs (linear 20 → 10 → 2), against numpy",
+                  "tolerance": 1e-5,
+                  "examples": [{"inputs": {"x": value(row.astype(np.float64))},
+                                "outputs": {"y2": value((row.astype(np.float64) @ w1.T.astype(np.float64)) @ w2.T.astype(np.float64))}}
+                               for row in rows]})
+
     manifest = {"generator": "Tests/Fixtures/make_classic.py",
                 "versions": {"coremltools": ct.__version__, "scikit-learn": sklearn.__version__, "xgboost": xgb.__version__,
                              "numpy": np.__version__},
@@ -278,7 +321,7 @@ def main():
     with open(os.path.join(OUT, "classic.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
-    total = sum(os.path.getsize(os.path.join(OUT, c["file"])) for c in cases)
+    total = sum(os.path.getsize(os.path.join(OUT, c["file"])) for c in cases if c["file"].endswith(".mlmodel"))
     print(f"{len(cases)} cases, {total / 1024:.0f} KB of models")
 
 
