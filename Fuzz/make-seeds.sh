@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rewrites the committed seed corpus (Fuzz/corpus/) and the protobuf dictionary (Fuzz/model.dict).
 #
-#   model/  the small fixture models (Tests/Fixtures/models and knn, and the ML Programs of
+#   model/  the small fixture models (Tests/Fixtures/models, knn and classic, and the ML Programs of
 #           Tests/Fixtures/mlprogram as self-contained .mlmodel files; not the 2.3 MB
 #           lenet_updatable.mlmodel, whose shape gen-lenet-tiny-*.mlmodel keep at 1 KB, nor five
 #           large ML Programs with smaller twins), one generated model per layer type and variant,
@@ -21,6 +21,12 @@ mkdir -p Fuzz/corpus/model Fuzz/corpus/data
 for model in Tests/Fixtures/models/*.mlmodel Tests/Fixtures/knn/*.mlmodel; do
     case "$(basename "$model")" in lenet_updatable.mlmodel) continue ;; esac
     cp "$model" "Fuzz/corpus/model/fixture-$(basename "$model")"
+done
+
+# The classic model types coremltools converted from scikit-learn and XGBoost, those of 6 KB or less.
+for model in Tests/Fixtures/classic/*.mlmodel; do
+    [ "$(stat -c %s "$model")" -le 6144 ] || continue
+    cp "$model" "Fuzz/corpus/model/fixture-classic-$(basename "$model")"
 done
 
 # The ML Program fixtures as single .mlmodel files (their weights copied into the program), but
