@@ -14,8 +14,6 @@ extension CoreML_Specification_DictVectorizer {
         {
             context.fail("the dict vectorizer's dictionary output has Int64 keys (positions), not String", at: "output '\(output.name)'")
         }
-        guard let input = description.input.first, case .dictionaryType(let dictionary)? = input.type.type else { return }
-        _ = dictionary
         if map == nil {
             context.fail("the dict vectorizer has no key list (stringToIndex or int64ToIndex)")
         }
