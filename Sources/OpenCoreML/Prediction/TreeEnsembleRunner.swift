@@ -45,11 +45,7 @@ final class TreeEnsembleRunner: ModelRunner, @unchecked Sendable {
         case .treeEnsembleRegressor(let regressor)?:
             parameters = regressor.treeEnsemble
             transform = regressor.postEvaluationTransform
-            let name = description.predictedFeatureName
-            guard let output = description.output.first(where: { $0.name == name }) ?? description.output.first else {
-                throw MLModelError(.generic, "the tree ensemble regressor has no output")
-            }
-            outputs = .regressor(output)
+            outputs = .regressor(try ClassicOutputs.regressorOutput(of: description, modelName: "the tree ensemble regressor"))
         case .treeEnsembleClassifier(let classifier)?:
             parameters = classifier.treeEnsemble
             transform = classifier.postEvaluationTransform

@@ -3,6 +3,14 @@ import Foundation
 
 /// How a classic model's computed values become its declared output features.
 enum ClassicOutputs {
+    /// A regressor's output: the one `predictedFeatureName` names, else the first.
+    static func regressorOutput(of description: CoreML_Specification_ModelDescription, modelName: String) throws -> CoreML_Specification_FeatureDescription {
+        guard let output = description.output.first(where: { $0.name == description.predictedFeatureName }) ?? description.output.first else {
+            throw MLModelError(.generic, "\(modelName) has no output")
+        }
+        return output
+    }
+
     /// `values` as the output `feature` declares it: a double (one value), an int64 (one value,
     /// truncated), or a multi-array of the declared data type (double when unspecified) and
     /// shape (`[values.count]` when unspecified or when the declared shape holds another count).

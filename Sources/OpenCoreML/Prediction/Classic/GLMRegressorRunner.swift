@@ -29,10 +29,7 @@ final class GLMRegressorRunner: ModelRunner, @unchecked Sendable {
         if let width = rows.declaredWidth, width != model.width {
             throw MLModelError(.featureType, "the inputs of \(Self.modelName) hold \(width) values, but its weight rows have \(model.width)")
         }
-        guard let output = description.output.first(where: { $0.name == description.predictedFeatureName }) ?? description.output.first else {
-            throw MLModelError(.generic, "\(Self.modelName) has no output")
-        }
-        self.output = output
+        output = try ClassicOutputs.regressorOutput(of: description, modelName: Self.modelName)
         self.memoryLimit = memoryLimit
     }
 

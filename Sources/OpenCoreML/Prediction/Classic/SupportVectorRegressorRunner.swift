@@ -23,10 +23,7 @@ final class SupportVectorRegressorRunner: ModelRunner, @unchecked Sendable {
             throw MLModelError(.generic, "\(Self.modelName) has \(svm.coefficients.alpha.count) coefficients for \(loader.machine.vectors.count) support vectors")
         }
         regression = SupportVectorRegression(coefficients: svm.coefficients.alpha, rho: svm.rho)
-        guard let output = description.output.first(where: { $0.name == description.predictedFeatureName }) ?? description.output.first else {
-            throw MLModelError(.generic, "\(Self.modelName) has no output")
-        }
-        self.output = output
+        output = try ClassicOutputs.regressorOutput(of: description, modelName: Self.modelName)
         self.memoryLimit = memoryLimit
     }
 
