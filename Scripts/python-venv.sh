@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=.build/suites-venv
-if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import coremltools, sklearn, xgboost, torch, pandas, requests, PIL, pytest_timeout" 2>/dev/null; then
+if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import coremltools, sklearn, xgboost, torch, pandas, requests, PIL, pytest_timeout, numpy; assert tuple(map(int, numpy.__version__.split('.')[:2])) < (2, 3)" 2>/dev/null; then
     python3 -m venv "$venv"
     # torch's CPU wheel comes from where pip is configured to find it: this machine's wheel folder
     # (pip's find-links), or PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu elsewhere

@@ -58,4 +58,30 @@ struct InspectTerminalEscapingTests {
             #expect(result.stderr.contains("\\u{1B}"), "the error quotes the escaped name: \(result.stderr)")
         }
     }
+
+    /// `predict` prints a model's string outputs escaped too: a categorical mapping from 1 to a
+    /// string holding an escape sequence.
+    @Test func predictEscapesStringOutputs() throws {
+        try withTemporaryDirectory { folder in
+            var model = CoreML_Specification_Model()
+            model.specificationVersion = 1
+            var input = CoreML_Specification_FeatureDescription()
+            input.name = "code"
+            input.type.int64Type = .init()
+            var output = CoreML_Specification_FeatureDescription()
+            output.name = "name"
+            output.type.stringType = .init()
+            model.description_p.input = [input]
+            model.description_p.output = [output]
+            model.categoricalMapping.int64ToStringMap.map = [1: "one\u{1B}[2J"]
+            model.categoricalMapping.strValue = "?"
+            let url = folder.appendingPathComponent("map.mlmodel")
+            try model.write(to: url)
+            let value = folder.appendingPathComponent("code.json")
+            try Data("1".utf8).write(to: value)
+            let result = try CommandRunner.run(["predict", url.path, "--input", "code=\(value.path)"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("one\\u{1B}[2J") && !result.stdout.contains("\u{1B}"), "\(result.stdout)")
+        }
+    }
 }

@@ -38,12 +38,10 @@ extension ValidationContext {
             holds = false
         }
         for feature in features {
-            guard let found = FeatureKind(feature.type), allowed.contains(found) else {
-                let names = allowed.map(\.rawValue).joined(separator: ", ")
-                fail("\(model) takes \(names) \(kind)s, not \(feature.type.summary)", at: "\(kind) '\(feature.name)'")
-                holds = false
-                continue
-            }
+            if let found = FeatureKind(feature.type), allowed.contains(found) { continue }
+            let names = allowed.map(\.rawValue).joined(separator: ", ")
+            fail("\(model) takes \(names) \(kind)s, not \(feature.type.summary)", at: "\(kind) '\(feature.name)'")
+            holds = false
         }
         return holds
     }

@@ -25,6 +25,14 @@ import Darwin
 enum LinkedModelResolver {
     /// How deep links may nest.
     static let depthLimit = 16
+    /// How many linked files one model may load in all (pipelines of links to pipelines of links
+    /// would otherwise load a number exponential in the depth).
+    static let linkLimit = 256
+
+    /// The links loaded so far while resolving one model.
+    private final class LinkCount {
+        var loaded = 0
+    }
 
     /// `specification` with every linked model (also inside pipelines) replaced by the model its
     /// file holds, checked; nil when it has no linked model.
@@ -33,7 +41,7 @@ enum LinkedModelResolver {
     static func resolving(_ specification: CoreML_Specification_Model, loadedFrom url: URL) throws -> CoreML_Specification_Model? {
         guard containsLinks(specification) else { return nil }
         let root = isDirectory(url) ? url : url.deletingLastPathComponent()
-        return try resolve(specification, base: "", root: root, chain: [realPath(url.path) ?? url.path])
+        return try resolve(specification, base: "", root: root, chain: [realPath(url.path) ?? url.path], count: LinkCount())
     }
 
     private static func containsLinks(_ model: CoreML_Specification_Model) -> Bool {
@@ -43,28 +51,19 @@ enum LinkedModelResolver {
 
     /// `model` with its links resolved; `base` is the folder (relative to `root`) its relative
     /// search paths start from; `chain` the real paths of the models that led here.
-    private static func resolve(_ model: CoreML_Specification_Model, base: String, root: URL, chain: [String]) throws -> CoreML_Specification_Model {
-        var model = model
-        switch model.type {
-        case .linkedModel(let link)?:
-            return try load(link, declaredBy: model, base: base, root: root, chain: chain)
-        case .pipeline(var pipeline)?:
-            pipeline.models = try pipeline.models.map { try resolve($0, base: base, root: root, chain: chain) }
-            model.pipeline = pipeline
-        case .pipelineClassifier(var classifier)?:
-            classifier.pipeline.models = try classifier.pipeline.models.map { try resolve($0, base: base, root: root, chain: chain) }
-            model.pipelineClassifier = classifier
-        case .pipelineRegressor(var regressor)?:
-            regressor.pipeline.models = try regressor.pipeline.models.map { try resolve($0, base: base, root: root, chain: chain) }
-            model.pipelineRegressor = regressor
-        default:
-            break
+    private static func resolve(_ model: CoreML_Specification_Model, base: String, root: URL, chain: [String], count: LinkCount) throws
+        -> CoreML_Specification_Model
+    {
+        if case .linkedModel(let link)? = model.type {
+            return try load(link, declaredBy: model, base: base, root: root, chain: chain, count: count)
         }
+        var model = model
+        model.pipelineModels = try model.pipelineModels.map { try resolve($0, base: base, root: root, chain: chain, count: count) }
         return model
     }
 
     private static func load(_ link: CoreML_Specification_LinkedModel, declaredBy linking: CoreML_Specification_Model, base: String, root: URL,
-                             chain: [String]) throws -> CoreML_Specification_Model {
+                             chain: [String], count: LinkCount) throws -> CoreML_Specification_Model {
         let file = link.linkedModelFile
         let name = file.linkedModelFileName.defaultValue
         let (url, relative) = try find(name, searchPath: file.linkedModelSearchPath.defaultValue, base: base, root: root)
@@ -75,6 +74,10 @@ enum LinkedModelResolver {
         guard chain.count < depthLimit else {
             throw ModelFileError(.corrupt, path: url.path, reason: "linked models nest more than \(depthLimit) deep")
         }
+        count.loaded += 1
+        guard count.loaded <= linkLimit else {
+            throw ModelFileError(.corrupt, path: url.path, reason: "the model links to more than \(linkLimit) model files in all")
+        }
         var linked = try CoreML_Specification_Model(selfContainedContentsOf: url)
         do {
             try linked.validate()
@@ -83,7 +86,7 @@ enum LinkedModelResolver {
         }
         try checkInterface(of: linked, at: url, against: linking)
         let linkedBase = isDirectory(url) ? relative : (relative as NSString).deletingLastPathComponent
-        linked = try resolve(linked, base: linkedBase, root: root, chain: chain + [real])
+        linked = try resolve(linked, base: linkedBase, root: root, chain: chain + [real], count: count)
         return linked
     }
 

@@ -40,7 +40,7 @@ final class TreeEnsembleRunner: ModelRunner, @unchecked Sendable {
         let parameters: CoreML_Specification_TreeEnsembleParameters
         let transform: CoreML_Specification_TreeEnsemblePostEvaluationTransform
         let description = specification.description_p
-        inputs = try ClassicInputRows(description.input, modelName: Self.modelName)
+        inputs = try ClassicInputRows(description.input, modelName: Self.modelName, memoryLimit: memoryLimit)
         switch specification.type {
         case .treeEnsembleRegressor(let regressor)?:
             parameters = regressor.treeEnsemble
@@ -50,6 +50,9 @@ final class TreeEnsembleRunner: ModelRunner, @unchecked Sendable {
             parameters = classifier.treeEnsemble
             transform = classifier.postEvaluationTransform
             let dimensions = Int(clamping: parameters.numPredictionDimensions)
+            guard let bytes = checkedProduct([dimensions, MemoryLayout<Double>.stride]), bytes <= memoryLimit else {
+                throw MLModelError(.generic, "the tree ensemble's \(parameters.numPredictionDimensions) prediction dimensions pass the memory limit of \(memoryLimit) bytes")
+            }
             var classes = classifier.classLabelSet
             if classes == .none { classes = .int64s((0..<Int64(dimensions == 1 ? 2 : dimensions)).map { $0 }) }
             outputs = .classifier(ClassifierOutputs(description: description, classes: classes), binary: dimensions == 1)

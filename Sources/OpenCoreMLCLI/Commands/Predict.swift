@@ -58,7 +58,7 @@ struct Predict: ParsableCommand {
         }
         for name in names {
             guard let value = output.featureValue(for: name) else { continue }
-            print("\(name): \(Self.text(value))")
+            print("\(name): \(Self.text(value))".terminalEscaped())  // names, labels and strings come from the model
         }
     }
 

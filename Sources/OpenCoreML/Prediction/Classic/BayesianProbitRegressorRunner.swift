@@ -63,9 +63,7 @@ final class BayesianProbitRegressorRunner: ModelRunner, @unchecked Sendable {
                 default:
                     throw MLModelError(.generic, "\(Self.modelName) computes no output named '\(output.name)'")
                 }
-                features[output.name] = try withUnsafePointer(to: &value) {
-                    try ClassicOutputs.value(UnsafeBufferPointer(start: $0, count: 1), as: output, modelName: Self.modelName)
-                }
+                features[output.name] = try ClassicOutputs.value(value, as: output, modelName: Self.modelName)
             }
             return MLDictionaryFeatureProvider(featureValues: features)
         }

@@ -19,10 +19,16 @@ struct ClassicInputRows: Sendable {
     let inputs: [Input]
     /// What the rows are for, in errors ("the tree ensemble").
     let modelName: String
+    /// The most bytes one read may allocate.
+    let memoryLimit: Int
+    /// The width every row has when all inputs declare their size.
+    let declaredWidth: Int?
 
-    /// Refuses input types other than numbers and multi-arrays.
-    init(_ features: [CoreML_Specification_FeatureDescription], modelName: String) throws {
+    /// Refuses input types other than numbers and multi-arrays, and declared sizes that together
+    /// overflow or pass `memoryLimit` bytes for one row.
+    init(_ features: [CoreML_Specification_FeatureDescription], modelName: String, memoryLimit: Int) throws {
         self.modelName = modelName
+        self.memoryLimit = memoryLimit
         inputs = try features.map { feature in
             switch feature.type.type {
             case .doubleType?, .int64Type?:
@@ -37,14 +43,20 @@ struct ClassicInputRows: Sendable {
                 throw MLModelError(.featureType, "\(modelName) takes numbers and multi-arrays; input '\(feature.name)' is declared otherwise")
             }
         }
+        let counts = inputs.compactMap(\.count)
+        declaredWidth = counts.count == inputs.count ? try Self.width(counts, rows: 1, modelName: modelName, memoryLimit: memoryLimit) : nil
     }
 
-    /// The width every row has when all inputs declare their size.
-    var declaredWidth: Int? {
+    /// The sum of `counts`, checked: `rows` rows of that many doubles must fit `memoryLimit` bytes.
+    private static func width(_ counts: [Int], rows: Int, modelName: String, memoryLimit: Int) throws -> Int {
         var width = 0
-        for input in inputs {
-            guard let count = input.count else { return nil }
-            width += count
+        for count in counts {
+            let (sum, overflow) = width.addingReportingOverflow(count)
+            guard !overflow else { throw MLModelError(.featureType, "the inputs of \(modelName) hold more values than a 64-bit count can hold") }
+            width = sum
+        }
+        guard let bytes = checkedProduct([rows, width, MemoryLayout<Double>.stride]), bytes <= memoryLimit else {
+            throw MLModelError(.featureType, "\(rows) row\(rows == 1 ? "" : "s") of the \(width) input values of \(modelName) pass the memory limit of \(memoryLimit) bytes")
         }
         return width
     }
@@ -62,11 +74,8 @@ struct ClassicInputRows: Sendable {
             }
             return array.count
         }
-        let width = counts.reduce(0, +)
-        guard let total = checkedProduct([examples.count, width]) else {
-            throw MLModelError(.featureType, SizeCheckFailure.product([examples.count, width], what: "the rows of \(modelName)"))
-        }
-        var values = [Double](repeating: .nan, count: total)
+        let width = try Self.width(counts, rows: examples.count, modelName: modelName, memoryLimit: memoryLimit)
+        var values = [Double](repeating: .nan, count: examples.count * width)
         // Large batches are read on the kernel threads; the error reported is the first example's.
         var failure: (example: Int, error: any Error)?
         let lock = NSLock()

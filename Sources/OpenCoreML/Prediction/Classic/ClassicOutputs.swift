@@ -14,6 +14,10 @@ enum ClassicOutputs {
     /// `values` as the output `feature` declares it: a double (one value), an int64 (one value,
     /// truncated), or a multi-array of the declared data type (double when unspecified) and
     /// shape (`[values.count]` when unspecified or when the declared shape holds another count).
+    static func value(_ value: Double, as feature: CoreML_Specification_FeatureDescription, modelName: String) throws -> MLFeatureValue {
+        try withUnsafePointer(to: value) { try Self.value(UnsafeBufferPointer(start: $0, count: 1), as: feature, modelName: modelName) }
+    }
+
     static func value(_ values: UnsafeBufferPointer<Double>, as feature: CoreML_Specification_FeatureDescription, modelName: String) throws -> MLFeatureValue {
         switch feature.type.type {
         case .doubleType?:
@@ -25,7 +29,9 @@ enum ClassicOutputs {
             guard values.count == 1 else {
                 throw MLModelError(.featureType, "output '\(feature.name)' of \(modelName) is a number, but the model computes \(values.count) values")
             }
-            return MLFeatureValue(int64: values[0].isFinite ? Int64(clamping: Int64(exactly: values[0].rounded(.towardZero)) ?? 0) : 0)
+            let truncated = values[0].rounded(.towardZero)
+            guard truncated.isFinite else { return MLFeatureValue(int64: 0) }
+            return MLFeatureValue(int64: Int64(exactly: truncated) ?? (truncated < 0 ? .min : .max))
         case .multiArrayType(let array)?:
             let declared = array.shape.map(Int.init)
             let shape = !declared.isEmpty && checkedProduct(declared) == values.count ? declared : [values.count]

@@ -35,7 +35,7 @@ final class GLMClassifierRunner: ModelRunner, @unchecked Sendable {
         case .oneVsRest: encoding = .oneVsRest
         case .UNRECOGNIZED(let value): throw MLModelError(.generic, "\(Self.modelName) has an unknown class encoding \(value)")
         }
-        rows = try ClassicInputRows(description.input, modelName: Self.modelName)
+        rows = try ClassicInputRows(description.input, modelName: Self.modelName, memoryLimit: memoryLimit)
         if let width = rows.declaredWidth, width != model.width {
             throw MLModelError(.featureType, "the inputs of \(Self.modelName) hold \(width) values, but its weight rows have \(model.width)")
         }

@@ -25,7 +25,7 @@ final class GLMRegressorRunner: ModelRunner, @unchecked Sendable {
         case .probit: link = .probit
         case .UNRECOGNIZED(let value): throw MLModelError(.generic, "\(Self.modelName) has an unknown post-evaluation transform \(value)")
         }
-        rows = try ClassicInputRows(description.input, modelName: Self.modelName)
+        rows = try ClassicInputRows(description.input, modelName: Self.modelName, memoryLimit: memoryLimit)
         if let width = rows.declaredWidth, width != model.width {
             throw MLModelError(.featureType, "the inputs of \(Self.modelName) hold \(width) values, but its weight rows have \(model.width)")
         }

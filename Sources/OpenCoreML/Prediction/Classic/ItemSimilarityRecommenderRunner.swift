@@ -34,7 +34,9 @@ final class ItemSimilarityRecommenderRunner: ModelRunner, @unchecked Sendable {
         self.recommender = recommender
         identifiers = recommender.itemIdentifiers
         itemInputName = recommender.itemInputName(in: specification.description_p)
-        guard let bytes = checkedProduct([identifiers.count, 2 * MemoryLayout<Double>.size]), bytes <= memoryLimit else {
+        // Per item and prediction: a score, a candidate flag and a rank (17 bytes), and an entry of the
+        // score dictionary when every item is returned (about 100 bytes): 128 bytes each, reckoned.
+        guard let bytes = checkedProduct([identifiers.count, 128]), bytes <= memoryLimit else {
             throw MLModelError(.generic, "the recommender's \(identifiers.count) items would need more than the memory limit (\(memoryLimit) bytes)")
         }
         var similar: [Int: [(item: Int, similarity: Double)]] = [:]

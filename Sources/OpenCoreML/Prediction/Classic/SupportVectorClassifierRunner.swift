@@ -23,7 +23,7 @@ final class SupportVectorClassifierRunner: ModelRunner, @unchecked Sendable {
     init(specification: CoreML_Specification_Model, memoryLimit: Int) throws {
         guard case .supportVectorClassifier(let svm)? = specification.type else { preconditionFailure("not a support vector classifier") }
         let description = specification.description_p
-        rows = try ClassicInputRows(description.input, modelName: Self.modelName)
+        rows = try ClassicInputRows(description.input, modelName: Self.modelName, memoryLimit: memoryLimit)
         loader = try SupportVectorMachineLoader(kernel: svm.kernel, sparse: svm.sparseVectors, dense: svm.denseVectors,
                                                 declaredWidth: rows.declaredWidth, memoryLimit: memoryLimit, modelName: Self.modelName)
         let classes = svm.classLabelSet

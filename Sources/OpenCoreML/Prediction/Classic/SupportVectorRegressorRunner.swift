@@ -16,7 +16,7 @@ final class SupportVectorRegressorRunner: ModelRunner, @unchecked Sendable {
     init(specification: CoreML_Specification_Model, memoryLimit: Int) throws {
         guard case .supportVectorRegressor(let svm)? = specification.type else { preconditionFailure("not a support vector regressor") }
         let description = specification.description_p
-        rows = try ClassicInputRows(description.input, modelName: Self.modelName)
+        rows = try ClassicInputRows(description.input, modelName: Self.modelName, memoryLimit: memoryLimit)
         loader = try SupportVectorMachineLoader(kernel: svm.kernel, sparse: svm.sparseVectors, dense: svm.denseVectors,
                                                 declaredWidth: rows.declaredWidth, memoryLimit: memoryLimit, modelName: Self.modelName)
         guard svm.coefficients.alpha.count == loader.machine.vectors.count else {
@@ -39,10 +39,8 @@ final class SupportVectorRegressorRunner: ModelRunner, @unchecked Sendable {
             let kernel = values.withUnsafeBufferPointer { machine.kernelValues($0, count: chunk.count, width: width) }
             try kernel.withUnsafeBufferPointer { kernel in
                 for example in 0..<chunk.count {
-                    var value = regression.value(kernelRow: UnsafeBufferPointer(rebasing: kernel[(example * vectorCount)..<((example + 1) * vectorCount)]))
-                    let feature = try withUnsafePointer(to: &value) {
-                        try ClassicOutputs.value(UnsafeBufferPointer(start: $0, count: 1), as: output, modelName: Self.modelName)
-                    }
+                    let value = regression.value(kernelRow: UnsafeBufferPointer(rebasing: kernel[(example * vectorCount)..<((example + 1) * vectorCount)]))
+                    let feature = try ClassicOutputs.value(value, as: output, modelName: Self.modelName)
                     results.append(MLDictionaryFeatureProvider(featureValues: [output.name: feature]))
                 }
             }
