@@ -502,7 +502,10 @@ struct TreeEnsembleTests {
     @Test func hugeDimensionCountsAreRefused() throws {
         var model = Self.regressor(Self.ensemble([Self.leaf(0, 0, [(1 << 40, 1)])], dimensions: UInt64.max))
         model.description_p.output = [Self.feature("y", Self.array(2))]
-        #expect(throws: (any Error).self) { _ = try Self.predict(MLModel(specification: model), [0]) }
+        #expect { _ = try Self.predict(MLModel(specification: model), [0]) } throws: { "\($0)".contains("numPredictionDimensions") }
+        // A classifier without class labels: refused before a label per dimension is made.
+        let classifier = Self.classifier(Self.ensemble([Self.leaf(0, 0, [(0, 1)])], dimensions: 1 << 40), transform: .noTransform, labels: .none)
+        #expect { _ = try Self.predict(MLModel(specification: classifier), [0]) } throws: { "\($0)".contains("dimension") }
     }
 
     @Test func classifierLabelsMustMatchTheDimensions() throws {

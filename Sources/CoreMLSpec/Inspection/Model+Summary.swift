@@ -18,10 +18,10 @@ extension CoreML_Specification_Model {
             return treeText(trees.treeEnsemble, trees.postEvaluationTransform)
         case .bayesianProbitRegressor(let probit)?:
             let weights = probit.features.reduce(0) { $0 + $1.weights.count }
-            return "Bayesian probit regressor: \(probit.numberOfFeatures) features, \((weights)) weights"
+            return "Bayesian probit regressor: \(probit.numberOfFeatures) features, \(weights) weights"
         case .itemSimilarityRecommender(let recommender)?:
             let links = recommender.itemItemSimilarities.reduce(0) { $0 + $1.similarItemList.count }
-            return "Item similarity recommender: \((recommender.itemItemSimilarities.count)) items, \((links)) similarities"
+            return "Item similarity recommender: \(recommender.itemItemSimilarities.count) items with similar items, \(links) similarities"
         case .linkedModel(let link)?:
             guard case .linkedModelFile(let file)? = link.linkType else { return "Linked model: no link" }
             return "Linked model: file '\(file.linkedModelFileName.defaultValue)', search path '\(file.linkedModelSearchPath.defaultValue)'"
@@ -83,16 +83,16 @@ extension CoreML_Specification_Model {
 
     private func supportVectorText(_ vectors: CoreML_Specification_SupportVectorClassifier.OneOf_SupportVectors?) -> String {
         switch vectors {
-        case .denseSupportVectors(let dense)?: return "\((dense.vectors.count)) dense support vectors × \(dense.vectors.first?.values.count ?? 0)"
-        case .sparseSupportVectors(let sparse)?: return "\((sparse.vectors.count)) sparse support vectors"
+        case .denseSupportVectors(let dense)?: return "\(dense.vectors.count) dense support vectors × \(dense.vectors.first?.values.count ?? 0)"
+        case .sparseSupportVectors(let sparse)?: return "\(sparse.vectors.count) sparse support vectors"
         case nil: return "no support vectors"
         }
     }
 
     private func supportVectorText(_ vectors: CoreML_Specification_SupportVectorRegressor.OneOf_SupportVectors?) -> String {
         switch vectors {
-        case .denseSupportVectors(let dense)?: return "\((dense.vectors.count)) dense support vectors × \(dense.vectors.first?.values.count ?? 0)"
-        case .sparseSupportVectors(let sparse)?: return "\((sparse.vectors.count)) sparse support vectors"
+        case .denseSupportVectors(let dense)?: return "\(dense.vectors.count) dense support vectors × \(dense.vectors.first?.values.count ?? 0)"
+        case .sparseSupportVectors(let sparse)?: return "\(sparse.vectors.count) sparse support vectors"
         case nil: return "no support vectors"
         }
     }
@@ -101,6 +101,6 @@ extension CoreML_Specification_Model {
         let trees = Set(ensemble.nodes.map(\.treeID)).count
         let leaves = ensemble.nodes.filter { $0.nodeBehavior == .leafNode }.count
         let dimensions = ensemble.numPredictionDimensions
-        return "Tree ensemble: \((trees)) tree\(plural(trees)), \((ensemble.nodes.count)) nodes (\((leaves)) leaves), \(dimensions) prediction dimension\(dimensions == 1 ? "" : "s"), \(transform)"
+        return "Tree ensemble: \(trees) tree\(plural(trees)), \(ensemble.nodes.count) nodes (\(leaves) leaves), \(dimensions) prediction dimension\(dimensions == 1 ? "" : "s"), \(transform)"
     }
 }

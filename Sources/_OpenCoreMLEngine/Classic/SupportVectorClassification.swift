@@ -92,7 +92,12 @@ package struct SupportVectorClassification: Sendable {
 
     /// The class with the most votes; ties go to the lower class index (as LIBSVM).
     package func votedClass(decisionValues: [Double]) -> Int {
-        let votes = votes(decisionValues: decisionValues)
+        votedClass(votes: votes(decisionValues: decisionValues))
+    }
+
+    /// The class with the most of `votes` (as ``votes(decisionValues:)`` counts them); ties go to
+    /// the lower class index.
+    package func votedClass(votes: [Int]) -> Int {
         var best = 0
         for index in votes.indices where votes[index] > votes[best] { best = index }
         return best

@@ -59,10 +59,10 @@ final class SupportVectorClassifierRunner: ModelRunner, @unchecked Sendable {
                 for example in 0..<chunk.count {
                     let decisions = classification.decisionValues(
                         kernelRow: UnsafeBufferPointer(rebasing: kernel[(example * vectorCount)..<((example + 1) * vectorCount)]))
-                    let scores = classification.probabilities(decisionValues: decisions)
-                        ?? classification.votes(decisionValues: decisions).map { Double($0) / pairs }
+                    let votes = classification.votes(decisionValues: decisions)
+                    let scores = classification.probabilities(decisionValues: decisions) ?? votes.map { Double($0) / pairs }
                     let features = try scores.withUnsafeBufferPointer {
-                        try outputs.features(scores: $0, best: classification.votedClass(decisionValues: decisions), modelName: Self.modelName)
+                        try outputs.features(scores: $0, best: classification.votedClass(votes: votes), modelName: Self.modelName)
                     }
                     results.append(MLDictionaryFeatureProvider(featureValues: features))
                 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoreMLSpec
 import Foundation
 import OpenCoreML
 
@@ -59,13 +60,20 @@ struct BenchTrees: ParsableCommand {
         let loadSeconds = monotonicSeconds() - start
         let inputs = loaded.modelDescription.inputDescriptions
         let counts = try inputs.map { feature -> Int in
-            if let constraint = feature.multiArrayConstraint { return constraint.shape.reduce(1) { $0 * $1.intValue } }
+            if let constraint = feature.multiArrayConstraint {
+                guard let count = checkedProduct(constraint.shape.map(\.intValue)) else {
+                    throw CLIError.model("input '\(feature.name)' has a shape too large to count")
+                }
+                return count
+            }
             guard feature.type == .double || feature.type == .int64 else {
                 throw CLIError.model("input '\(feature.name)' is \(feature.type): bench trees fills numbers and multi-arrays")
             }
             return 1
         }
-        let width = counts.reduce(0, +)
+        guard let width = counts.reduce(Optional(0), { sum, count in sum.flatMap { $0.addingReportingOverflow(count).overflow ? nil : $0 + count } }) else {
+            throw CLIError.model("the inputs hold more values than a 64-bit count can hold")
+        }
         let data = try Data(contentsOf: URL(fileURLWithPath: rows))
         guard width > 0, data.count % (4 * width) == 0 else {
             throw CLIError.model("\(rows) holds \(data.count) bytes, not rows of \(width) float32 values")
