@@ -14,7 +14,7 @@ if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import coremltools, s
     # (pip's find-links), or PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu elsewhere
     # (PyPI's plain torch is the 5 GB CUDA build).
     "$venv/bin/pip" install --quiet --disable-pip-version-check \
-        coremltools==9.0 scikit-learn==1.5.1 xgboost torch==2.13.0+cpu "numpy<2.3" pandas requests pillow pytest pytest-timeout >&2
+        coremltools==9.0 scikit-learn==1.5.1 xgboost==3.2.0 torch==2.13.0+cpu "numpy<2.3" pandas requests pillow pytest pytest-timeout >&2
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./Python >&2
 echo "$PWD/$venv"

@@ -21,7 +21,7 @@ is set up so the two agree, and the comment says why (XGBoost's base_score, whic
 as 0.5; scikit-learn's LogisticRegression, which the converter only takes one-vs-rest).
 
   python3 -m venv /tmp/classic-venv
-  /tmp/classic-venv/bin/pip install coremltools==9.0 scikit-learn==1.5.1 xgboost "numpy<2.3"
+  /tmp/classic-venv/bin/pip install coremltools==9.0 scikit-learn==1.5.1 xgboost==3.2.0 "numpy<2.3"
   /tmp/classic-venv/bin/python Tests/Fixtures/make_classic.py
 
 (numpy 2.3 made converting a one-element array to a float an error, which coremltools 9.0's
