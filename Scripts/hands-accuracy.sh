@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The image classifier's accuracy on the seeds' hand-gesture photos (README, "Image classifier";
-# BENCHMARKS.md): for each configuration, 5-fold cross-validation on the 30 training photos (what
+# The image classifier's accuracy on the seeds' hand-gesture photos (OpenCreateML's article
+# "Training an Image Classifier"; BENCHMARKS.md): for each configuration, 5-fold cross-validation on the 30 training photos (what
 # the defaults were chosen on), the accuracy on the 15 test photos after training on the 30, and
 # 5-fold cross-validation over all 45.
 #

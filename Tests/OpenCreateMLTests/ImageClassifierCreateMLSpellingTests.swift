@@ -128,8 +128,9 @@ struct ImageClassifierCreateMLSpellingTests {
     }
 }
 
-/// README.md, "Image classifier (OpenCreateML)": the Create ML code, run as written on generated
-/// pictures with the built-in feature extractor (keep the two in step).
+/// OpenCreateML's article "Training an Image Classifier" (`OpenCreateML.docc/ImageClassifier.md`): the
+/// Create ML code, run as written on generated pictures with the built-in feature extractor (keep
+/// the two in step).
 @Suite("README image classifier example")
 struct ImageClassifierReadmeExampleTests {
     static func readmeExample(trainURL: URL, testURL: URL, photoURL: URL, modelURL: URL) throws -> MLClassifierMetrics {

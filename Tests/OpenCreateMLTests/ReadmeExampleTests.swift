@@ -4,11 +4,12 @@ import OpenCreateML
 import Testing
 import _OpenCoreMLTestSupport
 
-/// The README's "Training and evaluating in Swift" program, run as written on a small data set: the
-/// body of `trainAndEvaluate` is the README's code between its data and model paths.
+/// README.md's Swift example ("An example"), run as written on a small data set: the body of
+/// `trainAndEvaluate` is the README's code between its data and model paths
+/// (`ReadmeModuleGraphTests.readmeExampleIsTheTestedProgram` checks the two lines up).
 @Suite("README example")
 struct ReadmeExampleTests {
-    /// README.md, "Training and evaluating in Swift" (keep the two in step).
+    /// README.md, "An example" (keep the two in step).
     static func trainAndEvaluate(data: URL, modelFile: URL, output: URL, epochs: Int) throws -> MLClassifierMetrics {
         let train = try LabeledDataset(contentsOf: data, split: .train)    // MNIST-format IDX files, gzipped or not
         let test = try LabeledDataset(contentsOf: data, split: .test)

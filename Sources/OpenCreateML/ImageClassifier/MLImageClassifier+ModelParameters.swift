@@ -86,7 +86,7 @@ extension MLImageClassifier {
         /// Create ML's defaults: the built-in feature extractor and a logistic regression.
         public static let defaultAlgorithm = ModelAlgorithmType.transferLearning(featureExtractor: .scenePrint(revision: 1), classifier: .logisticRegressor)
         /// The L2 penalty used unless ``penalty`` is set. 5-fold cross-validation on the seeds'
-        /// hand-gesture training photos (README, "Image classifier") could not tell any λ from
+        /// hand-gesture training photos (BENCHMARKS.md, "Image classifier accuracy") could not tell any λ from
         /// 10⁻⁴ to 0.1 apart, so it stays at the small penalty that only keeps the fit finite.
         public static let defaultPenalty = Penalty.l2(1e-3)
 
