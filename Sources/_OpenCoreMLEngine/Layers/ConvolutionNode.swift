@@ -13,12 +13,11 @@ import _OpenCoreMLKernels
 ///
 /// Deconvolution (`isDeconvolution`) is not supported.
 final class ConvolutionNode: LayerNode, @unchecked Sendable {
-    let outputChannels: Int
-    let kernelChannels: Int
-    let groups: Int
-    let kernel: (h: Int, w: Int)
-    let stride: (h: Int, w: Int)
-    let dilation: (h: Int, w: Int)
+    /// The layer's sizes.
+    let layout: Conv2DPlan.Layout
+    var outputChannels: Int { layout.outChannels }
+    var kernelChannels: Int { layout.inPerGroup }
+    var groups: Int { layout.groups }
     /// The layer's sizes and padding, without its weights (for `geometry(height:width:)`).
     private let geometryParams: CoreML_Specification_ConvolutionLayerParams
     let weights: Parameter
@@ -73,18 +72,17 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         } catch let error as LayerSpecificationError {
             throw EngineError(location, error.message)
         }
-        outputChannels = try Self.declaredSize(params.outputChannels, "outputChannels", of: spec)
-        kernelChannels = try Self.declaredSize(params.kernelChannels, "kernelChannels", of: spec)
-        groups = max(1, try Self.declaredSize(params.nGroups, "nGroups", of: spec))
-        (kernel, stride, dilation) = (sizes.kernel, sizes.stride, sizes.dilation)
+        layout = Conv2DPlan.Layout(outChannels: try Self.declaredSize(params.outputChannels, "outputChannels", of: spec),
+                                   inPerGroup: try Self.declaredSize(params.kernelChannels, "kernelChannels", of: spec),
+                                   groups: max(1, try Self.declaredSize(params.nGroups, "nGroups", of: spec)),
+                                   kernel: sizes.kernel, stride: sizes.stride, dilation: sizes.dilation)
         var geometryParams = params
         geometryParams.weights = .init()
         geometryParams.bias = .init()
         self.geometryParams = geometryParams
         weights = try Parameter.required("weights", of: spec)
         bias = try Parameter.optional("bias", of: spec)
-        trainingPlan = Conv2DPlan(.init(outChannels: outputChannels, inPerGroup: kernelChannels, groups: groups, kernel: kernel, stride: stride,
-                                        dilation: dilation), constantWeights: nil)
+        trainingPlan = Conv2DPlan(layout, constantWeights: nil)
         super.init(spec, inputs: inputs, outputs: outputs)
         parameters = [weights] + (bias.map { [$0] } ?? [])
     }
@@ -93,7 +91,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         let (_, c, h, w) = input.shape.classic
         // The layer table has checked that the kernel fits, so there is a geometry.
         guard let geometry = try? geometryParams.geometry(height: h, width: w) else {
-            throw fail("input '\(input.name)' (\(h)×\(w)) does not fit the \(kernel.h)×\(kernel.w) kernel")
+            throw fail("input '\(input.name)' (\(h)×\(w)) does not fit the \(layout.kernel.h)×\(layout.kernel.w) kernel")
         }
         window = geometry
         inputSize = (c, h, w)
@@ -112,7 +110,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
 
     override var profileKind: String {
         if kernelChannels == 1 && groups == outputChannels && groups > 1 { return "depthwise convolution" }
-        if isPointwise && kernel == (1, 1) { return groups > 1 ? "grouped pointwise convolution" : "pointwise convolution" }
+        if isPointwise && layout.kernel == (1, 1) { return groups > 1 ? "grouped pointwise convolution" : "pointwise convolution" }
         return groups > 1 ? "grouped convolution" : "convolution"
     }
 
@@ -130,7 +128,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         reserveScratch(images: images, training: training)
     }
 
-    private var patchSize: Int { kernelChannels * kernel.h * kernel.w }
+    private var patchSize: Int { kernelChannels * layout.kernel.h * layout.kernel.w }
     private var positions: Int { outputSize.h * outputSize.w }
     private var pooledPositions: Int { fusedPool.map { $0.outputSize.h * $0.outputSize.w } ?? positions }
 
@@ -289,8 +287,8 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
                             ocm_sgemm(true, false, Int32(self.patchSize), Int32(outPlane), Int32(perGroupOut), 1,
                                       w, Int32(self.patchSize), dyGroup, Int32(outPlane), 0, dcols, Int32(outPlane))
                             ocm_col2im(dcols, Int32(self.kernelChannels), Int32(self.inputSize.h), Int32(self.inputSize.w),
-                                       Int32(self.kernel.h), Int32(self.kernel.w), Int32(self.stride.h), Int32(self.stride.w),
-                                       Int32(self.dilation.h), Int32(self.dilation.w), Int32(self.padTop), Int32(self.padLeft),
+                                       Int32(self.layout.kernel.h), Int32(self.layout.kernel.w), Int32(self.layout.stride.h), Int32(self.layout.stride.w),
+                                       Int32(self.layout.dilation.h), Int32(self.layout.dilation.w), Int32(self.padTop), Int32(self.padLeft),
                                        Int32(self.outputSize.h), Int32(self.outputSize.w), dx)
                         }
                     }
