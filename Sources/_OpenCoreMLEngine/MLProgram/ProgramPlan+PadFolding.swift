@@ -1,5 +1,7 @@
 import CoreMLSpec
 
+private typealias Operation = CoreML_Specification_MILSpec_Operation
+
 /// A `pad` folded into the window of the convolution or pooling that reads it: the reader pads
 /// its own window instead (`pad_type` `custom` with the two paddings added), and the padded tensor
 /// is never made. TensorFlow-converted models pad explicitly before every strided convolution.
@@ -25,10 +27,8 @@ import CoreMLSpec
 /// or C) leaves the pad as its own step. The places in later error messages count the operations
 /// after folding.
 extension ProgramPlan.Builder {
-    typealias Operation = CoreML_Specification_MILSpec_Operation
-
     /// `operations` with every pad that can fold into its reader's window folded (see above).
-    func foldingPads(_ operations: [Operation], outputs: [String]) -> [Operation] {
+    func foldingPads(_ operations: [CoreML_Specification_MILSpec_Operation], outputs: [String]) -> [CoreML_Specification_MILSpec_Operation] {
         guard operations.contains(where: { $0.type == "pad" }),
               let readers = Self.readerCounts(Self.namesRead(operations), outputs: outputs) else { return operations }
         var constantValues: [String: CoreML_Specification_MILSpec_Value] = [:], producers: [String: String] = [:]
