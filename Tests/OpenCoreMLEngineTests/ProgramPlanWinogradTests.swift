@@ -77,7 +77,7 @@ struct ProgramPlanWinogradTests {
         // Two threads, so that the convolution goes in bands on any machine.
         ocm_set_num_threads(2)
         defer { ocm_set_num_threads(0) }
-        #expect(MILOperations.bandRows(rows: c * k * k, outH: size, outW: size) < size, "bands, on two threads")
+        #expect(Conv2DPlan.bandRows(rows: c * k * k, outH: size, outW: size) < size, "bands, on two threads")
         var p = Program()
         p.input("x", [1, c, size, size])
         let weights = Fusion.values(o * c * k * k, seed: 3), bias = Fusion.values(o, seed: 4)

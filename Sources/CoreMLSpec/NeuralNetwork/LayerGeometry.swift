@@ -36,15 +36,6 @@ struct ClassicShape: Equatable, CustomStringConvertible {
     }
 }
 
-/// Where a sliding window — a convolution's kernel or a pooling window — falls on an H×W plane.
-public struct WindowGeometry: Equatable, Sendable {
-    public var kernelHeight: Int, kernelWidth: Int
-    public var strideHeight: Int, strideWidth: Int
-    public var outputHeight: Int, outputWidth: Int
-    /// Padding before the first row and column (bottom and right padding follow from the sizes).
-    public var padTop: Int, padLeft: Int
-}
-
 /// The largest size a layer may declare for one axis (kernels, strides, channels, …); larger
 /// ones are rejected rather than overflowing the arithmetic.
 let largestDeclaredSize = Int(Int32.max)
@@ -93,91 +84,53 @@ extension CoreML_Specification_ConvolutionLayerParams {
 
     /// Where the kernel falls on an input plane of `height`×`width`: valid padding (with explicit
     /// amounts), same padding, or none; nil when the plane is smaller than the kernel.
-    public func geometry(height h: Int, width w: Int) throws -> WindowGeometry? {
+    package func geometry(height h: Int, width w: Int) throws -> Window2D? {
         try checkPlane(height: h, width: w)
         let (kernel, stride, dilation) = try windowSizes()
         guard stride.0 > 0, stride.1 > 0 else { throw LayerSpecificationError("stride \(self.stride) must be two positive sizes") }
-        let extentH = dilation.0 * (kernel.0 - 1) + 1, extentW = dilation.1 * (kernel.1 - 1) + 1
-        var top = 0, bottom = 0, left = 0, right = 0
-        var outH: Int, outW: Int
+        let padding: Window2D.Padding
         switch convolutionPaddingType {
-        case .same(let same)?:
-            outH = (h + stride.0 - 1) / stride.0
-            outW = (w + stride.1 - 1) / stride.1
-            let totalH = max(0, (outH - 1) * stride.0 + extentH - h), totalW = max(0, (outW - 1) * stride.1 + extentW - w)
-            let topLeftHeavy = same.asymmetryMode == .topLeftHeavy
-            top = topLeftHeavy ? (totalH + 1) / 2 : totalH / 2
-            left = topLeftHeavy ? (totalW + 1) / 2 : totalW / 2
-        case .valid(let valid)?:
-            let amounts = valid.paddingAmounts.borderAmounts
-            if amounts.count == 2 {
-                top = try declared(amounts[0].startEdgeSize, "padding"); bottom = try declared(amounts[0].endEdgeSize, "padding")
-                left = try declared(amounts[1].startEdgeSize, "padding"); right = try declared(amounts[1].endEdgeSize, "padding")
-            }
-            outH = (h + top + bottom - extentH) / stride.0 + 1
-            outW = (w + left + right - extentW) / stride.1 + 1
-        case nil:
-            outH = (h - extentH) / stride.0 + 1
-            outW = (w - extentW) / stride.1 + 1
+        case .same(let same)?: padding = .same(topLeftHeavy: same.asymmetryMode == .topLeftHeavy)
+        case .valid(let valid)?: padding = try explicitPadding(valid.paddingAmounts, ceil: false)
+        case nil: padding = .explicit()
         }
-        guard outH > 0, outW > 0, h + top + bottom >= extentH, w + left + right >= extentW else { return nil }
-        return WindowGeometry(kernelHeight: kernel.0, kernelWidth: kernel.1, strideHeight: stride.0, strideWidth: stride.1,
-                              outputHeight: outH, outputWidth: outW, padTop: top, padLeft: left)
+        return Window2D(height: h, width: w, kernel: kernel, stride: stride, dilation: dilation, padding: padding)
     }
+}
+
+/// Explicit `[top/bottom, left/right]` border amounts (none unless two are given) as `.explicit`,
+/// or as `.ceil` (pooling's include-last-pixel windows).
+private func explicitPadding(_ amounts: CoreML_Specification_BorderAmounts, ceil: Bool) throws -> Window2D.Padding {
+    let borders = amounts.borderAmounts
+    guard borders.count == 2 else { return ceil ? .ceil() : .explicit() }
+    let (top, bottom) = (try declared(borders[0].startEdgeSize, "padding"), try declared(borders[0].endEdgeSize, "padding"))
+    let (left, right) = (try declared(borders[1].startEdgeSize, "padding"), try declared(borders[1].endEdgeSize, "padding"))
+    return ceil ? .ceil(top: top, bottom: bottom, left: left, right: right) : .explicit(top: top, bottom: bottom, left: left, right: right)
 }
 
 extension CoreML_Specification_PoolingLayerParams {
     /// Where the window falls on an input plane of `height`×`width`: the whole plane for global
     /// pooling; otherwise valid (explicit amounts), same, or Caffe-style include-last-pixel padding
-    /// (Core ML's default, without padding). Nil when the plane is smaller than the window.
-    public func geometry(height h: Int, width w: Int) throws -> WindowGeometry? {
+    /// (Core ML's default, without padding; the same amount on both sides). Nil when the plane is
+    /// smaller than the window.
+    package func geometry(height h: Int, width w: Int) throws -> Window2D? {
         try checkPlane(height: h, width: w)
-        if globalPooling {
-            return WindowGeometry(kernelHeight: h, kernelWidth: w, strideHeight: 1, strideWidth: 1,
-                                  outputHeight: 1, outputWidth: 1, padTop: 0, padLeft: 0)
-        }
+        if globalPooling { return Window2D(height: h, width: w, kernel: (h, w), stride: (1, 1), padding: .explicit()) }
         let kernel = try declaredPair(kernelSize, "kernelSize", fallback: (3, 3))
         let stride = try declaredPair(stride, "stride", fallback: (1, 1))
         guard stride.0 > 0, stride.1 > 0 else { throw LayerSpecificationError("stride \(self.stride) must be two positive sizes") }
-        func ceilDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? (a + b - 1) / b : -((-a) / b) }
-        var outH: Int, outW: Int
-        var top = 0, left = 0
+        let padding: Window2D.Padding
         switch poolingPaddingType {
-        case .valid(let valid)?:
-            var bottom = 0, right = 0
-            let amounts = valid.paddingAmounts.borderAmounts
-            if amounts.count == 2 {
-                top = try declared(amounts[0].startEdgeSize, "padding"); bottom = try declared(amounts[0].endEdgeSize, "padding")
-                left = try declared(amounts[1].startEdgeSize, "padding"); right = try declared(amounts[1].endEdgeSize, "padding")
-            }
-            outH = (h + top + bottom - kernel.0) / stride.0 + 1
-            outW = (w + left + right - kernel.1) / stride.1 + 1
-        case .same(let same)?:
-            outH = (h + stride.0 - 1) / stride.0
-            outW = (w + stride.1 - 1) / stride.1
-            let totalH = max(0, (outH - 1) * stride.0 + kernel.0 - h), totalW = max(0, (outW - 1) * stride.1 + kernel.1 - w)
-            let heavy = same.asymmetryMode == .topLeftHeavy
-            top = heavy ? (totalH + 1) / 2 : totalH / 2
-            left = heavy ? (totalW + 1) / 2 : totalW / 2
+        case .valid(let valid)?: padding = try explicitPadding(valid.paddingAmounts, ceil: false)
+        case .same(let same)?: padding = .same(topLeftHeavy: same.asymmetryMode == .topLeftHeavy)
         case .includeLastPixel(let last)?:
             let amounts = last.paddingAmounts
-            if amounts.count == 2 {
-                top = try declared(amounts[0], "padding")
-                left = try declared(amounts[1], "padding")
-            }
-            outH = ceilDivide(h + 2 * top - kernel.0, stride.0) + 1
-            outW = ceilDivide(w + 2 * left - kernel.1, stride.1) + 1
-            // The last window must start inside the image or its top/left padding.
-            if top > 0, (outH - 1) * stride.0 >= h + top { outH -= 1 }
-            if left > 0, (outW - 1) * stride.1 >= w + left { outW -= 1 }
-        case nil:
-            // Core ML's default padding mode is include-last-pixel with no padding.
-            outH = ceilDivide(h - kernel.0, stride.0) + 1
-            outW = ceilDivide(w - kernel.1, stride.1) + 1
+            let (top, left) = amounts.count == 2 ? (try declared(amounts[0], "padding"), try declared(amounts[1], "padding")) : (0, 0)
+            padding = .ceil(top: top, bottom: top, left: left, right: left)
+        // Core ML's default padding mode is include-last-pixel with no padding.
+        case nil: padding = .ceil()
         }
-        guard outH > 0, outW > 0 else { return nil }
-        return WindowGeometry(kernelHeight: kernel.0, kernelWidth: kernel.1, strideHeight: stride.0, strideWidth: stride.1,
-                              outputHeight: outH, outputWidth: outW, padTop: top, padLeft: left)
+        return Window2D(height: h, width: w, kernel: kernel, stride: stride, padding: padding)
     }
 }
 

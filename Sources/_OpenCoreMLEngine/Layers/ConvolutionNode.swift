@@ -1,39 +1,43 @@
 import CoreMLSpec
 import _OpenCoreMLKernels
 
-/// A 2-D convolution (groups, stride, dilation, valid/same padding) by im2col and GEMM, images
-/// split over the threads. Each thread unfolds one image at a time into its own columns buffer
-/// (the backward pass unfolds it again rather than keeping every image's columns), so the
-/// columns stay in cache. The network can fuse a ReLU (then a max pooling) or a clip (ReLU6) after
-/// the convolution into it (`fuse(_:pool:)`): they then run on each image's output while it is in
-/// cache, the bias and activation on each finished block of the product (`ocm_sgemm_epilogue`).
-/// Weights that never train are packed for the GEMM kernel once (inference); a 3×3 stride-1
-/// convolution of 16 or more channels each way with such weights runs by Winograd instead
-/// (``WinogradConvolution``).
+/// A classic 2-D convolution layer (groups, stride, dilation, valid/same padding): an adapter from
+/// the layer's parameters onto ``Conv2DPlan``, which chooses the path and owns the prepared
+/// weights, plus the training pass. The batch's images are split over the threads, each unfolded
+/// into its own columns (the backward pass unfolds it again rather than keeping every image's
+/// columns), so the columns stay in cache. The network can fuse a ReLU (then a max pooling) or a
+/// clip (ReLU6) after the convolution into it (`fuse(_:pool:)`): they then run on each image's
+/// output while it is in cache, the bias and activation on each finished block of the product.
+/// Weights that never train are prepared once (packed, or transformed for Winograd) at the first
+/// inference pass.
 ///
 /// Deconvolution (`isDeconvolution`) is not supported.
 final class ConvolutionNode: LayerNode, @unchecked Sendable {
-    let outputChannels: Int
-    let kernelChannels: Int
-    let groups: Int
-    let kernel: (h: Int, w: Int)
-    let stride: (h: Int, w: Int)
-    let dilation: (h: Int, w: Int)
+    /// The layer's sizes.
+    let layout: Conv2DPlan.Layout
+    var outputChannels: Int { layout.outChannels }
+    var kernelChannels: Int { layout.inPerGroup }
+    var groups: Int { layout.groups }
     /// The layer's sizes and padding, without its weights (for `geometry(height:width:)`).
     private let geometryParams: CoreML_Specification_ConvolutionLayerParams
     let weights: Parameter
     let bias: Parameter?
 
-    // Set by prepareForShapes().
+    /// The window on the current input (set by prepareForShapes()).
+    private var window: Window2D?
     private var inputSize = (c: 0, h: 0, w: 0)
     private var outputSize = (h: 0, w: 0)
     private var padTop = 0, padLeft = 0
-    /// Whether im2col is the identity (1×1 kernel, stride 1, no padding; or one kernel position
-    /// covering the whole input), so the input is used as is.
-    private var isPointwise = false
 
+    /// The plan for weights that train (each pass gives it the weights as they are) and, made at
+    /// the first inference pass, the plan with constant weights prepared.
+    private let trainingPlan: Conv2DPlan
+    private var constantPlan: Conv2DPlan?
+
+    /// Whether the input is used as is (see ``Conv2DPlan/isPointwise(_:)``).
+    private var isPointwise: Bool { window.map(trainingPlan.isPointwise) ?? false }
     /// Whether each image gives one output position through one group and no fused pooling: the
-    /// whole batch is then one GEMM, `Y (images × out) = X (images × patch) · Wᵀ`, as in an inner product.
+    /// whole batch is then one GEMM (``Conv2DPlan/Path/singlePosition``).
     private var isSinglePosition: Bool { isPointwise && positions == 1 && groups == 1 && fusedPool == nil }
     /// The batch's output gradient before a fused ReLU (single-position convolutions).
     private let batchGradient = FloatBuffer()
@@ -43,7 +47,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     private(set) var fusedActivation: FusedActivation?
     private(set) var fusedPool: PoolingNode?
 
-    /// Per-chunk scratch: one image's columns (all groups).
+    /// Per-chunk scratch of the plan (columns, Winograd's) and of the backward pass (one image's columns).
     private let columns = FloatBuffer()
     /// Per-chunk scratch: one image's output before pooling (fused pooling only).
     private let imageOutput = FloatBuffer()
@@ -54,42 +58,6 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     private let pooledGradient = FloatBuffer()
     private let columnGradients = FloatBuffer()
     private let weightPartials = FloatBuffer()
-    /// Weights that never train, packed once for the GEMM kernel of the instruction set they were
-    /// packed for (`packedFor`), one group after another: the forward pass then reads them as is
-    /// instead of packing them again for every picture.
-    private let packedWeights = FloatBuffer()
-    private var packedFor: Int32 = -1
-
-    /// The packed weights of every group, packing them first if the instruction set changed; nil
-    /// for trainable weights (the optimizer changes them every step).
-    private func packedWeightsIfConstant() -> (isa: Int32, groups: UnsafePointer<Float>, stride: Int)? {
-        guard !weights.isTrainable else { return nil }
-        let perGroupOut = outputChannels / groups
-        let stride = ocm_sgemm_packed_a_floats(Int32(perGroupOut), Int32(patchSize))
-        if packedFor != ocm_isa() {
-            packedWeights.reserve(groups * stride)
-            for group in 0..<groups {
-                packedFor = ocm_sgemm_pack_a(false, Int32(perGroupOut), Int32(patchSize), weights.value.pointer + group * perGroupOut * patchSize,
-                                             Int32(patchSize), packedWeights.pointer + group * stride)
-            }
-        }
-        return (packedFor, UnsafePointer(packedWeights.pointer), stride)
-    }
-
-    /// Weights that never train, transformed for Winograd once, when the layer is a 3×3 stride-1
-    /// convolution Winograd runs (inference); and its per-chunk scratch.
-    private var winograd: WinogradConvolution?
-    private let winogradScratch = FloatBuffer()
-
-    private func winogradIfConstant() -> WinogradConvolution? {
-        guard !weights.isTrainable,
-              WinogradConvolution.applies(kernel: kernel, groups: groups, stride: stride, dilation: dilation,
-                                          inChannels: kernelChannels, outChannels: outputChannels) else { return nil }
-        if winograd == nil {
-            winograd = WinogradConvolution(weights: weights.value.pointer, outChannels: outputChannels, inChannels: kernelChannels)
-        }
-        return winograd
-    }
 
     /// The winners of the fused max pooling, every image (training).
     private let argmax = Int32Buffer()
@@ -104,39 +72,32 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         } catch let error as LayerSpecificationError {
             throw EngineError(location, error.message)
         }
-        outputChannels = try Self.declaredSize(params.outputChannels, "outputChannels", of: spec)
-        kernelChannels = try Self.declaredSize(params.kernelChannels, "kernelChannels", of: spec)
-        groups = max(1, try Self.declaredSize(params.nGroups, "nGroups", of: spec))
-        (kernel, stride, dilation) = (sizes.kernel, sizes.stride, sizes.dilation)
+        layout = Conv2DPlan.Layout(outChannels: try Self.declaredSize(params.outputChannels, "outputChannels", of: spec),
+                                   inPerGroup: try Self.declaredSize(params.kernelChannels, "kernelChannels", of: spec),
+                                   groups: max(1, try Self.declaredSize(params.nGroups, "nGroups", of: spec)),
+                                   kernel: sizes.kernel, stride: sizes.stride, dilation: sizes.dilation)
         var geometryParams = params
         geometryParams.weights = .init()
         geometryParams.bias = .init()
         self.geometryParams = geometryParams
         weights = try Parameter.required("weights", of: spec)
         bias = try Parameter.optional("bias", of: spec)
+        trainingPlan = Conv2DPlan(layout, constantWeights: nil)
         super.init(spec, inputs: inputs, outputs: outputs)
         parameters = [weights] + (bias.map { [$0] } ?? [])
     }
-
-    private var patchSize: Int { kernelChannels * kernel.h * kernel.w }
-    private var positions: Int { outputSize.h * outputSize.w }
-    private var pooledPositions: Int { fusedPool.map { $0.outputSize.h * $0.outputSize.w } ?? positions }
 
     override func prepareForShapes() throws {
         let (_, c, h, w) = input.shape.classic
         // The layer table has checked that the kernel fits, so there is a geometry.
         guard let geometry = try? geometryParams.geometry(height: h, width: w) else {
-            throw fail("input '\(input.name)' (\(h)×\(w)) does not fit the \(kernel.h)×\(kernel.w) kernel")
+            throw fail("input '\(input.name)' (\(h)×\(w)) does not fit the \(layout.kernel.h)×\(layout.kernel.w) kernel")
         }
+        window = geometry
         inputSize = (c, h, w)
         outputSize = (geometry.outputHeight, geometry.outputWidth)
         padTop = geometry.padTop
         padLeft = geometry.padLeft
-        // A kernel that covers the whole unpadded input once (an activity classifier's convolution
-        // over a window) also reads each image as its own single column.
-        isPointwise = padTop == 0 && padLeft == 0 && (
-            (kernel == (1, 1) && stride == (1, 1) && outputSize == (h, w))
-            || (kernel == (h, w) && dilation == (1, 1) && outputSize == (1, 1)))
     }
 
     /// Runs `activation` (reading this layer's output) and then `pool` (reading the ReLU's output;
@@ -149,7 +110,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
 
     override var profileKind: String {
         if kernelChannels == 1 && groups == outputChannels && groups > 1 { return "depthwise convolution" }
-        if isPointwise && kernel == (1, 1) { return groups > 1 ? "grouped pointwise convolution" : "pointwise convolution" }
+        if isPointwise && layout.kernel == (1, 1) { return groups > 1 ? "grouped pointwise convolution" : "pointwise convolution" }
         return groups > 1 ? "grouped convolution" : "convolution"
     }
 
@@ -163,20 +124,43 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
             keepsArgmax = training
             if training { argmax.reserve(images * outputChannels * pooledPositions) }
         }
+        if let pass = pass(images: images, training: training) { columns.reserve(plan(training: training).scratchFloats(pass)) }
         reserveScratch(images: images, training: training)
     }
 
-    /// Sizes the per-thread scratch for `images` images at the current thread count and returns
-    /// the number of slots; each pass calls it again and runs on at most that many threads, as
-    /// the thread count may change (from another thread) at any time.
+    private var patchSize: Int { kernelChannels * layout.kernel.h * layout.kernel.w }
+    private var positions: Int { outputSize.h * outputSize.w }
+    private var pooledPositions: Int { fusedPool.map { $0.outputSize.h * $0.outputSize.w } ?? positions }
+
+    /// The plan a pass runs: at inference with weights that never train, the one with the weights
+    /// prepared (made now, the first time).
+    private func plan(training: Bool) -> Conv2DPlan {
+        guard !training, !weights.isTrainable else { return trainingPlan }
+        if let constantPlan { return constantPlan }
+        let plan = Conv2DPlan(trainingPlan.layout, constantWeights: UnsafeBufferPointer(start: weights.value.pointer, count: weights.count))
+        constantPlan = plan
+        return plan
+    }
+
+    /// A forward pass over `images` images, into the fused layers' outputs; nil before the shapes are known.
+    private func pass(images: Int, training: Bool) -> Conv2DPlan.Pass? {
+        guard let window else { return nil }
+        // The bias and the fused activation run on each finished block of the product.
+        return Conv2DPlan.Pass(x: input.value.pointer, y: (fusedActivation?.output ?? output).value.pointer, images: images, window: window,
+                               weights: weights.value.pointer, epilogue: FusedActivation.epilogue(fusedActivation, rowBias: bias?.value.pointer),
+                               training: training, imagesAcrossThreads: true)
+    }
+
+    /// Sizes the per-thread scratch of the fused pooling and of the backward pass for `images`
+    /// images at the current thread count and returns the number of slots; each pass calls it again
+    /// and runs on at most that many threads, as the thread count may change (from another thread)
+    /// at any time.
     @discardableResult
     private func reserveScratch(images: Int, training: Bool) -> Int {
         let chunks = chunkCount(images)
         let outputSize = outputChannels * positions
-        // Winograd (inference with constant weights) unfolds nothing.
-        if !isPointwise && (training || winogradIfConstant() == nil) { columns.reserve(chunks * groups * patchSize * positions) }
-        if fusedPool != nil { imageOutput.reserve(chunks * outputSize) }
         if training {
+            if !isPointwise { columns.reserve(chunks * patchSize * positions) }
             if fusedActivation != nil { outputGradient.reserve(chunks * outputSize) }
             if fusedPool != nil { pooledGradient.reserve(chunks * outputChannels * pooledPositions) }
             if !isPointwise { columnGradients.reserve(chunks * patchSize * positions) }
@@ -185,99 +169,39 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         return chunks
     }
 
+    /// Unfolds group `group` of image `image` into chunk `chunk`'s columns and returns them (the
+    /// input itself for a pointwise convolution); backward pass.
+    private func unfold(_ x: UnsafeMutablePointer<Float>, image: Int, group: Int, chunk: Int) -> UnsafePointer<Float> {
+        let source = inputPlane(x, image: image, group: group)
+        guard let window, !isPointwise else { return UnsafePointer(source) }
+        let cols = columns.pointer + chunk * patchSize * positions
+        trainingPlan.unfold(source, window, rows: 0..<window.outputHeight, into: cols)
+        return UnsafePointer(cols)
+    }
+
     private func inputPlane(_ base: UnsafeMutablePointer<Float>, image: Int, group: Int) -> UnsafeMutablePointer<Float> {
         base + image * inputSize.c * inputSize.h * inputSize.w + group * kernelChannels * inputSize.h * inputSize.w
     }
 
-    /// Unfolds group `group` of image `image` into chunk `chunk`'s columns and returns them (the
-    /// input itself for a pointwise convolution).
-    private func unfold(_ x: UnsafeMutablePointer<Float>, image: Int, group: Int, chunk: Int) -> UnsafeMutablePointer<Float> {
-        let source = inputPlane(x, image: image, group: group)
-        if isPointwise { return source }
-        let cols = columns.pointer + (chunk * groups + group) * patchSize * positions
-        ocm_im2col(source, Int32(kernelChannels), Int32(inputSize.h), Int32(inputSize.w),
-                   Int32(kernel.h), Int32(kernel.w), Int32(stride.h), Int32(stride.w),
-                   Int32(dilation.h), Int32(dilation.w), Int32(padTop), Int32(padLeft),
-                   Int32(outputSize.h), Int32(outputSize.w), cols)
-        return cols
-    }
-
-    /// Where image `image`'s convolution output goes: the output blob, the fused ReLU's output
-    /// (made in place), or chunk scratch that the fused pooling reads.
-    private func outputPointer(image: Int, chunk: Int) -> UnsafeMutablePointer<Float> {
-        let size = outputChannels * positions
-        if fusedPool != nil { return imageOutput.pointer + chunk * size }
-        return (fusedActivation?.output ?? output).value.pointer + image * size
-    }
-
     override func forward(batch: Int, training: Bool) {
         let images = batch * input.shape.classic.outer
-        if !training && kernelChannels == 1 && groups == outputChannels && groups > 1 && fusedPool == nil {
-            let depthwise = DepthwiseConvolution(
-                channels: groups, input: (inputSize.h, inputSize.w), output: outputSize, kernel: kernel, stride: stride,
-                dilation: dilation, padTop: padTop, padLeft: padLeft)
-            depthwise.forward(planes: images * groups, x: input.value.pointer, y: (fusedActivation?.output ?? output).value.pointer,
-                              weights: weights.value.pointer, bias: bias?.value.pointer,
-                              bounds: fusedActivation?.clampBounds ?? (-.infinity, .infinity))
-            return
+        guard var pass = pass(images: images, training: training) else { return }
+        let plan = plan(training: training)
+        if let pool = fusedPool, let pooling = pool.pooling {
+            // Each image's output in its slot's scratch, pooled from there while in cache.
+            let pooledSize = outputChannels * pooledPositions
+            let (pooled, winners) = (pool.output.value.pointer, keepsArgmax ? argmax.pointer : nil)
+            pass.perImage = (imageOutput.pointer, { image, output in
+                pooling.forward(output, into: pooled + image * pooledSize, planes: self.outputChannels, argmax: winners.map { $0 + image * pooledSize })
+            })
         }
-        if isSinglePosition {
-            let out = (fusedActivation?.output ?? output).value.pointer
-            ocm_sgemm(false, true, Int32(images), Int32(outputChannels), Int32(patchSize), 1, input.value.pointer, Int32(patchSize),
-                      weights.value.pointer, Int32(patchSize), 0, out, Int32(outputChannels))
-            if let bias { ocm_add_row_vector(out, bias.value.pointer, Int32(images), Int32(outputChannels), Int32(outputChannels)) }
-            fusedActivation?.forward(out, count: images * outputChannels)
-            return
+        let slots = plan.scratchSlots(pass)
+        columns.reserve(slots * plan.scratchFloatsPerSlot(pass))
+        if fusedPool != nil {
+            imageOutput.reserve(slots * outputChannels * positions)
+            pass.perImage?.output = imageOutput.pointer
         }
-        let perGroupOut = outputChannels / groups
-        let outPlane = positions
-        let x = input.value.pointer
-        let pooledSize = outputChannels * pooledPositions
-        let slots = reserveScratch(images: images, training: false)
-        let winograd = training ? nil : winogradIfConstant()
-        let packed = training || winograd != nil ? nil : packedWeightsIfConstant()
-        let winogradFloats = winograd?.scratchFloats(outH: outputSize.h, outW: outputSize.w) ?? 0
-        winogradScratch.reserve(slots * winogradFloats)
-        let run = { (chunk: Int, image: Int) in
-            do {
-                let out = self.outputPointer(image: image, chunk: chunk)
-                if let winograd {
-                    // The bias inside; the fused activation after, as the layer defines it (a ReLU's NaN becomes 0).
-                    winograd.convolve(self.inputPlane(x, image: image, group: 0), into: out, height: self.inputSize.h, width: self.inputSize.w,
-                                      padTop: self.padTop, padLeft: self.padLeft, outH: self.outputSize.h, outW: self.outputSize.w,
-                                      bias: self.bias.map { UnsafePointer($0.value.pointer) }, clampedTo: (-.infinity, .infinity),
-                                      scratch: self.winogradScratch.pointer + chunk * winogradFloats)
-                    self.fusedActivation?.forward(out, count: self.outputChannels * outPlane)
-                }
-                for group in 0..<(winograd == nil ? self.groups : 0) {
-                    let cols = self.unfold(x, image: image, group: group, chunk: chunk)
-                    let w = self.weights.value.pointer + group * perGroupOut * self.patchSize
-                    // The bias and the fused activation run on each finished block of the product.
-                    let epilogue = FusedActivation.epilogue(self.fusedActivation, rowBias: self.bias.map { $0.value.pointer + group * perGroupOut })
-                    let y = out + group * perGroupOut * outPlane
-                    if let packed {
-                        ocm_sgemm_prepacked(packed.isa, packed.groups + group * packed.stride, false, Int32(perGroupOut), Int32(outPlane),
-                                            Int32(self.patchSize), 1, cols, Int32(outPlane), 0, y, Int32(outPlane), epilogue)
-                    } else {
-                        ocm_sgemm_epilogue(false, false, Int32(perGroupOut), Int32(outPlane), Int32(self.patchSize), 1,
-                                           w, Int32(self.patchSize), cols, Int32(outPlane), 0, y, Int32(outPlane), epilogue)
-                    }
-                }
-                if let pool = self.fusedPool {
-                    let winners = self.keepsArgmax ? self.argmax.pointer + image * pooledSize : nil
-                    ocm_maxpool2d(out, pool.output.value.pointer + image * pooledSize, winners, Int32(self.outputChannels),
-                                  Int32(self.outputSize.h), Int32(self.outputSize.w), Int32(pool.kernel.h), Int32(pool.kernel.w),
-                                  Int32(pool.stride.h), Int32(pool.stride.w), Int32(pool.padTop), Int32(pool.padLeft),
-                                  Int32(pool.outputSize.h), Int32(pool.outputSize.w))
-                }
-            }
-        }
-        // Few images: one thread walks them and each GEMM uses the thread pool instead.
-        if images < kernelThreadCount {
-            for image in 0..<images { run(0, image) }
-        } else {
-            parallelForEach(images, slots: slots, run)
-        }
+        plan.forward(pass, scratch: columns.pointer)
     }
 
     /// The gradient of image `image`'s convolution output (before the fused ReLU): the output
@@ -363,8 +287,8 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
                             ocm_sgemm(true, false, Int32(self.patchSize), Int32(outPlane), Int32(perGroupOut), 1,
                                       w, Int32(self.patchSize), dyGroup, Int32(outPlane), 0, dcols, Int32(outPlane))
                             ocm_col2im(dcols, Int32(self.kernelChannels), Int32(self.inputSize.h), Int32(self.inputSize.w),
-                                       Int32(self.kernel.h), Int32(self.kernel.w), Int32(self.stride.h), Int32(self.stride.w),
-                                       Int32(self.dilation.h), Int32(self.dilation.w), Int32(self.padTop), Int32(self.padLeft),
+                                       Int32(self.layout.kernel.h), Int32(self.layout.kernel.w), Int32(self.layout.stride.h), Int32(self.layout.stride.w),
+                                       Int32(self.layout.dilation.h), Int32(self.layout.dilation.w), Int32(self.padTop), Int32(self.padLeft),
                                        Int32(self.outputSize.h), Int32(self.outputSize.w), dx)
                         }
                     }

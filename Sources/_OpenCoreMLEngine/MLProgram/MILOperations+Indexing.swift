@@ -232,51 +232,44 @@ extension MILOperations {
 
     /// The last `pad.count / 2` dimensions widened by `pad[2i]` values before and `pad[2i + 1]`
     /// after: `constant_val` (mode `constant`, the default), the mirror image without the edge
-    /// (`reflect`) or the edge value repeated (`replicate`).
+    /// (`reflect`) or the edge value repeated (`replicate`); an adapter onto ``Padding``. The
+    /// amounts may be given at run time.
     static let pad: Make = { arguments, outputs, context in
         let x = try argument(arguments, "x", context)
         guard let padding = try IntegerParameter(arguments, "pad", context) else { throw context.fail("pad needs pad") }
-        let mode = try constantString(arguments, "mode", context) ?? "constant"
-        guard ["constant", "reflect", "replicate"].contains(mode) else { throw context.fail("pad mode '\(mode)' is not constant, reflect or replicate") }
-        let fill = try constantFloat(arguments, "constant_val", context) ?? 0
+        let mode = try padMode(arguments, context)
         return { slots in
             let input = fetch(x, slots)
             let amounts = try padding.values("pad", slots, context), rank = input.shape.count
             guard amounts.count % 2 == 0, amounts.count / 2 <= rank, amounts.allSatisfy({ $0 >= 0 }) else {
                 throw context.fail("pad \(amounts) must hold two counts of 0 or more for each of at most \(rank) dimensions")
             }
-            let before = Array(repeating: 0, count: rank - amounts.count / 2) + stride(from: 0, to: amounts.count, by: 2).map { amounts[$0] }
-            let after = Array(repeating: 0, count: rank - amounts.count / 2) + stride(from: 1, to: amounts.count, by: 2).map { amounts[$0] }
-            for d in 0..<rank where before[d] + after[d] > 0 {
-                let n = input.shape[d]
-                guard mode != "reflect" || (before[d] < n && after[d] < n), mode == "constant" || n > 0 else {
-                    throw context.fail("\(mode) padding of \(before[d]) and \(after[d]) does not fit dimension \(d) of \(input.shape)")
+            let unpadded = Array(repeating: 0, count: rank - amounts.count / 2)
+            let op: Padding
+            do throws(PaddingError) {
+                op = try Padding(mode, inputShape: input.shape, before: unpadded + stride(from: 0, to: amounts.count, by: 2).map { amounts[$0] },
+                                 after: unpadded + stride(from: 1, to: amounts.count, by: 2).map { amounts[$0] })
+            } catch {
+                throw context.fail(error.message)
+            }
+            var values = try slots.unfilledBuffer(op.outputShape, context)
+            input.values.withUnsafeBufferPointer { x in
+                values.withUnsafeMutableBufferPointer { y in
+                    guard let x = x.baseAddress, let y = y.baseAddress else { return }
+                    op.forward(x, into: y)
                 }
             }
-            let shape = (0..<rank).map { input.shape[$0] + before[$0] + after[$0] }
-            let inStrides = strides(input.shape)
-            var values = try slots.buffer(shape, context)
-            var index = [Int](repeating: 0, count: rank)
-            positions: for position in values.indices {
-                defer { advance(&index, within: shape) }
-                var offset = 0
-                for d in 0..<rank {
-                    var i = index[d] - before[d]
-                    let n = input.shape[d]
-                    if i < 0 || i >= n {
-                        switch mode {
-                        case "reflect": i = i < 0 ? -i : 2 * (n - 1) - i
-                        case "replicate": i = i < 0 ? 0 : n - 1
-                        default:
-                            values[position] = fill
-                            continue positions
-                        }
-                    }
-                    offset += i * inStrides[d]
-                }
-                values[position] = input.values[offset]
-            }
-            slots[outputs[0]] = MILTensor(shape: shape, values: values)
+            slots[outputs[0]] = MILTensor(shape: op.outputShape, values: values)
+        }
+    }
+
+    /// `pad`'s `mode` (`constant`, the default, with `constant_val`; `reflect`; `replicate`).
+    static func padMode(_ arguments: Arguments, _ context: OperationContext) throws -> Padding.Mode {
+        switch try constantString(arguments, "mode", context) ?? "constant" {
+        case "constant": return .constant(try constantFloat(arguments, "constant_val", context) ?? 0)
+        case "reflect": return .reflect
+        case "replicate": return .replicate
+        case let mode: throw context.fail("pad mode '\(mode)' is not constant, reflect or replicate")
         }
     }
 }

@@ -80,6 +80,7 @@ extension ProgramPlan {
         /// Each value a step makes is released after the last step of the block that reads it,
         /// unless the block yields it (see ``StepList``).
         mutating func compile(_ operations: [CoreML_Specification_MILSpec_Operation], outputs: [String], scope: String) throws -> StepList {
+            let operations = foldingPads(operations, outputs: outputs)
             let reads = Self.namesRead(operations)
             let readers = Self.readerCounts(reads, outputs: outputs)
             var list = StepList()
