@@ -298,7 +298,15 @@ TGT static void SFX(adam)(float *w, const float *g, float *m, float *v, size_t n
         SIMD_MAP1(x, y, n, (EXPR));                                                          \
     }
 
-SIMD_UNARY(exp, SFX(vexp)(vx))
+/* vexp clamps its argument: here NaN stays NaN (x·0 is NaN), above 88.72 (+∞ included) the result
+ * is +∞ and below −104 (−∞ included: e⁻¹⁰⁴ is below every float) 0, as expf gives;
+ * between −104 and −87.3 it is about 10⁻³⁸ where expf gives a subnormal. */
+TGT static inline VT SFX(vexp_full)(VT x) {
+    VT r = V_ADD(SFX(vexp)(x), V_MUL(x, V_SET1(0.0f)));
+    r = V_SELECT_GT(x, V_SET1(88.72283f), V_SET1(INFINITY), r);
+    return V_SELECT_GT(V_SET1(-104.0f), x, V_SET1(0.0f), r);
+}
+SIMD_UNARY(exp, SFX(vexp_full)(vx))
 SIMD_UNARY(sqrt, V_SQRT(vx))
 SIMD_UNARY(rsqrt, V_DIV(V_SET1(1.0f), V_SQRT(V_ADD(vx, vp))))
 SIMD_UNARY(inverse, V_DIV(V_SET1(1.0f), V_ADD(vx, vp)))

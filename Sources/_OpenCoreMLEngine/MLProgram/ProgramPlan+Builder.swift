@@ -82,7 +82,7 @@ extension ProgramPlan {
         mutating func compile(_ operations: [CoreML_Specification_MILSpec_Operation], outputs: [String], scope: String) throws -> StepList {
             let reads = Self.namesRead(operations)
             let readers = Self.readerCounts(reads, outputs: outputs)
-            let patterns = Self.preluPatterns(in: operations, readers: readers)
+            let patterns = preluPatterns(in: operations, readers: readers)
             let deferred = Set(patterns.values.flatMap(\.deferred))
             let blockOutputs = Set(outputs)
             var list = StepList()

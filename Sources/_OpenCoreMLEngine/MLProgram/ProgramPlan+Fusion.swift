@@ -63,7 +63,7 @@ extension ProgramPlan.Builder {
 
     /// Every PReLU pattern of `operations`, by its select's index (empty when the block is over
     /// the read budget, as for ``fusion(at:in:readers:)``).
-    static func preluPatterns(in operations: [CoreML_Specification_MILSpec_Operation], readers: [String: Int]?) -> [Int: PReLUPattern] {
+    func preluPatterns(in operations: [CoreML_Specification_MILSpec_Operation], readers: [String: Int]?) -> [Int: PReLUPattern] {
         guard let readers else { return [:] }
         var producers: [String: Int] = [:]
         for (index, operation) in operations.enumerated() where operation.outputs.count == 1 && operation.blocks.isEmpty {
@@ -78,6 +78,13 @@ extension ProgramPlan.Builder {
             if case .name(let name)? = binding?.binding { return name }
             return nil
         }
+        /// Whether `binding` is a constant: bound in place, made by a `const` of the block, or
+        /// a constant of an enclosing block.
+        func isConstant(_ binding: CoreML_Specification_MILSpec_Argument.Binding) -> Bool {
+            guard let value = name(binding) else { return binding.binding != nil }
+            if let index = producers[value] { return operations[index].type == "const" }
+            return constants[value] != nil
+        }
         /// The operation that makes `binding`'s value, when `reader` is its only reader.
         func soleProducer(of binding: CoreML_Specification_MILSpec_Argument.Binding?) -> Int? {
             guard let value = name(binding), readers[value] == 1, let index = producers[value] else { return nil }
@@ -88,13 +95,14 @@ extension ProgramPlan.Builder {
             guard let comparisonIndex = soleProducer(of: binding(select, "cond")) else { continue }
             let comparison = operations[comparisonIndex]
             guard comparison.inputs.count == 2, let left = binding(comparison, "x"), let right = binding(comparison, "y") else { continue }
-            // Which side is x and whether the condition is "x is positive" (then a is x).
-            let positive: Bool, x: String, zero: CoreML_Specification_MILSpec_Argument.Binding
+            // Which side is x (the side that is not a constant) and whether the condition is "x is
+            // positive" (then a is x): greater(x, 0) and less(0, x) are; greater(0, x) and less(x, 0) are not.
+            guard isConstant(left) != isConstant(right), let x = name(isConstant(left) ? right : left) else { continue }
+            let zero = isConstant(left) ? left : right
+            let positive: Bool
             switch comparison.type {
-            case "greater_equal", "greater":
-                if let n = name(left), name(right) != n { (positive, x, zero) = (true, n, right) } else if let n = name(right) { (positive, x, zero) = (false, n, left) } else { continue }
-            case "less_equal", "less":
-                if let n = name(right), name(left) != n { (positive, x, zero) = (true, n, left) } else if let n = name(left) { (positive, x, zero) = (false, n, right) } else { continue }
+            case "greater_equal", "greater": positive = !isConstant(left)
+            case "less_equal", "less": positive = isConstant(left)
             default: continue
             }
             let (passThrough, scaled) = positive ? (binding(select, "a"), binding(select, "b")) : (binding(select, "b"), binding(select, "a"))
@@ -102,7 +110,7 @@ extension ProgramPlan.Builder {
             let product = operations[productIndex]
             guard product.type == "mul", product.inputs.count == 2, let p = binding(product, "x"), let q = binding(product, "y") else { continue }
             let alpha: CoreML_Specification_MILSpec_Argument.Binding
-            if name(p) == x, name(q) != x { alpha = q } else if name(q) == x, name(p) != x { alpha = p } else { continue }
+            if name(p) == x, isConstant(q) { alpha = q } else if name(q) == x, isConstant(p) { alpha = p } else { continue }
             // x read by the comparison, the product and the select only: a convolution making it runs the PReLU itself.
             var convolution: Int?
             if readers[x] == 3, let producer = producers[x], operations[producer].type == "conv", producer < min(comparisonIndex, productIndex) {
@@ -136,7 +144,9 @@ extension ProgramPlan.Builder {
         let at = place(pattern.select)
         guard let zero = constantValue(pattern.zero, at: at), zero.count == 1, zero.values[0] == 0,
               let alpha = constantValue(pattern.alpha, at: at), alpha.count >= 1,
-              case .tensorType(let declared)? = types[pattern.x]?.type, declared.rank >= alpha.shape.count,
+              // x's declared type: the convolution's output, which is never defined, or its own.
+              case .tensorType(let declared)? = (pattern.convolution.map { operations[$0].outputs[0].type } ?? types[pattern.x])?.type,
+              declared.rank >= alpha.shape.count,
               alpha.shape.filter({ $0 != 1 }).count <= 1 else { return nil }
         let rank = Int(declared.rank)
         let padded = Array(repeating: 1, count: rank - alpha.shape.count) + alpha.shape

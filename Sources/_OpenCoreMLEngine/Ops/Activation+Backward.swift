@@ -29,7 +29,7 @@ extension Activation {
 
     /// f′ at `x`, whose value is `y`; per-channel parameters `alpha`, `beta`.
     @inline(__always)
-    func derivative(_ x: Float, _ y: Float, alpha channelAlpha: Float = 0, beta channelBeta: Float = 1) -> Float {
+    package func derivative(_ x: Float, _ y: Float, alpha channelAlpha: Float = 0, beta channelBeta: Float = 1) -> Float {
         switch self {
         case .relu: return x > 0 ? 1 : 0
         case .clamp(let lower, let upper): return x >= lower && x <= upper ? 1 : 0

@@ -96,7 +96,7 @@ package enum Activation: Equatable, Sendable {
 
     /// `f(x)` for one value (a recurrent cell's element loops); per-channel parameters `alpha`, `beta`.
     @inline(__always)
-    func value(_ x: Float, alpha channelAlpha: Float = 0, beta channelBeta: Float = 1) -> Float {
+    package func value(_ x: Float, alpha channelAlpha: Float = 0, beta channelBeta: Float = 1) -> Float {
         switch self {
         case .relu: return x > 0 ? x : 0
         case .clamp(let lower, let upper): return x < lower ? lower : x > upper ? upper : x
