@@ -213,15 +213,7 @@ enum MILOperations {
     }
 
     /// The next row-major index of a tensor of `shape` (an odometer: the last dimension turns first).
-    static func advance(_ index: inout [Int], within shape: [Int]) {
-        var d = shape.count - 1
-        while d >= 0 {
-            index[d] += 1
-            if index[d] < shape[d] { return }
-            index[d] = 0
-            d -= 1
-        }
-    }
+    static func advance(_ index: inout [Int], within shape: [Int]) { Broadcast.advance(&index, within: shape) }
 
     /// Row-major strides, 0 along size-1 (broadcast) dimensions.
     static func broadcastStrides(_ shape: [Int]) -> [Int] { Broadcast.strides(repeatingOnes: shape) }
@@ -229,7 +221,7 @@ enum MILOperations {
     /// `cast`: values are held as float32 whatever the declared type, so a cast to fp32 or fp64
     /// shares its input's storage, a cast to fp16 rounds to the nearest float16 value, one to an
     /// integer type rounds toward zero and one to bool gives 1 or 0. (In an fp16 program the builder
-    /// removes the casts around arithmetic it runs in float32 anyway: ``ProgramPlan/Builder/castRemoval(at:in:outputs:)``.)
+    /// removes the casts around arithmetic it runs in float32 anyway: ``ProgramPlan/Builder/removableCast(_:blockOutputs:at:)``.)
     static let cast: Make = { arguments, outputs, context in
         let dtype = try constantString(arguments, "dtype", context) ?? "fp32"
         switch dtype {

@@ -133,13 +133,18 @@ package struct Broadcast: Sendable {
         for position in 0..<count {
             for o in strides.indices { offsets[o] = zip(index, strides[o]).reduce(0) { $0 + $1.0 * $1.1 } }
             body(position, offsets)
-            var d = shape.count - 1
-            while d >= 0 {
-                index[d] += 1
-                if index[d] < shape[d] { break }
-                index[d] = 0
-                d -= 1
-            }
+            Self.advance(&index, within: shape)
+        }
+    }
+
+    /// The next row-major index of a tensor of `shape` (an odometer: the last dimension turns first).
+    package static func advance(_ index: inout [Int], within shape: [Int]) {
+        var d = shape.count - 1
+        while d >= 0 {
+            index[d] += 1
+            if index[d] < shape[d] { return }
+            index[d] = 0
+            d -= 1
         }
     }
 
