@@ -146,4 +146,25 @@ struct CoreLayerGradientTests {
         let kinked: Set = ["relu", "leakyRelu", "thresholdedRelu", "prelu", "sigmoidHard"]
         try GradientCheck.check(net.model, batch: 3, samples: 12, step: kinked.contains(kind) ? 1e-3 : 1e-2)
     }
+
+    /// Every ``Activation``'s `derivative` (the classic layers' above, and those no classic layer
+    /// has: SiLU, GELU's three forms) against central differences of its `value`, at points at
+    /// least 0.05 from every kink (0, the clamp's −0.5 and 0.7, the threshold 0.3, hard sigmoid's ±2.5).
+    @Test func activationDerivativesMatchFiniteDifferences() {
+        let activations: [Activation] = [
+            .relu, .clamp(lower: -0.5, upper: 0.7), .leakyReLU(alpha: 0.1), .prelu, .linear(alpha: 1.5, beta: 0.2),
+            .thresholdedReLU(alpha: 0.3, inclusive: false), .tanh, .scaledTanh(alpha: 1.7, beta: 0.6), .sigmoid,
+            .sigmoidHard(alpha: 0.2, beta: 0.5), .elu(alpha: 0.8), .softsign, .softplus, .parametricSoftplus,
+            .gelu(.exact), .gelu(.tanhApproximation), .gelu(.sigmoidApproximation), .silu,
+        ]
+        let (alpha, beta): (Float, Float) = (0.3, 1.2), h: Float = 1e-2
+        for activation in activations {
+            for k in 0...60 {
+                let x = -3.05 + 0.1 * Float(k)
+                let numeric = (Double(activation.value(x + h, alpha: alpha, beta: beta)) - Double(activation.value(x - h, alpha: alpha, beta: beta))) / Double(2 * h)
+                let analytic = Double(activation.derivative(x, activation.value(x, alpha: alpha, beta: beta), alpha: alpha, beta: beta))
+                #expect(abs(numeric - analytic) <= 2e-3 * max(1, abs(numeric)), "\(activation) at \(x): \(analytic), numerically \(numeric)")
+            }
+        }
+    }
 }

@@ -199,3 +199,190 @@ extension KernelTests {
         }
     }
 }
+
+private func softplus(_ x: Double) -> Double { max(x, 0) + log1p(exp(-abs(x))) }
+
+/// The float16 value nearest v (ties to even), by Double arithmetic: the reference for ROUND_HALF.
+private func nearestHalf(_ v: Double) -> Double {
+    guard v.isFinite else { return v }
+    let m = abs(v)
+    if m >= 65520 { return v < 0 ? -.infinity : .infinity }
+    let step = m < 0x1p-14 ? 0x1p-24 : Double(sign: .plus, exponent: m.exponent - 10, significand: 1)
+    return (v / step).rounded(.toNearestOrEven) * step
+}
+
+/// A unary kernel against a Double reference on random inputs in [lo, hi) only (no special
+/// values: functions with a restricted domain), for every length, ISA and thread count.
+private func checkOnRange(
+    _ name: String, relative: Double, absolute: Double = 1e-30, lo: Float, hi: Float,
+    reference: (Double) -> Double, kernel: (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    for n in lengths {
+        var random = TestRandom(seed: UInt64(n) + 300)
+        let x = random.floats(n, lo, hi)
+        let expected = x.map { reference(Double($0)) }
+        forEachISAAndThreadCount { context in
+            var y = [Float](repeating: .nan, count: n)
+            x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { kernel(xp.baseAddress!, $0.baseAddress!, n) } }
+            expectClose(y, expected, relative: relative, absolute: absolute, "\(name) n=\(n) [\(context)]", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+extension KernelTests {
+    /// ocm_unary, ocm_binary, the broadcasting driver and per-channel PReLU, against Double references.
+    @Suite("Elementwise functions by number")
+    struct ElementwiseFunctions {
+        @Test func unaryFunctions() {
+            func unary(_ op: ocm_unary_op, _ p: Float = 0, _ q: Float = 0) -> (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void {
+                { ocm_unary(op, $0, $1, $2, p, q) }
+            }
+            checkOnRange("exp", relative: 2e-6, absolute: 1e-37, lo: -80, hi: 80, reference: { exp($0) }, kernel: unary(OCM_UNARY_EXP))
+            checkOnRange("log", relative: 1e-6, absolute: 1e-6, lo: 0.01, hi: 50, reference: { log($0 + 0.5) }, kernel: unary(OCM_UNARY_LOG, 0.5))
+            checkOnRange("sqrt", relative: 1e-6, lo: 0, hi: 100, reference: { $0.squareRoot() }, kernel: unary(OCM_UNARY_SQRT))
+            checkOnRange("rsqrt", relative: 1e-6, lo: 0, hi: 100, reference: { 1 / ($0 + 1e-3).squareRoot() }, kernel: unary(OCM_UNARY_RSQRT, 1e-3))
+            checkOnRange("inverse", relative: 1e-6, lo: 0, hi: 100, reference: { 1 / ($0 + 0.25) }, kernel: unary(OCM_UNARY_INVERSE, 0.25))
+            checkUnary("abs", relative: 0, reference: { abs($0) }, kernel: unary(OCM_UNARY_ABS))
+            checkUnary("square", relative: 1e-7, absolute: 1e-37, reference: { $0 * $0 }, kernel: unary(OCM_UNARY_SQUARE))
+            checkOnRange("power", relative: 1e-5, absolute: 1e-6, lo: 0, hi: 4, reference: { pow($0, 2.5) }, kernel: unary(OCM_UNARY_POWER, 2.5))
+            checkUnary("threshold", relative: 0, reference: { max($0, Double(Float(0.3))) }, kernel: unary(OCM_UNARY_THRESHOLD, 0.3))
+            checkUnary("affine", relative: 1e-6, absolute: 1e-6, reference: { 1.5 * $0 - 0.25 }, kernel: unary(OCM_UNARY_AFFINE, 1.5, -0.25))
+            checkUnary("elu", relative: 2e-6, absolute: 1e-6, reference: { $0 > 0 ? $0 : 0.8 * (exp($0) - 1) }, kernel: unary(OCM_UNARY_ELU, 0.8))
+            checkUnary("softplus", relative: 2e-6, absolute: 1e-7, lo: -30, hi: 30, reference: softplus, kernel: unary(OCM_UNARY_SOFTPLUS))
+            checkUnary("softsign", relative: 1e-6, reference: { $0 / (1 + abs($0)) }, kernel: unary(OCM_UNARY_SOFTSIGN))
+            checkUnary("silu", relative: 2e-6, absolute: 1e-7, lo: -20, hi: 20, reference: { $0 * sigmoid($0) }, kernel: unary(OCM_UNARY_SILU))
+            checkUnary("hard sigmoid", relative: 1e-6, absolute: 1e-7, reference: { min(max(0.2 * $0 + 0.5, 0), 1) },
+                       kernel: unary(OCM_UNARY_HARD_SIGMOID, 0.2, 0.5))
+            checkUnary("thresholded relu", relative: 0, reference: { $0 > 0.625 ? $0 : 0 }, kernel: unary(OCM_UNARY_THRESHOLDED_RELU, 0.625))
+            checkUnary("thresholded relu, inclusive", relative: 0, reference: { $0 >= 0.625 ? $0 : 0 },
+                       kernel: unary(OCM_UNARY_THRESHOLDED_RELU, 0.625, 1))
+            checkUnary("scaled tanh", relative: 3e-6, absolute: 1e-7, reference: { 1.7 * tanh(0.6 * $0) }, kernel: unary(OCM_UNARY_SCALED_TANH, 1.7, 0.6))
+            checkUnary("logical not", relative: 0, reference: { $0 == 0 ? 1 : 0 }, kernel: unary(OCM_UNARY_LOGICAL_NOT))
+            checkOnRange("round to half", relative: 0, lo: -65_000, hi: 65_000, reference: nearestHalf, kernel: unary(OCM_UNARY_ROUND_HALF))
+            checkUnary("trunc", relative: 0, lo: -10, hi: 10, reference: { $0.rounded(.towardZero) }, kernel: unary(OCM_UNARY_TRUNC))
+            checkUnary("bool", relative: 0, reference: { $0 != 0 ? 1 : 0 }, kernel: unary(OCM_UNARY_BOOL))
+        }
+
+        @Test func roundToHalfAtTheEdges() {
+            // 1 + 2⁻¹¹ is halfway between 1 and 1 + 2⁻¹⁰: to even (1); 65519 rounds to 65504, 65520 to ∞;
+            // 2⁻²⁵ is halfway between 0 and the smallest subnormal 2⁻²⁴: to even (0).
+            let x: [Float] = [1 + 0x1p-11, 1 + 0x1p-11 + 0x1p-20, 65519, 65520, -65520, 0x1p-25, 0x1.8p-25, .infinity]
+            let expected: [Float] = [1, 1 + 0x1p-10, 65504, .infinity, -.infinity, 0, 0x1p-24, .infinity]
+            // And exp at its edges, at every level: NaN stays NaN, ±∞ and large arguments overflow or vanish.
+            forEachISA { isa in
+                let e: [Float] = [.nan, .infinity, -.infinity, 89, -110, 0] + [Float](repeating: 1, count: 10)
+                var z = [Float](repeating: 0, count: e.count)
+                ocm_unary(OCM_UNARY_EXP, e, &z, e.count, 0, 0)
+                #expect(z[0].isNaN && z[1] == .infinity && z[2] == 0 && z[3] == .infinity && z[4] == 0 && z[5] == 1, "[\(isa)]")
+            }
+            var y = [Float](repeating: .nan, count: x.count)
+            ocm_unary(OCM_UNARY_ROUND_HALF, x, &y, x.count, 0, 0)
+            #expect(y == expected)
+        }
+
+        @Test func binaryFunctions() {
+            let cases: [(String, ocm_binary_op, (Double, Double) -> Double)] = [
+                ("add", OCM_BINARY_ADD, { $0 + $1 }), ("sub", OCM_BINARY_SUB, { $0 - $1 }), ("mul", OCM_BINARY_MUL, { $0 * $1 }),
+                ("max", OCM_BINARY_MAX, { max($0, $1) }), ("min", OCM_BINARY_MIN, { min($0, $1) }),
+                ("equal", OCM_BINARY_EQUAL, { $0 == $1 ? 1 : 0 }), ("greater", OCM_BINARY_GREATER, { $0 > $1 ? 1 : 0 }),
+                ("greater equal", OCM_BINARY_GREATER_EQUAL, { $0 >= $1 ? 1 : 0 }), ("less", OCM_BINARY_LESS, { $0 < $1 ? 1 : 0 }),
+                ("less equal", OCM_BINARY_LESS_EQUAL, { $0 <= $1 ? 1 : 0 }), ("not equal", OCM_BINARY_NOT_EQUAL, { $0 != $1 ? 1 : 0 }),
+                ("and", OCM_BINARY_AND, { $0 != 0 && $1 != 0 ? 1 : 0 }), ("xor", OCM_BINARY_XOR, { ($0 != 0) != ($1 != 0) ? 1 : 0 }),
+                ("right", OCM_BINARY_RIGHT, { $1 }),
+            ]
+            for (name, op, reference) in cases {
+                // The Double reference of float inputs, rounded to float as the kernel's result is.
+                checkBinary(name, relative: 1e-7, absolute: 1e-37, reference: { Double(Float(reference($0, $1))) }) { ocm_binary(op, $0, $1, $2, $3) }
+            }
+            // div and pow on operands where they are finite: b in [0.5, 2), a in [0.1, 3).
+            for n in lengths {
+                var random = TestRandom(seed: UInt64(n) + 400)
+                let a = random.floats(n, 0.1, 3), b = random.floats(n, 0.5, 2)
+                forEachISAAndThreadCount { context in
+                    var y = [Float](repeating: .nan, count: n)
+                    ocm_binary(OCM_BINARY_DIV, a, b, &y, n)
+                    expectClose(y, (0..<n).map { Double(a[$0]) / Double(b[$0]) }, relative: 1e-7, "div n=\(n) [\(context)]")
+                    ocm_binary(OCM_BINARY_POW, a, b, &y, n)
+                    expectClose(y, (0..<n).map { pow(Double(a[$0]), Double(b[$0])) }, relative: 1e-6, "pow n=\(n) [\(context)]")
+                }
+            }
+        }
+
+        /// MAX and MIN give their first input when either is NaN (Swift's `max(a, b)`).
+        @Test func maximumAndMinimumWithNaN() {
+            forEachISA { isa in
+                let a: [Float] = [.nan, 1, .nan, 2] + [Float](repeating: 0, count: 12), b: [Float] = [1, .nan, .nan, 3] + [Float](repeating: 0, count: 12)
+                var y = [Float](repeating: 0, count: 16)
+                ocm_binary(OCM_BINARY_MAX, a, b, &y, 16)
+                #expect(y[0].isNaN && y[1] == 1 && y[2].isNaN && y[3] == 3, "[\(isa)]")
+                ocm_binary(OCM_BINARY_MIN, a, b, &y, 16)
+                #expect(y[0].isNaN && y[1] == 1 && y[2].isNaN && y[3] == 2, "[\(isa)]")
+            }
+        }
+
+        /// Broadcasting against a plain position-by-position loop: a bias row, a per-channel column,
+        /// a scalar on either side, an operand repeated in the middle, and one long enough for threads.
+        @Test(arguments: [
+            ([2, 3, 4], [2, 3, 4], [4]), ([2, 3, 4], [1, 3, 1], [2, 3, 4]), ([5, 7], [], [5, 7]), ([5, 7], [5, 7], []),
+            ([3, 4, 5], [3, 1, 5], [1, 4, 1]), ([8, 64, 130], [8, 64, 130], [64, 1]), ([1, 16, 64, 64], [1, 16, 64, 64], [1, 16, 1, 1]),
+        ] as [([Int], [Int], [Int])])
+        func broadcasting(shape: [Int], aShape: [Int], bShape: [Int]) {
+            var random = TestRandom(seed: UInt64(shape.reduce(7, *)))
+            let a = random.floats(aShape.reduce(1, *), -2, 2), b = random.floats(bShape.reduce(1, *), 0.5, 2)
+            let rank = shape.count
+            func strides(_ operand: [Int]) -> [Int] {
+                let padded = [Int](repeating: 1, count: rank - operand.count) + operand
+                var result = [Int](repeating: 0, count: rank), step = 1
+                for d in stride(from: rank - 1, through: 0, by: -1) {
+                    result[d] = padded[d] == 1 ? 0 : step
+                    step *= padded[d]
+                }
+                return result
+            }
+            let (sa, sb) = (strides(aShape), strides(bShape))
+            let count = shape.reduce(1, *)
+            var expected = [Double](), chosen = [Float]()
+            for position in 0..<count {
+                var rest = position, oa = 0, ob = 0
+                for d in stride(from: rank - 1, through: 0, by: -1) {
+                    let i = rest % shape[d]
+                    rest /= shape[d]
+                    oa += i * sa[d]
+                    ob += i * sb[d]
+                }
+                expected.append(Double(Float(Double(a[oa]) - Double(b[ob]))))
+                chosen.append(a[oa] > 0 ? a[oa] : b[ob])
+            }
+            forEachISAAndThreadCount { context in
+                var y = [Float](repeating: .nan, count: count)
+                ocm_broadcast_binary(OCM_BINARY_SUB, Int32(rank), shape, sa, sb, a, b, &y)
+                expectClose(y, expected, relative: 1e-7, absolute: 1e-7, "sub \(aShape) \(bShape) [\(context)]")
+                // select(a > 0, a, b), the condition being a itself (non-zero is true: compare with the same test).
+                var condition = [Float](repeating: 0, count: a.count)
+                for i in a.indices { condition[i] = a[i] > 0 ? 1 : 0 }
+                var z = [Float](repeating: .nan, count: count)
+                ocm_broadcast_select(Int32(rank), shape, sa, sa, sb, condition, a, b, &z)
+                expectIdentical(z, chosen, "select \(aShape) \(bShape) [\(context)]")
+            }
+        }
+
+        /// PReLU per channel (channel of index i: (i / plane) mod channels) and its backward.
+        @Test(arguments: [(3, 5, 2), (16, 4096, 2), (1, 7, 3), (4, 1, 5)])
+        func preluPerChannel(channels: Int, plane: Int, images: Int) {
+            var random = TestRandom(seed: UInt64(channels * plane))
+            let n = channels * plane * images
+            let x = random.floats(n, -3, 3), dy = random.floats(n, -1, 1), slopes = random.floats(channels, -0.5, 0.5)
+            let slope = { (i: Int) in Double(slopes[(i / plane) % channels]) }
+            let forward = (0..<n).map { x[$0] > 0 ? Double(x[$0]) : Double(Float(slope($0) * Double(x[$0]))) }
+            let backward = (0..<n).map { x[$0] > 0 ? Double(dy[$0]) : Double(Float(slope($0) * Double(dy[$0]))) }
+            forEachISAAndThreadCount { context in
+                var y = [Float](repeating: .nan, count: n), dx = y
+                ocm_prelu(x, &y, n, slopes, channels, plane)
+                ocm_prelu_backward(x, dy, &dx, n, slopes, channels, plane)
+                expectClose(y, forward, relative: 0, "prelu \(channels)×\(plane) [\(context)]")
+                expectClose(dx, backward, relative: 0, "prelu backward \(channels)×\(plane) [\(context)]")
+            }
+        }
+    }
+}
