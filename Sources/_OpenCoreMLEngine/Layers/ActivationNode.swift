@@ -73,7 +73,7 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
 
     /// `(plane, channels)` of the input, for `channelValue`.
     private var channelLayout: (plane: Int, channels: Int) {
-        let (_, c, h, w) = input.shape.classic
+        let classic = input.shape.classic, c = classic.channels, h = classic.height, w = classic.width
         return (h * w, c)
     }
 

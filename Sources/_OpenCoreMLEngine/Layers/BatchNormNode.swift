@@ -51,7 +51,7 @@ final class BatchNormNode: LayerNode, @unchecked Sendable {
     }
 
     private func groups(_ batch: Int) -> Int {
-        perInstance ? batch * ClassicDims(input.shape).outer * channels : channels
+        perInstance ? batch * input.shape.classic.outer * channels : channels
     }
 
     override func reserve(batch: Int, training: Bool) {
@@ -65,7 +65,7 @@ final class BatchNormNode: LayerNode, @unchecked Sendable {
     /// `offset` is where its H×W values start, `group` the statistics group it belongs to.
     @inline(__always)
     private func forEachPlane(batch: Int, _ body: (_ channel: Int, _ group: Int, _ offset: Int) -> Void) {
-        let dims = ClassicDims(input.shape)
+        let dims = input.shape.classic
         let plane = dims.plane
         for block in 0..<(batch * dims.outer) {
             for c in 0..<channels {
@@ -76,7 +76,7 @@ final class BatchNormNode: LayerNode, @unchecked Sendable {
 
     override func forward(batch: Int, training: Bool) {
         let x = input.value.pointer, y = output.value.pointer
-        let plane = ClassicDims(input.shape).plane
+        let plane = input.shape.classic.plane
         let g = gamma.value.pointer, b = beta.value.pointer
         guard computesStatistics else {
             forEachPlane(batch: batch) { c, _, offset in
@@ -117,7 +117,7 @@ final class BatchNormNode: LayerNode, @unchecked Sendable {
 
     override func backward(batch: Int) {
         let x = input.value.pointer, dy = output.gradient.pointer
-        let plane = ClassicDims(input.shape).plane
+        let plane = input.shape.classic.plane
         let g = gamma.value.pointer
         let n = batch * input.shape.count
         // Per group: Σ dy and Σ dy·x̂ (x̂ the normalized input).

@@ -13,7 +13,7 @@ final class L2NormalizeNode: LayerNode, @unchecked Sendable {
     }
 
     private func blocks(_ batch: Int) -> (count: Int, size: Int) {
-        let dims = ClassicDims(input.shape)
+        let dims = input.shape.classic
         return (batch * dims.outer, dims.channels * dims.plane)
     }
 

@@ -30,7 +30,7 @@ final class PaddingNode: LayerNode, @unchecked Sendable {
     }
 
     override func prepareForShapes() throws {
-        let dims = ClassicDims(input.shape)
+        let dims = input.shape.classic
         let (h, w) = (dims.height, dims.width)
         rowSource = (0..<(h + top + bottom)).map { source($0 - top, size: h) }
         columnSource = (0..<(w + left + right)).map { source($0 - left, size: w) }
@@ -47,13 +47,13 @@ final class PaddingNode: LayerNode, @unchecked Sendable {
     }
 
     private func planes(_ batch: Int) -> Int {
-        let dims = ClassicDims(input.shape)
+        let dims = input.shape.classic
         return batch * dims.outer * dims.channels
     }
 
     override func forward(batch: Int, training: Bool) {
         let x = input.value.pointer, y = output.value.pointer
-        let dims = ClassicDims(input.shape)
+        let dims = input.shape.classic
         let inPlane = dims.plane, outWidth = columnSource.count, outPlane = rowSource.count * outWidth
         let fill: Float = if case .constant(let value) = mode { value } else { 0 }
         for plane in 0..<planes(batch) {
@@ -75,7 +75,7 @@ final class PaddingNode: LayerNode, @unchecked Sendable {
     override func backward(batch: Int) {
         guard input.needsGradient else { return }
         let dy = output.gradient.pointer
-        let dims = ClassicDims(input.shape)
+        let dims = input.shape.classic
         let inPlane = dims.plane, outWidth = columnSource.count, outPlane = rowSource.count * outWidth
         let planes = planes(batch)
         setGradient(of: input, count: planes * inPlane) { dx in
