@@ -9,7 +9,7 @@ final class SoftmaxNode: LayerNode, @unchecked Sendable {
 
     override func forward(batch: Int, training: Bool) {
         let classic = input.shape.classic, outer = classic.outer, c = classic.channels, h = classic.height, w = classic.width
-        AxisSoftmax.forward(input.value.pointer, output.value.pointer, blocks: batch * outer, length: c, inner: h * w)
+        Softmax.forward(input.value.pointer, output.value.pointer, blocks: batch * outer, length: c, inner: h * w)
     }
 
     override func backward(batch: Int) {
@@ -17,7 +17,7 @@ final class SoftmaxNode: LayerNode, @unchecked Sendable {
         let classic = input.shape.classic, outer = classic.outer, c = classic.channels, h = classic.height, w = classic.width
         let y = output.value.pointer, dy = output.gradient.pointer
         setGradient(of: input, count: batch * input.shape.count) { dx in
-            AxisSoftmax.backward(y: y, dy: dy, dx: dx, blocks: batch * outer, length: c, inner: h * w)
+            Softmax.backward(y: y, dy: dy, dx: dx, blocks: batch * outer, length: c, inner: h * w)
         }
     }
 }
