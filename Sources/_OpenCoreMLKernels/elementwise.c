@@ -182,6 +182,8 @@ const ocm_elementwise_ops ocm_elementwise_scalar = {
     .add_rows = add_rows_scalar,
     .sgd = sgd_scalar,
     .adam = adam_scalar,
+    .unary = ocm_unary_scalar,
+    .binary = ocm_binary_scalar,
 };
 
 /* MARK: - Thread splitting */

@@ -289,6 +289,93 @@ TGT static void SFX(adam)(float *w, const float *g, float *m, float *v, size_t n
     }
 }
 
+/* MARK: ocm_unary's and ocm_binary's vector functions (the others stay scalar) */
+
+#define SIMD_UNARY(name, EXPR)                                                               \
+    TGT static void SFX(unary_##name)(const float *x, float *y, size_t n, float p, float q) { \
+        const VT vp = V_SET1(p), vq = V_SET1(q);                                             \
+        (void)vp, (void)vq;                                                                  \
+        SIMD_MAP1(x, y, n, (EXPR));                                                          \
+    }
+
+SIMD_UNARY(exp, SFX(vexp)(vx))
+SIMD_UNARY(sqrt, V_SQRT(vx))
+SIMD_UNARY(rsqrt, V_DIV(V_SET1(1.0f), V_SQRT(V_ADD(vx, vp))))
+SIMD_UNARY(inverse, V_DIV(V_SET1(1.0f), V_ADD(vx, vp)))
+SIMD_UNARY(abs, V_ABS(vx))
+SIMD_UNARY(square, V_MUL(vx, vx))
+SIMD_UNARY(threshold, V_MAX(vx, vp)) /* x > p ? x : p: a NaN x gives p, as the scalar */
+SIMD_UNARY(affine, V_FMA(vp, vx, vq))
+SIMD_UNARY(elu, V_SELECT_GT(vx, V_SET1(0.0f), vx, V_MUL(vp, V_SUB(SFX(vexp)(vx), V_SET1(1.0f)))))
+SIMD_UNARY(softsign, V_DIV(vx, V_ADD(V_SET1(1.0f), V_ABS(vx))))
+SIMD_UNARY(silu, V_DIV(vx, V_ADD(V_SET1(1.0f), SFX(vexp)(V_SUB(V_SET1(0.0f), vx)))))
+SIMD_UNARY(hard_sigmoid, V_MIN(V_MAX(V_FMA(vp, vx, vq), V_SET1(0.0f)), V_SET1(1.0f)))
+SIMD_UNARY(scaled_tanh, V_MUL(vp, SFX(vtanh)(V_MUL(vq, vx))))
+
+static const ocm_unary_fn SFX(unary_table)[OCM_UNARY_COUNT] = {
+    [OCM_UNARY_EXP] = SFX(unary_exp),
+    [OCM_UNARY_SQRT] = SFX(unary_sqrt),
+    [OCM_UNARY_RSQRT] = SFX(unary_rsqrt),
+    [OCM_UNARY_INVERSE] = SFX(unary_inverse),
+    [OCM_UNARY_ABS] = SFX(unary_abs),
+    [OCM_UNARY_SQUARE] = SFX(unary_square),
+    [OCM_UNARY_THRESHOLD] = SFX(unary_threshold),
+    [OCM_UNARY_AFFINE] = SFX(unary_affine),
+    [OCM_UNARY_ELU] = SFX(unary_elu),
+    [OCM_UNARY_SOFTSIGN] = SFX(unary_softsign),
+    [OCM_UNARY_SILU] = SFX(unary_silu),
+    [OCM_UNARY_HARD_SIGMOID] = SFX(unary_hard_sigmoid),
+    [OCM_UNARY_SCALED_TANH] = SFX(unary_scaled_tanh),
+};
+
+/* OP(u, v) in the three forms: two runs, a run and b[0], a[0] and a run. */
+#define SIMD_BINARY(name, OP)                                                                \
+    TGT static void SFX(name##_vv)(const float *a, const float *b, float *y, size_t n) {     \
+        SIMD_MAP2(a, b, y, n, OP(va, vb));                                                   \
+    }                                                                                        \
+    TGT static void SFX(name##_vs)(const float *a, const float *b, float *y, size_t n) {     \
+        const VT vb = V_SET1(b[0]);                                                          \
+        SIMD_MAP1(a, y, n, OP(vx, vb));                                                      \
+    }                                                                                        \
+    TGT static void SFX(name##_sv)(const float *a, const float *b, float *y, size_t n) {     \
+        const VT va = V_SET1(a[0]);                                                          \
+        SIMD_MAP1(b, y, n, OP(va, vx));                                                      \
+    }
+
+#define OP_ADD(u, v) V_ADD(u, v)
+#define OP_SUB(u, v) V_SUB(u, v)
+#define OP_MUL(u, v) V_MUL(u, v)
+#define OP_DIV(u, v) V_DIV(u, v)
+/* v >= u ? v : u and v < u ? v : u (the first operand when either is NaN): V_MAX and V_MIN
+ * give their second operand then. */
+#define OP_MAX(u, v) V_MAX(v, u)
+#define OP_MIN(u, v) V_MIN(v, u)
+SIMD_BINARY(bin_add, OP_ADD)
+SIMD_BINARY(bin_sub, OP_SUB)
+SIMD_BINARY(bin_mul, OP_MUL)
+SIMD_BINARY(bin_div, OP_DIV)
+SIMD_BINARY(bin_max, OP_MAX)
+SIMD_BINARY(bin_min, OP_MIN)
+#undef OP_ADD
+#undef OP_SUB
+#undef OP_MUL
+#undef OP_DIV
+#undef OP_MAX
+#undef OP_MIN
+
+#define SIMD_FORMS(name) {SFX(name##_vv), SFX(name##_vs), SFX(name##_sv)}
+static const ocm_binary_fn SFX(binary_table)[OCM_BINARY_COUNT][3] = {
+    [OCM_BINARY_ADD] = SIMD_FORMS(bin_add),
+    [OCM_BINARY_SUB] = SIMD_FORMS(bin_sub),
+    [OCM_BINARY_MUL] = SIMD_FORMS(bin_mul),
+    [OCM_BINARY_DIV] = SIMD_FORMS(bin_div),
+    [OCM_BINARY_MAX] = SIMD_FORMS(bin_max),
+    [OCM_BINARY_MIN] = SIMD_FORMS(bin_min),
+};
+#undef SIMD_FORMS
+#undef SIMD_UNARY
+#undef SIMD_BINARY
+
 /* The table of this instruction set, named by the includer. */
 #define SIMD_ELEMENTWISE_TABLE                                                               \
     {                                                                                        \
@@ -303,5 +390,5 @@ TGT static void SFX(adam)(float *w, const float *g, float *m, float *v, size_t n
         .clamp = SFX(clamp), .clamp_backward = SFX(clamp_backward),                          \
         .add_scalar_clamp = SFX(add_scalar_clamp),                                           \
         .copy_rows = SFX(copy_rows), .add_rows = SFX(add_rows), .sgd = SFX(sgd),             \
-        .adam = SFX(adam),                                                                   \
+        .adam = SFX(adam), .unary = SFX(unary_table), .binary = SFX(binary_table),           \
     }

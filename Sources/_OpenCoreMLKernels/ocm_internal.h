@@ -71,6 +71,9 @@ void ocm_gemm_pack_b_generic(bool trans, const float *b, int ldb, int kc, int n,
 
 /* MARK: - Elementwise building blocks (serial; the public functions add the threads) */
 
+typedef void (*ocm_unary_fn)(const float *x, float *y, size_t n, float p, float q);
+typedef void (*ocm_binary_fn)(const float *a, const float *b, float *y, size_t n);
+
 typedef struct ocm_elementwise_ops {
     void (*relu)(const float *x, float *y, size_t n);
     void (*relu_backward)(const float *x, const float *dy, float *dx, size_t n);
@@ -109,7 +112,17 @@ typedef struct ocm_elementwise_ops {
      * inv_sqrt_bc2 = 1/√(1−β2ᵗ); w −= step_size·m/(√v·inv_sqrt_bc2 + eps). */
     void (*adam)(float *w, const float *g, float *m, float *v, size_t n, float beta1,
                  float beta2, float eps, float step_size, float inv_sqrt_bc2);
+    /* ocm_unary's functions, OCM_UNARY_COUNT of them (NULL where a vector level has none: the
+     * scalar one is used). */
+    const ocm_unary_fn *unary;
+    /* ocm_binary's functions, OCM_BINARY_COUNT rows of three forms: [0] two runs, [1] a run and
+     * b[0] repeated, [2] a[0] repeated and a run (NULL where a vector level has none). */
+    const ocm_binary_fn (*binary)[3];
 } ocm_elementwise_ops;
+
+/* The portable ocm_unary and ocm_binary functions (elementwise_functions.c). */
+extern const ocm_unary_fn ocm_unary_scalar[OCM_UNARY_COUNT];
+extern const ocm_binary_fn ocm_binary_scalar[OCM_BINARY_COUNT][3];
 
 /* MARK: - Pooling building blocks */
 

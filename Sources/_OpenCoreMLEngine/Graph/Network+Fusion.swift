@@ -1,5 +1,6 @@
 extension Network {
-    /// Fuses every convolution → ReLU (→ max pooling) and convolution → clip chain whose
+    /// Fuses every convolution → ReLU (→ max pooling) and convolution → clip chain (the activations
+    /// ``ActivationProducer/convolution`` absorbs) whose
     /// in-between blobs only the next layer of the chain reads and that are not in `kept` (model
     /// outputs, losses' inputs): the convolution then applies the bias, the activation and the
     /// pooling image by image while the image's output is still in cache (a depthwise convolution

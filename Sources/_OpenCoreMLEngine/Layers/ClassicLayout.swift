@@ -56,10 +56,7 @@ struct ClassicBroadcast {
             y.update(from: x, count: batch * target.count)
             return
         }
-        let width = target.width
-        forEachRow(batch: batch) { out, source, step in
-            for w in 0..<width { y[out + w] = x[source + w * step] }
-        }
+        run(OCM_BINARY_RIGHT, x, y, batch: batch)
     }
 
     /// `y[i] += x[source(i)]` over the target.
@@ -68,10 +65,7 @@ struct ClassicBroadcast {
             ocm_axpy(x, y, batch * target.count, 1)
             return
         }
-        let width = target.width
-        forEachRow(batch: batch) { out, source, step in
-            for w in 0..<width { y[out + w] += x[source + w * step] }
-        }
+        run(OCM_BINARY_ADD, x, y, batch: batch)
     }
 
     /// `y[i] *= x[source(i)]` over the target.
@@ -80,10 +74,14 @@ struct ClassicBroadcast {
             ocm_mul(y, x, y, batch * target.count)
             return
         }
-        let width = target.width
-        forEachRow(batch: batch) { out, source, step in
-            for w in 0..<width { y[out + w] *= x[source + w * step] }
-        }
+        run(OCM_BINARY_MUL, x, y, batch: batch)
+    }
+
+    /// `y[i] = y[i] op x[source(i)]` over the first `batch` examples of the target, by the one
+    /// broadcasting driver (``Broadcast``).
+    private func run(_ op: ocm_binary_op, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, batch: Int) {
+        let shape = [batch] + target.array
+        Broadcast(shape: shape, strides: [Broadcast.strides(repeatingOnes: shape), strides]).binary(op, y, x, into: y)
     }
 
     /// The adjoint of `assign`: overwrites `x` (the source, `sourceCount` values) with the sums

@@ -1,28 +1,25 @@
 import CoreMLSpec
-import _OpenCoreMLKernels
 
-/// Core ML's `clip`: `y = min(max(x, minVal), maxVal)`. The gradient passes where
-/// `minVal ≤ x ≤ maxVal` and is zero outside.
+/// Core ML's `clip`: `y = min(max(x, minVal), maxVal)`, the ``Activation/clamp(lower:upper:)``.
+/// The gradient passes where `minVal ≤ x ≤ maxVal` and is zero outside.
 final class ClipNode: LayerNode, @unchecked Sendable {
-    let lower: Float, upper: Float
+    let activation: Activation
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_ClipLayerParams, inputs: [Blob], outputs: [Blob]) {
-        lower = params.minVal
-        upper = params.maxVal
+        activation = .clamp(lower: params.minVal, upper: params.maxVal)
         super.init(spec, inputs: inputs, outputs: outputs)
     }
 
     override func forward(batch: Int, training: Bool) {
-        let n = batch * input.shape.count
-        ocm_clamp(input.value.pointer, output.value.pointer, n, lower, upper)
+        activation.forward(input.value.pointer, output.value.pointer, count: batch * input.shape.count)
     }
 
     override func backward(batch: Int) {
         guard input.needsGradient else { return }
         let n = batch * input.shape.count
-        let x = input.value.pointer, dy = output.gradient.pointer
+        let x = input.value.pointer, y = output.value.pointer, dy = output.gradient.pointer
         setGradient(of: input, count: n) { dx in
-            for i in 0..<n { dx[i] = x[i] >= lower && x[i] <= upper ? dy[i] : 0 }
+            activation.backward(x: x, y: y, dy: dy, into: dx, count: n)
         }
     }
 }

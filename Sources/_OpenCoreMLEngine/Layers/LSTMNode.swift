@@ -37,58 +37,22 @@ import _OpenCoreMLKernels
 /// Every weight, recursion matrix, bias and peephole is trainable (when marked updatable); backward
 /// also gives `x`, `h0` and `c0` their gradients.
 final class LSTMNode: LayerNode, @unchecked Sendable {
-    /// A recurrent activation and its derivative.
-    enum Activation {
-        case sigmoid, tanh, relu
-        case linear(alpha: Float, beta: Float)
-        case scaledTanh(alpha: Float, beta: Float)
-        case sigmoidHard(alpha: Float, beta: Float)
-
-        init(_ params: CoreML_Specification_ActivationParams, location: String) throws {
-            switch params.nonlinearityType {
-            case .sigmoid?: self = .sigmoid
-            case .tanh?: self = .tanh
-            case .reLu?: self = .relu
-            case .linear(let p)?:
-                self = p.alpha == 0 && p.beta == 0 ? .linear(alpha: 1, beta: 0) : .linear(alpha: p.alpha, beta: p.beta)
-            case .scaledTanh(let p)?:
-                self = p.alpha == 0 && p.beta == 0 ? .scaledTanh(alpha: 1.71, beta: 2.0 / 3) : .scaledTanh(alpha: p.alpha, beta: p.beta)
-            case .sigmoidHard(let p)?:
-                self = p.alpha == 0 && p.beta == 0 ? .sigmoidHard(alpha: 0.2, beta: 0.5) : .sigmoidHard(alpha: p.alpha, beta: p.beta)
-            case nil:
-                throw EngineError(location, "an activation is not set")
-            default:
-                throw EngineError(location, "activation \(params.nonlinearityType.map { "\($0)".prefix { $0 != "(" } } ?? "") is not supported in an LSTM; use sigmoid, tanh, linear, relu, scaledTanh or sigmoidHard")
-            }
-        }
-
-        @inline(__always)
-        func callAsFunction(_ x: Float) -> Float {
-            switch self {
-            case .sigmoid: return 1 / (1 + Foundation.exp(-x))
-            case .tanh: return Foundation.tanh(x)
-            case .relu: return max(x, 0)
-            case .linear(let alpha, let beta): return alpha * x + beta
-            case .scaledTanh(let alpha, let beta): return alpha * Foundation.tanh(beta * x)
-            case .sigmoidHard(let alpha, let beta): return min(max(alpha * x + beta, 0), 1)
-            }
-        }
-
-        /// The derivative at `x`, whose value is `y`.
-        @inline(__always)
-        func derivative(_ x: Float, _ y: Float) -> Float {
-            switch self {
-            case .sigmoid: return y * (1 - y)
-            case .tanh: return 1 - y * y
-            case .relu: return x > 0 ? 1 : 0
-            case .linear(let alpha, _): return alpha
-            case .scaledTanh(let alpha, let beta):
-                let t = Foundation.tanh(beta * x)
-                return alpha * beta * (1 - t * t)
-            case .sigmoidHard(let alpha, let beta):
-                let v = alpha * x + beta
-                return v > 0 && v < 1 ? alpha : 0
-            }
+    /// A recurrent activation (one of the shared ``Activation``s) read from `params`.
+    static func activation(_ params: CoreML_Specification_ActivationParams, location: String) throws -> Activation {
+        switch params.nonlinearityType {
+        case .sigmoid?: return .sigmoid
+        case .tanh?: return .tanh
+        case .reLu?: return .relu
+        case .linear(let p)?:
+            return p.alpha == 0 && p.beta == 0 ? .linear(alpha: 1, beta: 0) : .linear(alpha: p.alpha, beta: p.beta)
+        case .scaledTanh(let p)?:
+            return p.alpha == 0 && p.beta == 0 ? .scaledTanh(alpha: 1.71, beta: 2.0 / 3) : .scaledTanh(alpha: p.alpha, beta: p.beta)
+        case .sigmoidHard(let p)?:
+            return p.alpha == 0 && p.beta == 0 ? .sigmoidHard(alpha: 0.2, beta: 0.5) : .sigmoidHard(alpha: p.alpha, beta: p.beta)
+        case nil:
+            throw EngineError(location, "an activation is not set")
+        default:
+            throw EngineError(location, "activation \(params.nonlinearityType.map { "\($0)".prefix { $0 != "(" } } ?? "") is not supported in an LSTM; use sigmoid, tanh, linear, relu, scaledTanh or sigmoidHard")
         }
     }
 
@@ -158,9 +122,9 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
         case 0:
             (gateActivation, cellActivation, outputActivation) = (.sigmoid, .tanh, .tanh)
         case 3:
-            gateActivation = try Activation(params.activations[0], location: location)
-            cellActivation = try Activation(params.activations[1], location: location)
-            outputActivation = try Activation(params.activations[2], location: location)
+            gateActivation = try Self.activation(params.activations[0], location: location)
+            cellActivation = try Self.activation(params.activations[1], location: location)
+            outputActivation = try Self.activation(params.activations[2], location: location)
         default:
             throw EngineError(location, "\(params.activations.count) activations given; 3 expected (gates, block input, output)")
         }
@@ -314,13 +278,13 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
                         pre[index] = preI
                         pre[size + index] = preF
                     }
-                    let i = fAct(min(max(preI, -clip), clip))
-                    let z = gAct(min(max(pre[2 * size + index], -clip), clip))
+                    let i = fAct.value(min(max(preI, -clip), clip))
+                    let z = gAct.value(min(max(pre[2 * size + index], -clip), clip))
                     let f: Float
                     if coupled {
                         f = 1 - i
                     } else {
-                        f = fAct(min(max(preF, -clip), clip))
+                        f = fAct.value(min(max(preF, -clip), clip))
                     }
                     let raw = cp * f + i * z
                     let c = min(max(raw, -cellClip), cellClip)
@@ -329,8 +293,8 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
                         preO += peep[2][j] * c
                         pre[3 * size + index] = preO
                     }
-                    let o = fAct(min(max(preO, -clip), clip))
-                    let hc = hAct(c)
+                    let o = fAct.value(min(max(preO, -clip), clip))
+                    let hc = hAct.value(c)
                     act[index] = i
                     act[size + index] = f
                     act[2 * size + index] = z

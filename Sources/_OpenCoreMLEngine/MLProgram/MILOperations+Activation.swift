@@ -1,64 +1,142 @@
-import Foundation
 import _OpenCoreMLKernels
 
-/// Elementwise activations and functions with constant parameters: GELU in its three modes,
-/// SiLU, leaky ReLU, ELU, softplus, hard sigmoid, thresholded ReLU, rsqrt and log.
+/// The ML Program's activation operations: each an ``Activation`` read from its constant
+/// arguments, run by ``MILOperations/map(_:)`` on the C kernels into the run's pool. `relu` is a
+/// clamp to [0, ∞) here (NaN stays NaN, as the opsets' `max(x, 0)` on Core ML's CPU gives), where
+/// the classic ReLU layer turns NaN to 0. Also `rsqrt` and `log`, functions of `x + epsilon`.
 extension MILOperations {
-    static let activations: [String: Make] = [
-        "gelu": gelu,
-        "silu": unary { $0 / (1 + exp(-$0)) },
-        "softplus": unary { max($0, 0) + log1p(exp(-abs($0))) },
-        "leaky_relu": withAlpha("leaky_relu") { alpha in { $0 >= 0 ? $0 : alpha * $0 } },
-        "elu": withAlpha("elu") { alpha in { $0 > 0 ? $0 : alpha * (exp($0) - 1) } },
-        "thresholded_relu": withAlpha("thresholded_relu") { alpha in { $0 >= alpha ? $0 : 0 } },
-        "sigmoid_hard": sigmoidHard,
-        "rsqrt": withEpsilon(1e-12) { epsilon in { 1 / ($0 + epsilon).squareRoot() } },
-        // The opsets' default epsilon for log, 1e-45, is float32's smallest positive value.
-        "log": withEpsilon(.leastNonzeroMagnitude) { epsilon in { Foundation.log($0 + epsilon) } },
-    ]
-
-    /// An activation whose function depends on the constant `alpha` (required by every opset).
-    static func withAlpha(_ type: String, _ function: @escaping @Sendable (Float) -> @Sendable (Float) -> Float) -> Make {
-        { arguments, outputs, context in
-            guard let alpha = try constantFloat(arguments, "alpha", context) else { throw context.fail("\(type) needs a constant alpha") }
-            return try unary(function(alpha))(arguments, outputs, context)
+    static let activations: [String: Make] = {
+        var table: [String: Make] = [
+            "rsqrt": withEpsilon(1e-12) { .rsqrt(epsilon: $0) },
+            // The opsets' default epsilon for log, 1e-45, is float32's smallest positive value.
+            "log": withEpsilon(.leastNonzeroMagnitude) { .log(epsilon: $0) },
+            "prelu": prelu,
+            "softplus_parametric": softplusParametric,
+        ]
+        for type in ["relu", "relu6", "clip", "sigmoid", "tanh", "gelu", "silu", "softplus", "softsign", "leaky_relu", "elu",
+                     "thresholded_relu", "sigmoid_hard", "scaled_tanh", "linear_activation"] {
+            table[type] = { arguments, outputs, context in
+                let activation = try Activation(milType: type, arguments, context)
+                return try map { x, y, count, _ in activation.forward(x, y, count: count) }(arguments, outputs, context)
+            }
         }
-    }
+        return table
+    }()
 
     /// A function of `x + epsilon`, epsilon an optional constant.
-    static func withEpsilon(_ standard: Float, _ function: @escaping @Sendable (Float) -> @Sendable (Float) -> Float) -> Make {
+    static func withEpsilon(_ standard: Float, _ function: @escaping @Sendable (Float) -> UnaryFunction) -> Make {
         { arguments, outputs, context in
             let epsilon = try constantFloat(arguments, "epsilon", context) ?? standard
-            return try unary(function(epsilon))(arguments, outputs, context)
+            return try MILOperations.function(function(epsilon))(arguments, outputs, context)
         }
     }
 
-    /// `min(max(alpha·x + beta, 0), 1)`.
-    static let sigmoidHard: Make = { arguments, outputs, context in
-        guard let alpha = try constantFloat(arguments, "alpha", context), let beta = try constantFloat(arguments, "beta", context) else {
-            throw context.fail("sigmoid_hard needs constant alpha and beta")
-        }
-        return try unary { min(max(alpha * $0 + beta, 0), 1) }(arguments, outputs, context)
+    /// `prelu`: x of rank 3 or more, `[B, C, …]`, and one constant slope per channel in `alpha` (`[C]`).
+    static let prelu: Make = { arguments, outputs, context in
+        guard let alpha = try constantTensor(arguments, "alpha", context), alpha.count > 0 else { throw context.fail("prelu needs a constant alpha") }
+        return try perChannel(.prelu, alpha: alpha.values, beta: [1])(arguments, outputs, context)
     }
 
-    /// GELU: `EXACT` (with erf, the default), `TANH_APPROXIMATION` or `SIGMOID_APPROXIMATION`.
-    static let gelu: Make = { arguments, outputs, context in
-        let mode = try constantString(arguments, "mode", context) ?? "EXACT"
-        let kernelMode: Int32
-        switch mode {
-        case "EXACT": kernelMode = OCM_GELU_EXACT
-        case "TANH_APPROXIMATION": kernelMode = OCM_GELU_TANH
-        case "SIGMOID_APPROXIMATION": kernelMode = OCM_GELU_SIGMOID
-        default:
-            throw context.fail("gelu's mode '\(mode)' is not one of EXACT, TANH_APPROXIMATION, SIGMOID_APPROXIMATION")
+    /// `softplus_parametric`: `alpha·log(1 + exp(beta·x))`, alpha and beta constants of one value per channel.
+    static let softplusParametric: Make = { arguments, outputs, context in
+        guard let alpha = try constantTensor(arguments, "alpha", context), let beta = try constantTensor(arguments, "beta", context),
+              alpha.count > 0, beta.count > 0 else {
+            throw context.fail("softplus_parametric needs constant alpha and beta")
         }
-        let x = try argument(arguments, "x", context)
-        // By the C kernel (vectorised erf, tanh and exp), threaded when large.
-        return { slots in
-            let input = fetch(x, slots)
-            var values = try slots.unfilledBuffer(input.shape, context)
-            ocm_gelu(input.values, &values, values.count, kernelMode)
-            slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
+        return try perChannel(.parametricSoftplus, alpha: alpha.values, beta: beta.values)(arguments, outputs, context)
+    }
+
+    /// A per-channel activation over `x`'s axis 1 (`[B, C, …]`), `alpha` and `beta` one value per
+    /// channel (or one shared).
+    static func perChannel(_ activation: Activation, alpha: [Float], beta: [Float]) -> Make {
+        { arguments, outputs, context in
+            let x = try argument(arguments, "x", context)
+            return { slots in
+                let input = fetch(x, slots)
+                guard input.shape.count >= 2 else { throw context.fail("x \(input.shape) has no channel axis (rank 2 or more needed)") }
+                let channels = input.shape[1], plane = input.shape.dropFirst(2).reduce(1, *)
+                for parameter in [alpha, beta] where parameter.count != 1 && parameter.count != channels {
+                    throw context.fail("\(parameter.count) per-channel values for \(channels) channels")
+                }
+                var values = try slots.unfilledBuffer(input.shape, context)
+                if !values.isEmpty {
+                    alpha.withUnsafeBufferPointer { a in
+                        beta.withUnsafeBufferPointer { b in
+                            let parameters = ChannelParameters(alpha: a.baseAddress!, beta: b.baseAddress!, count: a.count, betaCount: b.count, plane: plane)
+                            input.values.withUnsafeBufferPointer { x in
+                                values.withUnsafeMutableBufferPointer { y in
+                                    activation.forward(x.baseAddress!, y.baseAddress!, count: y.count, channels: parameters)
+                                }
+                            }
+                        }
+                    }
+                }
+                slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
+            }
+        }
+    }
+}
+
+extension Activation {
+    /// The activation of the ML Program operation type `type` whose parameters are the constants
+    /// in `arguments` (an error for a type that is not one of these activations).
+    init(milType type: String, _ arguments: MILOperations.Arguments, _ context: OperationContext) throws {
+        /// A constant parameter the operation needs.
+        func required(_ name: String) throws -> Float {
+            guard let value = try MILOperations.constantFloat(arguments, name, context) else { throw context.fail("\(type) needs a constant \(name)") }
+            return value
+        }
+        /// Constant `alpha` and `beta`, both needed.
+        func alphaAndBeta() throws -> (Float, Float) {
+            guard let alpha = try MILOperations.constantFloat(arguments, "alpha", context),
+                  let beta = try MILOperations.constantFloat(arguments, "beta", context) else {
+                throw context.fail("\(type) needs constant alpha and beta")
+            }
+            return (alpha, beta)
+        }
+        // gelu's mode, when given, is read below.
+        if type != "gelu", let activation = Activation(parameterlessMILType: type) {
+            self = activation
+            return
+        }
+        switch type {
+        case "clip":
+            let (lower, upper) = try alphaAndBeta()
+            self = .clamp(lower: lower, upper: upper)
+        case "gelu":
+            switch try MILOperations.constantString(arguments, "mode", context) ?? "EXACT" {
+            case "EXACT": self = .gelu(.exact)
+            case "TANH_APPROXIMATION": self = .gelu(.tanhApproximation)
+            case "SIGMOID_APPROXIMATION": self = .gelu(.sigmoidApproximation)
+            case let mode: throw context.fail("gelu's mode '\(mode)' is not one of EXACT, TANH_APPROXIMATION, SIGMOID_APPROXIMATION")
+            }
+        case "leaky_relu": self = .leakyReLU(alpha: try required("alpha"))
+        case "elu": self = .elu(alpha: try required("alpha"))
+        case "thresholded_relu": self = .thresholdedReLU(alpha: try required("alpha"), inclusive: true)
+        case "sigmoid_hard":
+            let (alpha, beta) = try alphaAndBeta()
+            self = .sigmoidHard(alpha: alpha, beta: beta)
+        case "scaled_tanh":
+            let (alpha, beta) = try alphaAndBeta()
+            self = .scaledTanh(alpha: alpha, beta: beta)
+        case "linear_activation": self = .linear(alpha: try required("alpha"), beta: try MILOperations.constantFloat(arguments, "beta", context) ?? 0)
+        default: throw context.fail("'\(type)' is not an activation")
+        }
+    }
+
+    /// The activation of an ML Program operation type that takes no argument but `x` (nil for
+    /// any other type): the activations a producer may run itself (``ActivationProducer``).
+    init?(parameterlessMILType type: String) {
+        switch type {
+        case "relu": self = .clamp(lower: 0, upper: .infinity)
+        case "relu6": self = .clamp(lower: 0, upper: 6)
+        case "sigmoid": self = .sigmoid
+        case "tanh": self = .tanh
+        case "silu": self = .silu
+        case "softplus": self = .softplus
+        case "softsign": self = .softsign
+        case "gelu": self = .gelu(.exact)
+        default: return nil
         }
     }
 }

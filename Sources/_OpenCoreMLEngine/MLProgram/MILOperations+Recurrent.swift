@@ -32,29 +32,17 @@ extension MILOperations {
         var outputCount: Int { self == .lstm ? 3 : 2 }
     }
 
-    /// An activation a recurrent layer applies, in place, to `count` values.
-    enum RecurrentActivation {
-        case sigmoid, tanh, relu, linear, hardSigmoid
-
-        init(_ name: String, _ parameter: String, _ context: OperationContext) throws {
-            switch name.lowercased() {
-            case "sigmoid": self = .sigmoid
-            case "tanh", "scaled_tanh": self = .tanh
-            case "relu": self = .relu
-            case "linear": self = .linear
-            case "hard_sigmoid", "sigmoid_hard": self = .hardSigmoid
-            default: throw context.fail("\(parameter) '\(name)' is not one of sigmoid, tanh, scaled_tanh, relu, linear, hard_sigmoid")
-            }
-        }
-
-        func apply(_ values: UnsafeMutablePointer<Float>, _ count: Int) {
-            switch self {
-            case .sigmoid: ocm_sigmoid(values, values, count)
-            case .tanh: ocm_tanh(values, values, count)
-            case .relu: for i in 0..<count { values[i] = max(values[i], 0) }
-            case .linear: break
-            case .hardSigmoid: for i in 0..<count { values[i] = min(max(0.2 * values[i] + 0.5, 0), 1) }
-            }
+    /// The activation (one of the shared ``Activation``s) a recurrent layer's parameter names:
+    /// `relu` keeps NaN (a clamp to [0, ∞)), `linear` is the identity, `hard_sigmoid` is
+    /// `min(max(0.2·x + 0.5, 0), 1)`.
+    static func recurrentActivation(_ name: String, _ parameter: String, _ context: OperationContext) throws -> Activation {
+        switch name.lowercased() {
+        case "sigmoid": return .sigmoid
+        case "tanh", "scaled_tanh": return .tanh
+        case "relu": return .clamp(lower: 0, upper: .infinity)
+        case "linear": return .linear(alpha: 1, beta: 0)
+        case "hard_sigmoid", "sigmoid_hard": return .sigmoidHard(alpha: 0.2, beta: 0.5)
+        default: throw context.fail("\(parameter) '\(name)' is not one of sigmoid, tanh, scaled_tanh, relu, linear, hard_sigmoid")
         }
     }
 
@@ -99,9 +87,9 @@ extension MILOperations {
     /// What a layer does at each step besides the products: its kind, activations and clip.
     struct RecurrentCell {
         let kind: RecurrentKind
-        let recurrentActivation: RecurrentActivation
-        let cellActivation: RecurrentActivation
-        let activation: RecurrentActivation
+        let recurrentActivation: Activation
+        let cellActivation: Activation
+        let activation: Activation
         let clip: Float?
 
         /// Runs one direction over `x` (`[s, b, I]`) from states `h` and `c` (`[b, H]`): every step's
@@ -133,7 +121,7 @@ extension MILOperations {
                 case .lstm: lstmStep(&gates, &h, &c, batch: batch, hs: hs, peephole: w.peephole)
                 case .gru: gruStep(&gates, &h, &scratch, batch: batch, hs: hs, hidden: w.hidden)
                 case .rnn:
-                    gates.withUnsafeMutableBufferPointer { activation.apply($0.baseAddress!, batch * hs) }
+                    gates.withUnsafeMutableBufferPointer { activation.apply($0.baseAddress!, count: batch * hs) }
                     h = gates
                 }
                 sequence.withUnsafeMutableBufferPointer { $0.baseAddress!.advanced(by: k * batch * hs).update(from: h, count: batch * hs) }
@@ -154,8 +142,8 @@ extension MILOperations {
                             row[hs + j] += c[b * hs + j] * peephole[hs + j]
                         }
                     }
-                    recurrentActivation.apply(row, 2 * hs)
-                    cellActivation.apply(row + 3 * hs, hs)
+                    recurrentActivation.apply(row, count: 2 * hs)
+                    cellActivation.apply(row + 3 * hs, count: hs)
                     for j in 0..<hs {
                         var cell = row[hs + j] * c[b * hs + j] + row[j] * row[3 * hs + j]
                         if let clip { cell = min(max(cell, -clip), clip) }
@@ -163,8 +151,8 @@ extension MILOperations {
                         if let peephole { row[2 * hs + j] += cell * peephole[2 * hs + j] }
                         row[3 * hs + j] = cell
                     }
-                    recurrentActivation.apply(row + 2 * hs, hs)
-                    activation.apply(row + 3 * hs, hs)
+                    recurrentActivation.apply(row + 2 * hs, count: hs)
+                    activation.apply(row + 3 * hs, count: hs)
                     for j in 0..<hs { h[b * hs + j] = row[2 * hs + j] * row[3 * hs + j] }
                 }
             }
@@ -182,8 +170,8 @@ extension MILOperations {
                                   1, g + gate * hs, Int32(width))
                     }
                     for b in 0..<batch {
-                        recurrentActivation.apply(g + b * width, hs)
-                        recurrentActivation.apply(g + b * width + 2 * hs, hs)
+                        recurrentActivation.apply(g + b * width, count: hs)
+                        recurrentActivation.apply(g + b * width + 2 * hs, count: hs)
                         for j in 0..<hs { reset[b * hs + j] = g[b * width + j] * h[b * hs + j] }
                     }
                     ocm_sgemm(false, true, Int32(batch), Int32(hs), Int32(hs), 1, reset, Int32(hs), w.baseAddress! + hs * hs, Int32(hs),
@@ -191,7 +179,7 @@ extension MILOperations {
                 }
                 for b in 0..<batch {
                     let row = g + b * width
-                    activation.apply(row + hs, hs)
+                    activation.apply(row + hs, count: hs)
                     for j in 0..<hs {
                         let z = row[2 * hs + j]
                         h[b * hs + j] = (1 - z) * row[hs + j] + z * h[b * hs + j]
@@ -220,9 +208,9 @@ extension MILOperations {
             if let clip, !(clip >= 0) { throw context.fail("clip \(clip) is not a bound of 0 or more") }
             let cell = RecurrentCell(
                 kind: kind,
-                recurrentActivation: try RecurrentActivation(try constantString(arguments, "recurrent_activation", context) ?? "sigmoid", "recurrent_activation", context),
-                cellActivation: try RecurrentActivation(try constantString(arguments, "cell_activation", context) ?? "tanh", "cell_activation", context),
-                activation: try RecurrentActivation(try constantString(arguments, "activation", context) ?? "tanh", "activation", context),
+                recurrentActivation: try recurrentActivation(try constantString(arguments, "recurrent_activation", context) ?? "sigmoid", "recurrent_activation", context),
+                cellActivation: try recurrentActivation(try constantString(arguments, "cell_activation", context) ?? "tanh", "cell_activation", context),
+                activation: try recurrentActivation(try constantString(arguments, "activation", context) ?? "tanh", "activation", context),
                 clip: clip)
             let directions = backward == nil ? 1 : 2, hs = forward.hiddenSize
             return { slots in

@@ -12,13 +12,11 @@ enum MILOperations {
 
     static let table: [String: Make] = {
         var table: [String: Make] = [
-            "relu": clamp(lower: 0, upper: .infinity), "relu6": clamp(lower: 0, upper: 6), "sigmoid": unary { 1 / (1 + exp(-$0)) },
-            "tanh": unary { tanh($0) }, "exp": unary { exp($0) }, "sqrt": unary { $0.squareRoot() },
-            "abs": unary { abs($0) }, "square": unary { $0 * $0 }, "identity": unary { $0 },
-            "add": binary(+, sameShape: ocm_add), "sub": binary(-), "mul": binary(*, sameShape: ocm_mul), "real_div": binary(/),
-            "maximum": binary { max($0, $1) }, "minimum": binary { min($0, $1) }, "pow": binary { pow($0, $1) },
+            "exp": function(.exp), "sqrt": function(.sqrt), "abs": function(.abs), "square": function(.square),
+            "identity": identity,
+            "add": binary(OCM_BINARY_ADD), "sub": binary(OCM_BINARY_SUB), "mul": binary(OCM_BINARY_MUL), "real_div": binary(OCM_BINARY_DIV),
+            "maximum": binary(OCM_BINARY_MAX), "minimum": binary(OCM_BINARY_MIN), "pow": binary(OCM_BINARY_POW),
         ]
-        table["clip"] = clip
         table["softmax"] = softmax
         table["linear"] = linear
         table["matmul"] = matmul
@@ -133,141 +131,78 @@ enum MILOperations {
 
     // MARK: Elementwise
 
-    static func unary(_ f: @escaping @Sendable (Float) -> Float) -> Make {
-        { arguments, outputs, context in
-            let x = try argument(arguments, "x", context)
-            return { slots in
-                let input = fetch(x, slots)
-                slots[outputs[0]] = MILTensor(shape: input.shape, values: input.values.map(f))
-            }
-        }
-    }
-
-    static let clip: Make = { arguments, outputs, context in
-        guard let alpha = try constantFloat(arguments, "alpha", context), let beta = try constantFloat(arguments, "beta", context) else {
-            throw context.fail("clip needs constant alpha and beta")
-        }
-        return try clamp(lower: alpha, upper: beta)(arguments, outputs, context)
-    }
-
-    /// `min(max(x, lower), upper)` by the C kernel, NaN staying NaN: `relu`, `relu6` and `clip`.
-    static func clamp(lower: Float, upper: Float) -> Make {
+    /// A step writing `body(x, y, count, shape)` into a buffer of the run's pool, `x` the input's
+    /// values (nothing runs for an empty tensor).
+    static func map(_ body: @escaping @Sendable (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int, [Int]) -> Void) -> Make {
         { arguments, outputs, context in
             let x = try argument(arguments, "x", context)
             return { slots in
                 let input = fetch(x, slots)
                 var values = try slots.unfilledBuffer(input.shape, context)
-                ocm_clamp(input.values, &values, values.count, lower, upper)
+                if !values.isEmpty {
+                    input.values.withUnsafeBufferPointer { x in
+                        values.withUnsafeMutableBufferPointer { y in body(x.baseAddress!, y.baseAddress!, y.count, input.shape) }
+                    }
+                }
                 slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
             }
         }
     }
 
-    /// NumPy-style broadcasting of `x` and `y`; `sameShape`, when given, is a C kernel that
-    /// computes `f` over two tensors of one shape (`ocm_add` for `add`).
-    static func binary(_ f: @escaping @Sendable (Float, Float) -> Float,
-                       sameShape kernel: (@Sendable (UnsafePointer<Float>, UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void)? = nil) -> Make {
+    /// A ``UnaryFunction`` by the C kernel.
+    static func function(_ function: UnaryFunction) -> Make {
+        map { x, y, count, _ in function.forward(x, y, count: count) }
+    }
+
+    /// `identity`: the input itself (its storage shared, as `reshape` shares it).
+    static let identity: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        return { slots in slots[outputs[0]] = fetch(x, slots) }
+    }
+
+    /// `x op y` with NumPy broadcasting (``Broadcast``) by the C kernels, into a buffer of the run's
+    /// pool; a fused activation (after `add`) is applied to the result in place.
+    static func binary(_ op: ocm_binary_op) -> Make {
         { arguments, outputs, context in
             let x = try argument(arguments, "x", context), y = try argument(arguments, "y", context)
             let activation = context.fusedActivation
-            /// Stores `values`, after the fused activation if there is one.
-            func store(_ shape: [Int], _ values: inout [Float], _ slots: inout ProgramPlan.Frame) {
-                if case .clamp(let lower, let upper)? = activation {
-                    values.withUnsafeMutableBufferPointer { ocm_clamp($0.baseAddress, $0.baseAddress, $0.count, lower, upper) }
-                }
-                slots[outputs[0]] = MILTensor(shape: shape, values: values)
-            }
-            /// `f` over `a` and `b` of one shape.
-            func sameShape(_ shape: [Int], _ a: [Float], _ b: [Float], _ slots: inout ProgramPlan.Frame) throws {
-                if let kernel, !a.isEmpty {
-                    var values = try slots.unfilledBuffer(shape, context)
-                    let count = values.count
-                    kernel(a, b, &values, count)
-                    store(shape, &values, &slots)
-                } else {
-                    var values = zip(a, b).map(f)
-                    store(shape, &values, &slots)
-                }
-            }
             return { slots in
                 let a = fetch(x, slots), b = fetch(y, slots)
-                if a.shape == b.shape {
-                    try sameShape(a.shape, a.values, b.values, &slots)
-                    return
-                }
-                let (shape, strides) = try broadcast([a.shape, b.shape], context)
-                if repeatsAlongLeadingDimensions(a, shape), repeatsAlongLeadingDimensions(b, shape) {
-                    // Each operand is whole or repeats along leading dimensions only (a bias row, a
-                    // scalar): copied out whole (a fill or row copies), then the same-shape path.
-                    let repeatedA = try repeated(a, to: shape, &slots, context), repeatedB = try repeated(b, to: shape, &slots, context)
-                    try sameShape(shape, repeatedA, repeatedB, &slots)
-                    if repeatedA.count != a.count { slots.recycle(repeatedA) }
-                    if repeatedB.count != b.count { slots.recycle(repeatedB) }
-                    return
-                }
-                let rank = shape.count, stridesA = strides[0], stridesB = strides[1]
-                var values = try slots.buffer(shape, context)
-                let count = values.count
-                var index = [Int](repeating: 0, count: rank)
-                for position in 0..<count {
-                    var offsetA = 0, offsetB = 0
-                    for d in 0..<rank {
-                        offsetA += index[d] * stridesA[d]
-                        offsetB += index[d] * stridesB[d]
+                let broadcast = try broadcasting([a.shape, b.shape], context)
+                var values = try slots.unfilledBuffer(broadcast.shape, context)
+                if !values.isEmpty {
+                    a.values.withUnsafeBufferPointer { ap in
+                        b.values.withUnsafeBufferPointer { bp in
+                            values.withUnsafeMutableBufferPointer { out in
+                                if a.shape == b.shape {
+                                    ocm_binary(op, ap.baseAddress!, bp.baseAddress!, out.baseAddress!, out.count)
+                                } else {
+                                    broadcast.binary(op, ap.baseAddress!, bp.baseAddress!, into: out.baseAddress!)
+                                }
+                                activation?.apply(out.baseAddress!, count: out.count)
+                            }
+                        }
                     }
-                    values[position] = f(a.values[offsetA], b.values[offsetB])
-                    advance(&index, within: shape)
                 }
-                store(shape, &values, &slots)
+                slots[outputs[0]] = MILTensor(shape: broadcast.shape, values: values)
             }
         }
     }
 
-    /// Whether `tensor` broadcasts to `shape` along leading dimensions only: its shape, padded with
-    /// leading 1s, is 1s followed by `shape`'s last dimensions (a row, a scalar, or all of `shape`).
-    static func repeatsAlongLeadingDimensions(_ tensor: MILTensor, _ shape: [Int]) -> Bool {
-        let padded = Array(repeating: 1, count: shape.count - tensor.shape.count) + tensor.shape
-        var leading = shape.count
-        while leading > 0 && padded[leading - 1] == shape[leading - 1] { leading -= 1 }
-        return padded[..<leading].allSatisfy { $0 == 1 } && tensor.count > 0
-    }
-
-    /// `tensor`'s values repeated to fill `shape` (which it repeats along leading dimensions only):
-    /// as they are when it already has all of `shape`'s values, else a buffer from the run's pool.
-    static func repeated(_ tensor: MILTensor, to shape: [Int], _ slots: inout ProgramPlan.Frame,
-                         _ context: OperationContext) throws -> [Float] {
-        let total = shape.reduce(1, *)
-        if tensor.count == total { return tensor.values }
-        var values = try slots.unfilledBuffer(shape, context)
-        if tensor.count == 1 {
-            ocm_fill(&values, total, tensor.values[0])
-        } else {
-            values.withUnsafeMutableBufferPointer { target in
-                tensor.values.withUnsafeBufferPointer { row in
-                    for start in stride(from: 0, to: total, by: row.count) {
-                        (target.baseAddress! + start).update(from: row.baseAddress!, count: row.count)
-                    }
-                }
-            }
+    /// How `shapes` broadcast (NumPy's rule), or an error naming them.
+    static func broadcasting(_ shapes: [[Int]], _ context: OperationContext) throws -> Broadcast {
+        guard let broadcast = Broadcast(shapes) else {
+            throw context.fail("shapes \(shapes.map { $0.description }.joined(separator: " and ")) do not broadcast")
         }
-        return values
+        _ = try MILTensor.checkedCount(broadcast.shape, limit: context.limit, context.place)
+        return broadcast
     }
 
     /// The shape `shapes` broadcast to (NumPy's rule), and each one's strides over it (0 along
     /// the dimensions it repeats).
     static func broadcast(_ shapes: [[Int]], _ context: OperationContext) throws -> (shape: [Int], strides: [[Int]]) {
-        let rank = shapes.map(\.count).max() ?? 0
-        let padded = shapes.map { Array(repeating: 1, count: rank - $0.count) + $0 }
-        var shape = [Int](repeating: 1, count: rank)
-        for d in 0..<rank {
-            for sizes in padded where sizes[d] != 1 {
-                guard shape[d] == 1 || shape[d] == sizes[d] else {
-                    throw context.fail("shapes \(shapes.map { $0.description }.joined(separator: " and ")) do not broadcast")
-                }
-                shape[d] = sizes[d]
-            }
-        }
-        return (shape, padded.map(broadcastStrides))
+        let broadcast = try broadcasting(shapes, context)
+        return (broadcast.shape, broadcast.strides)
     }
 
     /// Row-major strides of `shape`.
@@ -289,30 +224,20 @@ enum MILOperations {
     }
 
     /// Row-major strides, 0 along size-1 (broadcast) dimensions.
-    static func broadcastStrides(_ shape: [Int]) -> [Int] {
-        var strides = [Int](repeating: 0, count: shape.count)
-        var step = 1
-        for d in stride(from: shape.count - 1, through: 0, by: -1) {
-            strides[d] = shape[d] == 1 ? 0 : step
-            step *= shape[d]
-        }
-        return strides
-    }
+    static func broadcastStrides(_ shape: [Int]) -> [Int] { Broadcast.strides(repeatingOnes: shape) }
 
+    /// `cast`: values are held as float32 whatever the declared type, so a cast to fp32 or fp64
+    /// shares its input's storage, a cast to fp16 rounds to the nearest float16 value, one to an
+    /// integer type rounds toward zero and one to bool gives 1 or 0. (In an fp16 program the builder
+    /// removes the casts around arithmetic it runs in float32 anyway: ``ProgramPlan/Builder/castRemoval(at:in:outputs:)``.)
     static let cast: Make = { arguments, outputs, context in
-        let x = try argument(arguments, "x", context)
         let dtype = try constantString(arguments, "dtype", context) ?? "fp32"
-        let convert: @Sendable (Float) -> Float
         switch dtype {
-        case "fp32", "fp64": convert = { $0 }
-        case "fp16": convert = { HalfPrecision.float(fromBits: HalfPrecision.bits(from: $0)) }
-        case "int32", "int16", "int8", "uint8", "uint16", "int64": convert = { $0.rounded(.towardZero) }
-        case "bool": convert = { $0 != 0 ? 1 : 0 }
+        case "fp32", "fp64": return try identity(arguments, outputs, context)
+        case "fp16": return try function(.roundToHalf)(arguments, outputs, context)
+        case "int32", "int16", "int8", "uint8", "uint16", "int64": return try function(.truncate)(arguments, outputs, context)
+        case "bool": return try function(.boolean)(arguments, outputs, context)
         default: throw context.fail("cast to '\(dtype)' is not supported")
-        }
-        return { slots in
-            let input = fetch(x, slots)
-            slots[outputs[0]] = MILTensor(shape: input.shape, values: input.values.map(convert))
         }
     }
 

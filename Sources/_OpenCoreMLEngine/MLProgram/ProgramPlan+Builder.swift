@@ -82,29 +82,71 @@ extension ProgramPlan {
         mutating func compile(_ operations: [CoreML_Specification_MILSpec_Operation], outputs: [String], scope: String) throws -> StepList {
             let reads = Self.namesRead(operations)
             let readers = Self.readerCounts(reads, outputs: outputs)
+            let patterns = Self.preluPatterns(in: operations, readers: readers)
+            let deferred = Set(patterns.values.flatMap(\.deferred))
+            let blockOutputs = Set(outputs)
             var list = StepList()
             var filled: [Int] = [], lastReader: [Int: Int] = [:]
+            func place(_ index: Int) -> String {
+                "\(scope)operation \(index) (\(operations[index].type) → \(operations[index].outputs.first?.name ?? "?"))"
+            }
+            /// The slots operations `covered` read, resolved before they define their outputs (a
+            /// name they read is an earlier value).
+            func readSlots(_ covered: [Int]) -> [Int] {
+                reads.map { reads in covered.flatMap { reads[$0] }.compactMap { slots[$0] } } ?? []
+            }
+            /// Appends `step`, made for operations `covered` (which read `read`) and filling `made`.
+            func append(_ step: @escaping Step, read: [Int], made: [CoreML_Specification_MILSpec_NamedValueType], label: (String, String)) {
+                let stepIndex = list.steps.count
+                list.steps.append(step)
+                list.releases.append([])
+                list.labels.append(label)
+                for slot in made.compactMap({ slots[$0.name] }) {
+                    filled.append(slot)
+                    lastReader[slot] = stepIndex
+                }
+                for slot in read { lastReader[slot] = stepIndex }
+            }
+            /// Compiles operation `index`, with the activation after it when that fuses; returns the
+            /// next index.
+            func compileOne(_ index: Int, fusing: Bool = true) throws -> Int {
+                let operation = operations[index]
+                let fused = fusing ? Self.fusion(at: index, in: operations, readers: readers) : nil
+                let covered = Array(index..<(index + (fused == nil ? 1 : 2)))
+                let read = readSlots(covered)
+                if let step = try compile(operation, fusing: fused.map { ($0.activation, $0.output) }, at: place(index)) {
+                    append(step, read: read, made: fused.map { [$0.output] } ?? operation.outputs,
+                           label: (fused?.output.name ?? operation.outputs.first?.name ?? "",
+                                   fused == nil ? operation.type : "\(operation.type) + \(operations[index + 1].type)"))
+                }
+                return covered.last! + 1
+            }
             var index = 0
             while index < operations.count {
-                let operation = operations[index]
-                let place = "\(scope)operation \(index) (\(operation.type) → \(operation.outputs.first?.name ?? "?"))"
-                let fused = Self.fusion(at: index, in: operations, readers: readers)
-                let covered = index..<(index + (fused == nil ? 1 : 2))
-                // Resolved before the operation defines its outputs: a name it reads is an earlier value.
-                let readSlots = reads.map { reads in covered.flatMap { reads[$0] }.compactMap { slots[$0] } } ?? []
-                if let step = try compile(operation, fusing: fused, at: place) {
-                    let stepIndex = list.steps.count
-                    list.steps.append(step)
-                    list.releases.append([])
-                    list.labels.append((fused?.output.name ?? operation.outputs.first?.name ?? "",
-                                        fused == nil ? operation.type : "\(operation.type) + \(operations[index + 1].type)"))
-                    for slot in (fused.map { [$0.output] } ?? operation.outputs).compactMap({ slots[$0.name] }) {
-                        filled.append(slot)
-                        lastReader[slot] = stepIndex
-                    }
-                    for slot in readSlots { lastReader[slot] = stepIndex }
+                if deferred.contains(index) {
+                    index += 1
+                    continue
                 }
-                index = covered.upperBound
+                if let source = removableCast(operations[index], blockOutputs: blockOutputs, at: place(index)) {
+                    // The cast's output reads its input's slot (see removableCast).
+                    alias(operations[index].outputs[0].name, to: source, type: operations[index].outputs[0].type)
+                    index += 1
+                    continue
+                }
+                if let pattern = patterns[index] {
+                    let covered = [index] + pattern.deferred
+                    let read = readSlots(covered)
+                    if let step = try preluStep(pattern, in: operations, place: place) {
+                        let output = operations[index].outputs[0]
+                        append(step, read: read, made: [output],
+                               label: (output.name, pattern.convolution == nil ? "select (prelu)" : "conv + select (prelu)"))
+                        index += 1
+                        continue
+                    }
+                    // The constants do not fit: the operations the pattern held back, in their order.
+                    for held in pattern.deferred.sorted() { _ = try compileOne(held, fusing: false) }
+                }
+                index = try compileOne(index)
             }
             if reads != nil {
                 Self.scheduleReleases(&list, filled: filled, lastReader: lastReader, kept: Set(outputs.compactMap { slots[$0] }))
@@ -112,12 +154,21 @@ extension ProgramPlan {
             return list
         }
 
+        /// Makes `name` read the slot `source` is in (a removed cast's output).
+        private mutating func alias(_ name: String, to source: String, type: CoreML_Specification_MILSpec_ValueType) {
+            guard let slot = slots[source] else { return }
+            remember(name)
+            slots[name] = slot
+            constants[name] = nil
+            types[name] = type
+        }
+
         /// The step for one operation; nil for one evaluated now (`const`, the constexpr operations).
-        /// With `fused`, the step also applies that activation and fills the activation's output
-        /// instead of its own.
-        private mutating func compile(_ operation: CoreML_Specification_MILSpec_Operation,
-                                      fusing fused: (activation: MILFusedActivation, output: CoreML_Specification_MILSpec_NamedValueType)? = nil,
-                                      at place: String) throws -> Step? {
+        /// With `fused`, the step also applies that activation (if any) and fills the activation's
+        /// output instead of its own.
+        mutating func compile(_ operation: CoreML_Specification_MILSpec_Operation,
+                              fusing fused: (activation: Activation?, output: CoreML_Specification_MILSpec_NamedValueType)? = nil,
+                              at place: String) throws -> Step? {
             switch operation.type {
             case "const":
                 guard let value = operation.attributes["val"], let output = operation.outputs.first else {

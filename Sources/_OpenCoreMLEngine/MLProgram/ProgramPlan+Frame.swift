@@ -46,6 +46,17 @@ extension ProgramPlan {
             }
         }
 
+        /// Lets `body` change the values of the tensor in `slot` in place (an activation fused into
+        /// the step that filled it); storage another slot shares is copied first. Nothing happens
+        /// for an empty slot.
+        mutating func modify(_ slot: Int, _ body: (UnsafeMutableBufferPointer<Float>, [Int]) throws -> Void) rethrows {
+            guard var tensor = self[slot] else { return }
+            self[slot] = nil  // the frame lets go, so the storage is the tensor's alone unless shared
+            let shape = tensor.shape
+            try tensor.values.withUnsafeMutableBufferPointer { try body($0, shape) }
+            self[slot] = tensor
+        }
+
         /// Empties `slot` (no step reads it again); its storage goes back to the pool if nothing
         /// else holds it.
         mutating func release(_ slot: Int) {

@@ -210,7 +210,7 @@ struct OperationContext {
     let limit: Int
     /// The activation the step also applies to its output, whose slot is then the activation's
     /// (see ``ProgramPlan/Builder/fusion(at:in:readers:)``); nil for none.
-    var fusedActivation: MILFusedActivation? = nil
+    var fusedActivation: Activation? = nil
 
     /// A new zero-filled buffer for a tensor of `shape`, checked against the limit: scratch for a
     /// helper that has no frame (a step's output comes from ``ProgramPlan/Frame/buffer(_:_:)``).

@@ -298,6 +298,69 @@ void ocm_scale(const float *x, float *y, size_t n, float alpha);
 /* y[i] = value. */
 void ocm_fill(float *y, size_t n, float value);
 
+/* The elementwise functions of one input and up to two constant parameters p, q, by number
+ * (ocm_unary): the activations and math functions both interpreters share. NaN in, NaN out unless
+ * a line says otherwise. The vector levels compute exp by polynomial (about 1 ulp). */
+typedef enum {
+    OCM_UNARY_EXP,              /* e^x */
+    OCM_UNARY_LOG,              /* log(x + p) */
+    OCM_UNARY_SQRT,             /* √x */
+    OCM_UNARY_RSQRT,            /* 1/√(x + p) */
+    OCM_UNARY_INVERSE,          /* 1/(x + p) */
+    OCM_UNARY_ABS,              /* |x| */
+    OCM_UNARY_SQUARE,           /* x² */
+    OCM_UNARY_POWER,            /* x^p */
+    OCM_UNARY_THRESHOLD,        /* x >= p ? x : p (a NaN x gives p) */
+    OCM_UNARY_AFFINE,           /* p·x + q */
+    OCM_UNARY_ELU,              /* x > 0 ? x : p·(e^x − 1) */
+    OCM_UNARY_SOFTPLUS,         /* log(1 + e^x), as max(x, 0) + log1p(e^−|x|) */
+    OCM_UNARY_SOFTSIGN,         /* x / (1 + |x|) */
+    OCM_UNARY_SILU,             /* x / (1 + e^−x) */
+    OCM_UNARY_HARD_SIGMOID,     /* min(max(p·x + q, 0), 1) */
+    OCM_UNARY_THRESHOLDED_RELU, /* x > p ? x : 0, or x >= p ? x : 0 when q != 0 */
+    OCM_UNARY_SCALED_TANH,      /* p·tanh(q·x) */
+    OCM_UNARY_LOGICAL_NOT,      /* x == 0 ? 1 : 0 */
+    OCM_UNARY_ROUND_HALF,       /* x rounded to the nearest float16 value (ties to even; overflow to ±∞) */
+    OCM_UNARY_TRUNC,            /* x rounded toward zero */
+    OCM_UNARY_BOOL,             /* x != 0 ? 1 : 0 (NaN gives 1) */
+    OCM_UNARY_COUNT
+} ocm_unary_op;
+void ocm_unary(ocm_unary_op op, const float *x, float *y, size_t n, float p, float q);
+
+/* The elementwise functions of two inputs, by number. Comparisons and logical operations give 1
+ * or 0 (a non-zero input is true; a comparison with NaN is false except NOT_EQUAL). MAX and MIN
+ * give the first input when either is NaN or both are equal: max(a, b) = b >= a ? b : a. */
+typedef enum {
+    OCM_BINARY_ADD, OCM_BINARY_SUB, OCM_BINARY_MUL, OCM_BINARY_DIV, OCM_BINARY_MAX, OCM_BINARY_MIN,
+    OCM_BINARY_POW,
+    OCM_BINARY_EQUAL, OCM_BINARY_NOT_EQUAL, OCM_BINARY_GREATER, OCM_BINARY_GREATER_EQUAL,
+    OCM_BINARY_LESS, OCM_BINARY_LESS_EQUAL,
+    OCM_BINARY_AND, OCM_BINARY_OR, OCM_BINARY_XOR,
+    OCM_BINARY_RIGHT, /* y = b (a broadcast copy) */
+    OCM_BINARY_COUNT
+} ocm_binary_op;
+/* y = a op b over n elements of one shape; y may alias a or b exactly. */
+void ocm_binary(ocm_binary_op op, const float *a, const float *b, float *y, size_t n);
+
+/* y = a op b with broadcasting: y is row-major over `rank` axes of sizes shape[0..<rank], and
+ * position (i₀, …) reads a[Σ iₐ·stride_a[d]] and b[Σ i_d·stride_b[d]] (a stride of 0 repeats the
+ * operand along that axis). Axes are merged where they can be, and each run along the last axis
+ * goes to the vector function for that form (two runs, or a run and a repeated value). Threaded
+ * over runs. y may alias an operand only where that operand's strides are y's own. */
+void ocm_broadcast_binary(ocm_binary_op op, int rank, const size_t *shape, const ptrdiff_t *stride_a,
+                          const ptrdiff_t *stride_b, const float *a, const float *b, float *y);
+/* y = cond != 0 ? a : b with broadcasting, strides as in ocm_broadcast_binary (MIL's select). */
+void ocm_broadcast_select(int rank, const size_t *shape, const ptrdiff_t *stride_cond, const ptrdiff_t *stride_a,
+                          const ptrdiff_t *stride_b, const float *cond, const float *a, const float *b, float *y);
+
+/* PReLU over n elements whose channel changes every `plane` elements and repeats every `channels`
+ * channels: y = x > 0 ? x : slopes[(i / plane) mod channels]·x (leaky ReLU per channel; one slope
+ * shared when channels is 1). Threaded; y may alias x. */
+void ocm_prelu(const float *x, float *y, size_t n, const float *slopes, size_t channels, size_t plane);
+/* dx = x > 0 ? dy : slope·dy, channels as in ocm_prelu. */
+void ocm_prelu_backward(const float *x, const float *dy, float *dx, size_t n, const float *slopes,
+                        size_t channels, size_t plane);
+
 /* MARK: - Permutation */
 
 /* The most axes ocm_permute takes. */

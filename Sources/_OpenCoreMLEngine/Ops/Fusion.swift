@@ -1,0 +1,30 @@
+/// Which operation can run an activation on its own output, and how, for both interpreters: the
+/// classic network's `fuseConvolutionChains` and the ML Program builder's `fusion(at:in:readers:)`
+/// ask the same rule. A fused activation's input tensor is never made; the producer writes the
+/// activation's output directly.
+package enum ActivationProducer: Sendable {
+    /// A convolution: its kernels clamp as they store (the depthwise and Winograd paths) or in
+    /// the GEMM epilogue with the bias (``Activation/epilogue(_:rowBias:)``), so it takes the
+    /// activations that are clamps (ReLU, ReLU6, clip). PReLU after an ML Program convolution runs
+    /// in the convolution's step instead, on its output in place (``ProgramPlan/Builder``).
+    case convolution
+    /// A residual `add`: the sum's step applies any activation to its output in place.
+    case residualAdd
+
+    /// The producer an ML Program operation type is, nil for one that fuses nothing.
+    init?(milType: String) {
+        switch milType {
+        case "conv": self = .convolution
+        case "add": self = .residualAdd
+        default: return nil
+        }
+    }
+
+    /// Whether this producer can run `activation` itself.
+    func absorbs(_ activation: Activation) -> Bool {
+        switch self {
+        case .convolution: return activation.clampBounds != nil
+        case .residualAdd: return !activation.isPerChannel
+        }
+    }
+}
