@@ -71,7 +71,7 @@ struct ActivityNetworkTrainingTests {
 
     @Test func shapesFollowTheChunk() throws {
         let network = try Network(model: Self.model(), extras: Self.extras)
-        #expect(network.blobs["relu0_in"]!.shape.classic == (Self.steps, Self.filters, 1, 1))
+        #expect(network.blobs["relu0_in"]!.shape.classic == ClassicShape(outer: Self.steps, channels: Self.filters, height: 1, width: 1))
         #expect(network.blobs["dense0_in"]!.shape.classic.outer == Self.steps)
         #expect(network.blobs["activityProbability"]!.shape.count == Self.steps * Self.classes)
         #expect(network.nodes.filter { $0 is DropoutNode }.count == 2)

@@ -461,7 +461,7 @@ struct ElementwiseLayerGradientTests {
     /// and a mean-squared-error loss.
     static func finishWithDenseHead(_ net: inout TestNetwork, from blob: String, outputs: Int = 3) throws {
         let shape = try #require(try Network(model: partial(net)).blobs[blob]).shape
-        let (outer, _, _, _) = shape.classic
+        let outer = shape.classic.outer
         if outer > 1 {
             net.add("fold", [blob], ["f"]) { $0.reshape.targetShape = [1, Int64(shape.count), 1, 1] }
         } else {

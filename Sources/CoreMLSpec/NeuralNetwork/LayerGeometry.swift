@@ -1,41 +1,6 @@
 // The sizes layers declare, read the way the layer table's shape rules (LayerShapes.swift) and the
 // engine's layer nodes both use them: window geometry, scaling factors, axes, parameter shapes.
 
-/// The four classic dimensions `[outer, C, H, W]` of one example.
-struct ClassicShape: Equatable, CustomStringConvertible {
-    var outer: Int, channels: Int, height: Int, width: Int
-
-    init(outer: Int = 1, channels: Int, height: Int, width: Int) {
-        self.outer = outer
-        self.channels = channels
-        self.height = height
-        self.width = width
-    }
-
-    /// The classic view of `dims`: the last three are C, H, W, the ones before them multiply into `outer`.
-    /// `dims` is a blob's shape, whose element count `neuralNetworkBlobShapes()` has checked fits an
-    /// `Int`, so the product of some of its dimensions does too.
-    init(_ dims: [Int]) {
-        let r = dims.count
-        self.init(outer: dims.dropLast(3).reduce(1, *), channels: r >= 3 ? dims[r - 3] : 1,
-                  height: r >= 2 ? dims[r - 2] : 1, width: r >= 1 ? dims[r - 1] : 1)
-    }
-
-    var array: [Int] { [outer, channels, height, width] }
-    /// A fresh classic blob shape: `[C, H, W]`, or `[outer, C, H, W]` for a sequence.
-    var dims: [Int] { outer == 1 ? [channels, height, width] : [outer, channels, height, width] }
-    var description: String { "\(outer)×\(channels)×\(height)×\(width)" }
-
-    /// `dims` with these classic dimensions: the last three replaced when the sequence part is
-    /// unchanged (so ranks and leading dimensions survive), else a fresh classic shape.
-    func replacing(in dims: [Int]) -> [Int] {
-        if dims.count >= 3, ClassicShape(dims).outer == outer {
-            return Array(dims.dropLast(3)) + [channels, height, width]
-        }
-        return self.dims
-    }
-}
-
 /// The largest size a layer may declare for one axis (kernels, strides, channels, …); larger
 /// ones are rejected rather than overflowing the arithmetic.
 let largestDeclaredSize = Int(Int32.max)

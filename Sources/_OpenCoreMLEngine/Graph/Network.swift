@@ -45,159 +45,22 @@ package final class Network: @unchecked Sendable {
         model: CoreML_Specification_Model, fusingLayers: Bool = true, extras: TrainingGraphExtras = TrainingGraphExtras(),
         memoryLimit: Int? = nil
     ) throws {
-        guard let network = model.neuralNetworkSpecification else {
-            throw EngineError("model", "a \(model.modelTypeName) model is not a neural network")
-        }
-        let exact = network.arrayInputShapeMapping == .exactArrayMapping
-        // Every blob's shape, by the layer table.
-        let shapes: [String: [Int]]
-        do {
-            shapes = try model.neuralNetworkBlobShapes()
-        } catch let error as ModelValidationError {
-            throw EngineError(error.location, error.message)
-        }
-        if let memoryLimit { try Self.checkShapes(shapes, of: network, limit: memoryLimit) }
-        var blobs: [String: Blob] = [:]
-        func blob(_ name: String) -> Blob {
-            if let existing = blobs[name] { return existing }
-            let made = Blob(name: name)
-            blobs[name] = made
-            return made
-        }
-
-        // Inputs, with their preprocessing.
-        var preprocessing: [PreprocessingNode] = []
-        var rawInputs: [String: Blob] = [:]
-        let imageInputs = model.description_p.input.filter { if case .imageType? = $0.type.type { return true } else { return false } }
-        for feature in model.description_p.input {
-            let input = blob(feature.name)
-            input.shape = TensorShape(shapes[feature.name] ?? [])
-            let steps = network.preprocessing.filter {
-                $0.featureName == feature.name || ($0.featureName.isEmpty && imageInputs.count == 1 && imageInputs[0].name == feature.name)
-            }
-            if let step = steps.first, step.preprocessor != nil {
-                let raw = Blob(name: feature.name, shape: input.shape)
-                var colorSpace: CoreML_Specification_ImageFeatureType.ColorSpace?
-                if case .imageType(let image)? = feature.type.type { colorSpace = image.colorSpace }
-                preprocessing.append(try PreprocessingNode(step, colorSpace: colorSpace, raw: raw, output: input))
-                rawInputs[feature.name] = raw
-            }
-        }
-        inputNames = model.description_p.input.map(\.name)
-        let inputSet = Set(inputNames)
-        // Loss targets: training inputs (or, for classifiers, fed from the label feature by the caller).
-        var targets: [String] = []
-        var declaredTargets: Set<String> = []
-        for loss in network.hasUpdateParams ? network.updateParams.lossLayers : [] {
-            let name: String
-            switch loss.lossLayerType {
-            case .categoricalCrossEntropyLossLayer(let cce)?: name = cce.target
-            case .meanSquaredErrorLossLayer(let mse)?: name = mse.target
-            case nil: continue
-            }
-            guard !inputSet.contains(name), !targets.contains(name) else { continue }
-            let target = blob(name)
-            if let feature = model.description_p.trainingInput.first(where: { $0.name == name }),
-               let shape = try? feature.type.networkShape(exactMapping: exact) {
-                // Like every blob's, the target's element count must fit an Int.
-                guard checkedProduct(shape) != nil else {
-                    throw EngineError("training input '\(name)'", SizeCheckFailure.product(shape, what: "the shape"))
-                }
-                target.shape = TensorShape(shape)
-                declaredTargets.insert(name)
-            }
-            targets.append(name)
-        }
-        targetNames = targets
-        for weightName in extras.lossWeights.values { _ = blob(weightName) }
-
-        // Layers, in dependency order.
-        let order = try CoreML_Specification_NeuralNetworkLayer.dependencyOrder(network.layers, available: inputSet)
-        var nodes: [LayerNode] = []
-        // Training-only dropout: later layers read the dropout's output instead of the blob.
-        var dropoutOutputs: [String: String] = [:]
-        var dropoutCount: UInt64 = 0
-        func addDropout(after source: Blob) {
-            guard let rate = extras.dropout[source.name], dropoutOutputs[source.name] == nil else { return }
-            let output = blob(TrainingGraphExtras.dropoutOutput(of: source.name))
-            output.shape = source.shape
-            dropoutCount += 1
-            nodes.append(DropoutNode(after: source, output: output, rate: rate, seed: extras.seed &+ dropoutCount &* 0x632B_E59B_D9B4_E019))
-            dropoutOutputs[source.name] = output.name
-        }
-        for name in inputNames { addDropout(after: blob(name)) }
-        for index in order {
-            let layer = network.layers[index]
-            let inputs = layer.input.map { blob(dropoutOutputs[$0] ?? $0) }
-            let node = try LayerFactory.make(layer, inputs: inputs, outputs: layer.output.map(blob))
-            for output in node.outputs { output.shape = TensorShape(shapes[output.name] ?? []) }
-            try node.prepareForShapes()
-            nodes.append(node)
-            for output in node.outputs { addDropout(after: output) }
-        }
-        self.nodes = nodes
-        self.blobs = blobs
-        self.preprocessing = preprocessing
-        self.rawInputs = rawInputs
+        var builder = try Builder(model: model, extras: extras, memoryLimit: memoryLimit)
+        try builder.addInputs()
+        try builder.addTargets()
+        try builder.addLayers()
+        try builder.addLosses()
+        try builder.fuseSoftmaxIntoLosses()
+        builder.markBlobsNeedingGradients()
+        if fusingLayers { builder.fuseConvolutionChains() }
+        nodes = builder.nodes
+        blobs = builder.blobs
+        inputNames = builder.inputNames
+        targetNames = builder.targets
+        preprocessing = builder.preprocessing
+        rawInputs = builder.rawInputs
+        losses = builder.losses
         parameters = nodes.flatMap(\.parameters)
-
-        // Losses.
-        var losses: [LossNode] = []
-        if network.hasUpdateParams {
-            let producers = Dictionary(nodes.flatMap { node in node.outputs.map { ($0.name, node) } }, uniquingKeysWith: { a, _ in a })
-            for loss in network.updateParams.lossLayers {
-                switch loss.lossLayerType {
-                case .categoricalCrossEntropyLossLayer(let cce)?:
-                    guard let input = blobs[cce.input], let target = blobs[cce.target] else {
-                        throw EngineError("loss layer '\(loss.name)'", "input '\(cce.input)' or target '\(cce.target)' is not in the network")
-                    }
-                    if let weightName = extras.lossWeights[loss.name], let weights = blobs[weightName] {
-                        let node = WeightedCrossEntropyLossNode(name: loss.name, input: input, target: target, weights: weights)
-                        node.fusedSoftmax = producers[cce.input] as? SoftmaxNode
-                        losses.append(node)
-                        continue
-                    }
-                    let node = CrossEntropyLossNode(name: loss.name, input: input, target: target)
-                    node.fusedSoftmax = producers[cce.input] as? SoftmaxNode
-                    losses.append(node)
-                case .meanSquaredErrorLossLayer(let mse)?:
-                    guard let input = blobs[mse.input], let target = blobs[mse.target] else {
-                        throw EngineError("loss layer '\(loss.name)'", "input '\(mse.input)' or target '\(mse.target)' is not in the network")
-                    }
-                    if !declaredTargets.contains(mse.target) { target.shape = input.shape }
-                    losses.append(MeanSquaredErrorLossNode(name: loss.name, input: input, target: target))
-                case nil:
-                    throw EngineError("loss layer '\(loss.name)'", "no loss type is set")
-                }
-            }
-        }
-        // Fuse softmax + cross-entropy only when the loss is the probabilities' sole consumer.
-        let consumed = Set(nodes.flatMap { $0.inputs.map(\.name) })
-        for case let loss as CrossEntropyLossNode in losses {
-            let shared = consumed.contains(loss.input.name) || losses.filter({ $0.input === loss.input }).count > 1
-            if shared { loss.fusedSoftmax = nil }
-            loss.fusedSoftmax?.isFusedWithLoss = true
-            try loss.inferShapes()
-        }
-        for case let loss as WeightedCrossEntropyLossNode in losses {
-            let shared = consumed.contains(loss.input.name) || losses.filter({ $0.input === loss.input }).count > 1
-            if shared { loss.fusedSoftmax = nil }
-            loss.fusedSoftmax?.isFusedWithLoss = true
-        }
-        for loss in losses where !(loss is CrossEntropyLossNode) { try loss.inferShapes() }
-        self.losses = losses
-
-        // Which blobs need gradients: those downstream of a trainable parameter.
-        for node in nodes where node.hasTrainableParameters || node.inputs.contains(where: \.needsGradient) {
-            node.outputs.forEach { $0.needsGradient = true }
-        }
-
-        if fusingLayers {
-            var kept = Set(model.description_p.output.map(\.name) + inputNames + targets + losses.map(\.input.name))
-            kept.formUnion(nodes.last?.outputs.map(\.name) ?? [])
-            if case .neuralNetworkClassifier(let classifier)? = model.type { kept.insert(classifier.labelProbabilityLayerName) }
-            Self.fuseConvolutionChains(nodes, keeping: kept)
-        }
     }
 
     /// Multiply-adds in the matrix products of one example: a forward pass, and a training step

@@ -31,7 +31,7 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
     /// activation has none.
     private var channels: ChannelParameters? {
         guard let alpha else { return nil }
-        let (_, c, h, w) = input.shape.classic
+        let classic = input.shape.classic, c = classic.channels, h = classic.height, w = classic.width
         // Never more channels than values (the layer table checks the counts; this keeps reads inside).
         return ChannelParameters(alpha: alpha.value.pointer, beta: beta.map { UnsafePointer($0.value.pointer) },
                                  count: alpha.count == 1 ? 1 : min(c, alpha.count),

@@ -51,9 +51,9 @@ final class AddNode: LayerNode, @unchecked Sendable {
 /// table worked out (the per-axis largest input, every input axis being 1 or that size).
 enum ClassicElementwiseBroadcast {
     static func broadcasts(of node: LayerNode) throws -> [ClassicBroadcast] {
-        let target = ClassicDims(node.output.shape)
+        let target = node.output.shape.classic
         return try node.inputs.map { input in
-            guard let broadcast = ClassicBroadcast(ClassicDims(input.shape), to: target, perExample: true) else {
+            guard let broadcast = ClassicBroadcast(input.shape.classic, to: target, perExample: true) else {
                 throw node.fail("input '\(input.name)' (shape \(input.shape)) does not broadcast to \(target) [outer×C×H×W]")
             }
             return broadcast

@@ -1,5 +1,4 @@
 import CoreMLSpec
-import Foundation
 
 /// Core ML's classic `batchnorm`: `y = γ·(x − μ)/√(σ² + ε) + β` per channel, over every sequence
 /// position, height and width. γ and β are trainable.
@@ -26,6 +25,8 @@ final class BatchNormNode: LayerNode, @unchecked Sendable {
 
     /// Computed statistics of the last forward pass: mean and 1/√(σ² + ε) per group.
     private let groupMean = FloatBuffer(), groupInverseDeviation = FloatBuffer()
+    /// Stored statistics folded with the current γ and β: one scale and shift per channel.
+    private let foldedScale = FloatBuffer(), foldedShift = FloatBuffer()
 
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_BatchnormLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         channels = try Self.declaredSize(params.channels, "channels", of: spec)
@@ -50,128 +51,56 @@ final class BatchNormNode: LayerNode, @unchecked Sendable {
         }
     }
 
-    private func groups(_ batch: Int) -> Int {
-        perInstance ? batch * ClassicDims(input.shape).outer * channels : channels
+    /// The channel planes of the first `batch` examples, grouped for their statistics.
+    private func groups(_ batch: Int) -> Normalization.PlaneGroups {
+        let dims = input.shape.classic
+        return Normalization.PlaneGroups(blocks: batch * dims.outer, channels: channels, plane: dims.plane, perInstance: perInstance)
     }
 
     override func reserve(batch: Int, training: Bool) {
         if computesStatistics {
-            groupMean.reserve(groups(batch))
-            groupInverseDeviation.reserve(groups(batch))
+            groupMean.reserve(groups(batch).count)
+            groupInverseDeviation.reserve(groups(batch).count)
+        } else {
+            foldedScale.reserve(channels)
+            foldedShift.reserve(channels)
         }
     }
 
-    /// Calls `body(channel, group, offset)` for every channel plane of the first `batch` examples:
-    /// `offset` is where its H×W values start, `group` the statistics group it belongs to.
-    @inline(__always)
-    private func forEachPlane(batch: Int, _ body: (_ channel: Int, _ group: Int, _ offset: Int) -> Void) {
-        let dims = ClassicDims(input.shape)
-        let plane = dims.plane
-        for block in 0..<(batch * dims.outer) {
-            for c in 0..<channels {
-                body(c, perInstance ? block * channels + c : c, (block * channels + c) * plane)
-            }
-        }
+    /// The statistics the last forward pass used.
+    private var statistics: Normalization.Statistics {
+        computesStatistics ? .computed(mean: groupMean.pointer, inverseDeviation: groupInverseDeviation.pointer)
+            : .stored(mean: mean, variance: variance, epsilon: epsilon)
     }
 
     override func forward(batch: Int, training: Bool) {
         let x = input.value.pointer, y = output.value.pointer
-        let plane = ClassicDims(input.shape).plane
         let g = gamma.value.pointer, b = beta.value.pointer
+        let groups = groups(batch)
         guard computesStatistics else {
-            forEachPlane(batch: batch) { c, _, offset in
-                let a = g[c] / (variance[c] + epsilon).squareRoot()
-                let shift = b[c] - a * mean[c]
-                for i in offset..<(offset + plane) { y[i] = a * x[i] + shift }
-            }
+            Normalization.fold(mean: mean, variance: variance, gamma: g, beta: b, epsilon: epsilon, channels: channels,
+                               scale: foldedScale.pointer, shift: foldedShift.pointer)
+            Normalization.scaleAndShift(x, y, scale: foldedScale.pointer, shift: foldedShift.pointer,
+                                        blocks: groups.blocks, channels: channels, plane: groups.plane)
             return
         }
-        let groups = groups(batch)
-        var sums = [Double](repeating: 0, count: groups), squares = [Double](repeating: 0, count: groups)
-        var counts = [Int](repeating: 0, count: groups)
-        forEachPlane(batch: batch) { _, group, offset in
-            var sum = 0.0
-            for i in offset..<(offset + plane) { sum += Double(x[i]) }
-            sums[group] += sum
-            counts[group] += plane
-        }
-        let m = groupMean.pointer, s = groupInverseDeviation.pointer
-        for group in 0..<groups { m[group] = Float(sums[group] / Double(max(counts[group], 1))) }
-        forEachPlane(batch: batch) { _, group, offset in
-            let mu = m[group]
-            var sum = 0.0
-            for i in offset..<(offset + plane) {
-                let d = Double(x[i] - mu)
-                sum += d * d
-            }
-            squares[group] += sum
-        }
-        for group in 0..<groups {
-            s[group] = Float(1 / (squares[group] / Double(max(counts[group], 1)) + Double(epsilon)).squareRoot())
-        }
-        forEachPlane(batch: batch) { c, group, offset in
-            let a = g[c] * s[group], mu = m[group]
-            for i in offset..<(offset + plane) { y[i] = a * (x[i] - mu) + b[c] }
-        }
+        Normalization.statistics(x, groups, epsilon: epsilon, mean: groupMean.pointer, inverseDeviation: groupInverseDeviation.pointer)
+        Normalization.normalize(x, y, groups, mean: groupMean.pointer, inverseDeviation: groupInverseDeviation.pointer, gamma: g, beta: b)
     }
 
     override func backward(batch: Int) {
         let x = input.value.pointer, dy = output.gradient.pointer
-        let plane = ClassicDims(input.shape).plane
-        let g = gamma.value.pointer
-        let n = batch * input.shape.count
-        // Per group: Σ dy and Σ dy·x̂ (x̂ the normalized input).
-        let groupCount = computesStatistics ? groups(batch) : channels
-        var sumDy = [Float](repeating: 0, count: groupCount), sumDyXhat = [Float](repeating: 0, count: groupCount)
-        var counts = [Int](repeating: 0, count: groupCount)
-        let m = groupMean.pointer, s = groupInverseDeviation.pointer
-        forEachPlane(batch: batch) { c, group, offset in
-            let slot = computesStatistics ? group : c
-            let (mu, inverse) = computesStatistics ? (m[group], s[group]) : (mean[c], 1 / (variance[c] + epsilon).squareRoot())
-            var a: Float = 0, d: Float = 0
-            for i in offset..<(offset + plane) {
-                a += dy[i]
-                d += dy[i] * (x[i] - mu) * inverse
-            }
-            sumDy[slot] += a
-            sumDyXhat[slot] += d
-            counts[slot] += plane
-        }
+        let groups = groups(batch), statistics = statistics
+        let (sumDy, sumDyXhat) = Normalization.gradientSums(x: x, dy: dy, groups, statistics)
         if gamma.isTrainable || beta.isTrainable {
-            var dGamma = [Float](repeating: 0, count: channels), dBeta = [Float](repeating: 0, count: channels)
-            forEachPlaneGroup(batch: batch, computed: computesStatistics) { c, slot in
-                dGamma[c] += sumDyXhat[slot]
-                dBeta[c] += sumDy[slot]
-            }
-            if gamma.isTrainable { gamma.gradient.pointer.update(from: dGamma, count: channels) }
-            if beta.isTrainable { beta.gradient.pointer.update(from: dBeta, count: channels) }
+            Normalization.parameterGradients(sumDy: sumDy, sumDyXhat: sumDyXhat, groups, statistics,
+                                             dGamma: gamma.isTrainable ? gamma.gradient.pointer : nil,
+                                             dBeta: beta.isTrainable ? beta.gradient.pointer : nil)
         }
         guard input.needsGradient else { return }
-        setGradient(of: input, count: n) { dx in
-            forEachPlane(batch: batch) { c, group, offset in
-                if computesStatistics {
-                    // dx = γ/σ · (dy − mean(dy) − x̂·mean(dy·x̂)) over the group.
-                    let mu = m[group], inverse = s[group], count = Float(counts[group])
-                    let meanDy = sumDy[group] / count, meanDyXhat = sumDyXhat[group] / count
-                    let a = g[c] * inverse
-                    for i in offset..<(offset + plane) {
-                        dx[i] = a * (dy[i] - meanDy - (x[i] - mu) * inverse * meanDyXhat)
-                    }
-                } else {
-                    let a = g[c] / (variance[c] + epsilon).squareRoot()
-                    for i in offset..<(offset + plane) { dx[i] = a * dy[i] }
-                }
-            }
-        }
-    }
-
-    /// Calls `body(channel, slot)` once for every statistics slot (a group, or a channel when the
-    /// statistics are stored).
-    private func forEachPlaneGroup(batch: Int, computed: Bool, _ body: (_ channel: Int, _ slot: Int) -> Void) {
-        if computed && perInstance {
-            for group in 0..<groups(batch) { body(group % channels, group) }
-        } else {
-            for c in 0..<channels { body(c, c) }
+        let g = gamma.value.pointer
+        setGradient(of: input, count: batch * input.shape.count) { dx in
+            Normalization.inputGradient(x: x, dy: dy, dx: dx, groups, statistics, gamma: g, sumDy: sumDy, sumDyXhat: sumDyXhat)
         }
     }
 

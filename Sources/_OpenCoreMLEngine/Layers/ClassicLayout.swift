@@ -1,31 +1,8 @@
 import CoreMLSpec
 import _OpenCoreMLKernels
 
-/// Helpers shared by the classic elementwise and shape layers: the `[outer, C, H, W]` view of a
-/// blob, broadcasting of axes of size 1, and gathers through precomputed index maps.
-
-/// The four classic dimensions `[outer, C, H, W]` of one example.
-struct ClassicDims: Equatable, CustomStringConvertible {
-    var outer: Int, channels: Int, height: Int, width: Int
-
-    init(outer: Int, channels: Int, height: Int, width: Int) {
-        self.outer = outer
-        self.channels = channels
-        self.height = height
-        self.width = width
-    }
-
-    init(_ shape: TensorShape) {
-        let (outer, c, h, w) = shape.classic
-        self.init(outer: outer, channels: c, height: h, width: w)
-    }
-
-    var array: [Int] { [outer, channels, height, width] }
-    var count: Int { outer * channels * height * width }
-    var plane: Int { height * width }
-
-    var description: String { "\(outer)×\(channels)×\(height)×\(width)" }
-}
+/// Helpers shared by the classic elementwise and shape layers: broadcasting of axes of size 1 over
+/// the `[outer, C, H, W]` view of a blob (`ClassicShape`), and gathers through precomputed index maps.
 
 /// How a tensor of classic dimensions `source` is read at the positions of a larger tensor of
 /// classic dimensions `target`, each axis of size 1 being repeated (stride 0).
@@ -33,13 +10,13 @@ struct ClassicDims: Equatable, CustomStringConvertible {
 /// Strides are `[batch, outer, C, H, W]`; a batch stride of 0 reads the same values for every
 /// example (a layer's parameter).
 struct ClassicBroadcast {
-    let target: ClassicDims
+    let target: ClassicShape
     let strides: [Int]
     /// Whether the source is laid out exactly like the target (same dimensions, one per example).
     let isIdentity: Bool
 
     /// Nil when some axis of `source` is neither 1 nor the target's size.
-    init?(_ source: ClassicDims, to target: ClassicDims, perExample: Bool) {
+    init?(_ source: ClassicShape, to target: ClassicShape, perExample: Bool) {
         let s = source.array, t = target.array
         var strides = [Int](repeating: 0, count: 5)
         var stride = 1
@@ -158,10 +135,10 @@ extension LayerNode {
     /// How a `bias` or `scale` layer's parameter `blob` of declared `shape` is read across the
     /// input, by the shape rule the layer table checked (`classicParameterShape`).
     func parameterBroadcast(_ blob: String, _ parameter: Parameter, declared shape: [UInt64]) throws -> ClassicBroadcast {
-        let dims = ClassicDims(input.shape)
+        let dims = input.shape.classic
         let result = CoreML_Specification_NeuralNetworkLayer.classicParameterShape(declared: shape, count: parameter.count, input: dims.array)
         guard case .success(let d) = result,
-              let broadcast = ClassicBroadcast(ClassicDims(outer: d[0], channels: d[1], height: d[2], width: d[3]), to: dims, perExample: false)
+              let broadcast = ClassicBroadcast(ClassicShape(outer: d[0], channels: d[1], height: d[2], width: d[3]), to: dims, perExample: false)
         else {
             throw fail("\(blob) does not fit input '\(input.name)' (shape \(input.shape))")
         }

@@ -16,8 +16,8 @@ final class ConcatNode: LayerNode, @unchecked Sendable {
     /// Each input's values per block (a sequence position, or a whole example) and the blocks.
     private func layout(batch: Int) -> (blocks: Int, sizes: [Int]) {
         if alongSequence { return (batch, inputs.map(\.shape.count)) }
-        let outer = ClassicDims(input.shape).outer
-        return (batch * outer, inputs.map { ClassicDims($0.shape).count / max(outer, 1) })
+        let outer = input.shape.classic.outer
+        return (batch * outer, inputs.map { $0.shape.classic.count / max(outer, 1) })
     }
 
     override func forward(batch: Int, training: Bool) {

@@ -88,7 +88,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     }
 
     override func prepareForShapes() throws {
-        let (_, c, h, w) = input.shape.classic
+        let classic = input.shape.classic, c = classic.channels, h = classic.height, w = classic.width
         // The layer table has checked that the kernel fits, so there is a geometry.
         guard let geometry = try? geometryParams.geometry(height: h, width: w) else {
             throw fail("input '\(input.name)' (\(h)×\(w)) does not fit the \(layout.kernel.h)×\(layout.kernel.w) kernel")

@@ -11,7 +11,7 @@ final class FlattenNode: IndexMapNode, @unchecked Sendable {
     }
 
     override func prepareForShapes() throws {
-        let dims = ClassicDims(input.shape)
-        indexMap = channelLast && dims.plane > 1 ? Self.channelLastMap(from: dims, to: ClassicDims(output.shape)) : nil
+        let dims = input.shape.classic
+        indexMap = channelLast && dims.plane > 1 ? Self.channelLastMap(from: dims, to: output.shape.classic) : nil
     }
 }

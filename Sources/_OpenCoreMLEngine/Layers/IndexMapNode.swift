@@ -1,3 +1,5 @@
+import CoreMLSpec
+
 /// A layer that only moves values: each output position reads one input position, given by an index
 /// map computed once from the shapes (`nil` when the order does not change: a plain copy). Forward
 /// gathers by the map, backward scatters the gradient back. Permute, reshape, flatten, flattenTo2D
@@ -22,7 +24,7 @@ class IndexMapNode: LayerNode, @unchecked Sendable {
     /// The map of Core ML's channel-last mode (reshape and flatten): the input is read as an H, W, C
     /// stream and laid out again with shape `t`; for each output position (C, H, W order), the input
     /// position it reads.
-    static func channelLastMap(from s: ClassicDims, to t: ClassicDims) -> ClassicIndexMap {
+    static func channelLastMap(from s: ClassicShape, to t: ClassicShape) -> ClassicIndexMap {
         let sourceBlock = s.channels * s.plane, targetBlock = t.channels * t.plane
         var map = [Int](repeating: 0, count: t.count)
         var index = 0

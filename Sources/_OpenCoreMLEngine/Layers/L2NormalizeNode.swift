@@ -13,7 +13,7 @@ final class L2NormalizeNode: LayerNode, @unchecked Sendable {
     }
 
     private func blocks(_ batch: Int) -> (count: Int, size: Int) {
-        let dims = ClassicDims(input.shape)
+        let dims = input.shape.classic
         return (batch * dims.outer, dims.channels * dims.plane)
     }
 
@@ -23,15 +23,7 @@ final class L2NormalizeNode: LayerNode, @unchecked Sendable {
 
     override func forward(batch: Int, training: Bool) {
         let (count, size) = blocks(batch)
-        let x = input.value.pointer, y = output.value.pointer, r = inverseNorms.pointer
-        for block in 0..<count {
-            let base = block * size
-            var sum: Double = 0
-            for i in base..<(base + size) { sum += Double(x[i]) * Double(x[i]) }
-            let inverse = Float(1 / (sum + Double(epsilon)).squareRoot())
-            r[block] = inverse
-            for i in base..<(base + size) { y[i] = x[i] * inverse }
-        }
+        Normalization.l2Normalize(input.value.pointer, output.value.pointer, blocks: count, size: size, epsilon: epsilon, inverseNorms: inverseNorms.pointer)
     }
 
     override func backward(batch: Int) {
@@ -39,13 +31,7 @@ final class L2NormalizeNode: LayerNode, @unchecked Sendable {
         let (count, size) = blocks(batch)
         let y = output.value.pointer, dy = output.gradient.pointer, r = inverseNorms.pointer
         setGradient(of: input, count: count * size) { dx in
-            // dx = (dy − y·Σ dy·y) / √(Σx² + ε)
-            for block in 0..<count {
-                let base = block * size
-                var dot: Float = 0
-                for i in base..<(base + size) { dot += dy[i] * y[i] }
-                for i in base..<(base + size) { dx[i] = (dy[i] - y[i] * dot) * r[block] }
-            }
+            Normalization.l2NormalizeBackward(y: y, dy: dy, dx: dx, blocks: count, size: size, inverseNorms: r)
         }
     }
 }

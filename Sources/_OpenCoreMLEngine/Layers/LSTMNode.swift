@@ -1,5 +1,4 @@
 import CoreMLSpec
-import Foundation
 import _OpenCoreMLKernels
 
 /// Core ML's `uniDirectionalLSTM`, forward and backpropagation through time.
@@ -84,8 +83,8 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
     // Geometry, set by prepareForShapes.
     private var steps = 1
     private var hasInitialHidden: Bool { inputs.count > 1 }
-    /// Whether the forward pass may apply the gates with the vector kernels: sigmoid gates, tanh
-    /// block input and output, no peepholes, separate input and forget gates.
+    /// Whether backward may use the derivatives of sigmoid gates, tanh block input and output
+    /// written out: no peepholes, separate input and forget gates.
     private var usesVectorGates: Bool {
         guard peepholes == nil, !coupled, case .sigmoid = gateActivation, case .tanh = cellActivation, case .tanh = outputActivation else { return false }
         return true
@@ -183,17 +182,46 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
     /// Input positions in processing order.
     private var order: [Int] { reverseInput ? Array((0..<steps).reversed()) : Array(0..<steps) }
 
+    /// The cell's activations, clips and coupling (``Recurrent/LSTMCell``).
+    private var lstmCell: Recurrent.LSTMCell {
+        Recurrent.LSTMCell(gate: gateActivation, cell: cellActivation, output: outputActivation,
+                           preactivationClip: Self.gateClip, cellClip: cellClip, coupled: coupled)
+    }
+
+    /// Where example `example`'s gates for input position `t` lie in `base` (pre-activations,
+    /// activations or their gradients): four blocks of `[batch][steps][hidden]`.
+    private func gates(_ base: UnsafeMutablePointer<Float>, example: Int, step t: Int, batch: Int) -> Recurrent.Gates {
+        let size = batch * steps * hiddenSize, row = (example * steps + t) * hiddenSize
+        return Recurrent.Gates(input: base + row, forget: base + size + row, block: base + 2 * size + row, output: base + 3 * size + row)
+    }
+
+    // MARK: Forward
+
     override func forward(batch: Int, training: Bool) {
-        let (s, hs, xs) = (steps, hiddenSize, inputSize)
-        let rows = batch * s
-        let size = rows * hs
-        let pre = preactivations.pointer, act = activations.pointer
-        let x = input.value.pointer
-        if !coupled {
-            // The four recursion matrices stacked (4·hidden × hidden), for one recurrent GEMM per step.
-            for g in 0..<4 { (stackedRecursion.pointer + g * hs * hs).update(from: recursionWeights[g].value.pointer, count: hs * hs) }
+        if !coupled { stackRecursion() }
+        projectInputs(batch: batch)
+        var previous: Int? = nil
+        for t in order {
+            enterStep(t, after: previous, batch: batch)
+            if previous != nil || hasInitialHidden { addRecurrence(t, batch: batch) }
+            runCell(t, batch: batch)
+            previous = t
         }
-        // Input projections of every step at once, plus the biases.
+        writeOutputs(batch: batch, last: previous ?? 0)
+    }
+
+    /// The four recursion matrices stacked (4·hidden × hidden), for one recurrent GEMM per step.
+    private func stackRecursion() {
+        let hs = hiddenSize
+        for g in 0..<4 { (stackedRecursion.pointer + g * hs * hs).update(from: recursionWeights[g].value.pointer, count: hs * hs) }
+    }
+
+    /// The input projections of every step at once, plus the biases (and 1 on the forget gate
+    /// with `forgetBias`).
+    private func projectInputs(batch: Int) {
+        let (hs, xs) = (hiddenSize, inputSize)
+        let rows = batch * steps, size = rows * hs
+        let pre = preactivations.pointer, x = input.value.pointer
         for gate in Gate.allCases {
             let g = gate.rawValue
             if coupled && gate == .forget { continue }
@@ -204,111 +232,71 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
                 for index in 0..<size { p[index] += 1 }
             }
         }
+    }
+
+    /// The state entering step `t`, kept for backward: the step `previous`'s, or the initial
+    /// state (zeros when absent).
+    private func enterStep(_ t: Int, after previous: Int?, batch: Int) {
+        let (s, hs) = (steps, hiddenSize)
         let hPrev = previousHidden.pointer, cPrev = previousCell.pointer
-        let hOut = hidden.pointer, cRaw = rawCell.pointer, cOut = cell.pointer, cAct = cellOutput.pointer
-        let ldState = s * hs
-        let peep = peepholes.map { $0.map(\.value.pointer) }
-        let (fAct, gAct, hAct) = (gateActivation, cellActivation, outputActivation)
-        let clip = Self.gateClip, cellClip = self.cellClip, coupled = self.coupled
-        var previous: Int? = nil
-        for t in order {
-            // The state entering step t, kept for backward.
-            for example in 0..<batch {
-                let row = (example * s + t) * hs
-                if let previous {
-                    let from = (example * s + previous) * hs
-                    (hPrev + row).update(from: hOut + from, count: hs)
-                    (cPrev + row).update(from: cOut + from, count: hs)
-                } else {
-                    if hasInitialHidden { (hPrev + row).update(from: inputs[1].value.pointer + example * hs, count: hs) }
-                    else { (hPrev + row).update(repeating: 0, count: hs) }
-                    if hasInitialCell { (cPrev + row).update(from: inputs[2].value.pointer + example * hs, count: hs) }
-                    else { (cPrev + row).update(repeating: 0, count: hs) }
-                }
+        for example in 0..<batch {
+            let row = (example * s + t) * hs
+            if let previous {
+                let from = (example * s + previous) * hs
+                (hPrev + row).update(from: hidden.pointer + from, count: hs)
+                (cPrev + row).update(from: cell.pointer + from, count: hs)
+            } else {
+                if hasInitialHidden { (hPrev + row).update(from: inputs[1].value.pointer + example * hs, count: hs) }
+                else { (hPrev + row).update(repeating: 0, count: hs) }
+                if hasInitialCell { (cPrev + row).update(from: inputs[2].value.pointer + example * hs, count: hs) }
+                else { (cPrev + row).update(repeating: 0, count: hs) }
             }
-            // Recurrent contributions: one GEMM over the batch against the four stacked
-            // recursion matrices, added into each gate's pre-activations.
-            if (previous != nil || hasInitialHidden) && !coupled {
-                let stepGates = stepScratch.pointer
-                ocm_sgemm(false, true, Int32(batch), Int32(4 * hs), Int32(hs), 1, hPrev + t * hs, Int32(ldState),
-                          stackedRecursion.pointer, Int32(hs), 0, stepGates, Int32(4 * hs))
-                for example in 0..<batch {
-                    for g in 0..<4 {
-                        let target = pre + g * size + (example * s + t) * hs
-                        ocm_add(target, stepGates + (example * 4 + g) * hs, target, hs)
-                    }
-                }
-            } else if previous != nil || hasInitialHidden {
-                for gate in Gate.allCases {
-                    let g = gate.rawValue
-                    if coupled && gate == .forget { continue }
-                    ocm_sgemm(false, true, Int32(batch), Int32(hs), Int32(hs), 1, hPrev + t * hs, Int32(ldState),
-                              recursionWeights[g].value.pointer, Int32(hs), 1, pre + g * size + t * hs, Int32(ldState))
-                }
-            }
-            if usesVectorGates {
-                // Sigmoid and tanh gates without peepholes: the activations row by row in the
-                // kernels' vector code. The ±50 clip changes no float result of these functions.
-                for example in 0..<batch {
-                    let row = (example * s + t) * hs
-                    ocm_sigmoid(pre + row, act + row, hs)
-                    ocm_sigmoid(pre + size + row, act + size + row, hs)
-                    ocm_tanh(pre + 2 * size + row, act + 2 * size + row, hs)
-                    ocm_sigmoid(pre + 3 * size + row, act + 3 * size + row, hs)
-                    for j in row..<(row + hs) {
-                        let raw = cPrev[j] * act[size + j] + act[j] * act[2 * size + j]
-                        cRaw[j] = raw
-                        cOut[j] = min(max(raw, -cellClip), cellClip)
-                    }
-                    ocm_tanh(cOut + row, cAct + row, hs)
-                    for j in row..<(row + hs) { hOut[j] = act[3 * size + j] * cAct[j] }
-                }
-                previous = t
-                continue
-            }
-            for example in 0..<batch {
-                let row = (example * s + t) * hs
-                for j in 0..<hs {
-                    let index = row + j
-                    let cp = cPrev[index]
-                    var preI = pre[index], preF = pre[size + index]
-                    if let peep {
-                        preI += peep[0][j] * cp
-                        preF += peep[1][j] * cp
-                        pre[index] = preI
-                        pre[size + index] = preF
-                    }
-                    let i = fAct.value(min(max(preI, -clip), clip))
-                    let z = gAct.value(min(max(pre[2 * size + index], -clip), clip))
-                    let f: Float
-                    if coupled {
-                        f = 1 - i
-                    } else {
-                        f = fAct.value(min(max(preF, -clip), clip))
-                    }
-                    let raw = cp * f + i * z
-                    let c = min(max(raw, -cellClip), cellClip)
-                    var preO = pre[3 * size + index]
-                    if let peep {
-                        preO += peep[2][j] * c
-                        pre[3 * size + index] = preO
-                    }
-                    let o = fAct.value(min(max(preO, -clip), clip))
-                    let hc = hAct.value(c)
-                    act[index] = i
-                    act[size + index] = f
-                    act[2 * size + index] = z
-                    act[3 * size + index] = o
-                    cRaw[index] = raw
-                    cOut[index] = c
-                    cAct[index] = hc
-                    hOut[index] = o * hc
-                }
-            }
-            previous = t
         }
-        // Outputs.
-        let last = previous ?? 0
+    }
+
+    /// The recurrent contributions `R·h₋` added into each gate's pre-activations: one GEMM over
+    /// the batch against the four stacked recursion matrices (one per gate when coupled).
+    private func addRecurrence(_ t: Int, batch: Int) {
+        let (s, hs) = (steps, hiddenSize)
+        let size = batch * s * hs, ldState = s * hs
+        let pre = preactivations.pointer, hPrev = previousHidden.pointer
+        guard !coupled else {
+            for gate in Gate.allCases where gate != .forget {
+                let g = gate.rawValue
+                ocm_sgemm(false, true, Int32(batch), Int32(hs), Int32(hs), 1, hPrev + t * hs, Int32(ldState),
+                          recursionWeights[g].value.pointer, Int32(hs), 1, pre + g * size + t * hs, Int32(ldState))
+            }
+            return
+        }
+        let stepGates = stepScratch.pointer
+        ocm_sgemm(false, true, Int32(batch), Int32(4 * hs), Int32(hs), 1, hPrev + t * hs, Int32(ldState),
+                  stackedRecursion.pointer, Int32(hs), 0, stepGates, Int32(4 * hs))
+        for example in 0..<batch {
+            for g in 0..<4 {
+                let target = pre + g * size + (example * s + t) * hs
+                ocm_add(target, stepGates + (example * 4 + g) * hs, target, hs)
+            }
+        }
+    }
+
+    /// The cell (gates, cell update, output) on every example's row of step `t`.
+    private func runCell(_ t: Int, batch: Int) {
+        let lstmCell = lstmCell
+        let peephole = peepholes.map { Recurrent.Peephole(input: $0[0].value.pointer, forget: $0[1].value.pointer, output: $0[2].value.pointer) }
+        let pre = preactivations.pointer, act = activations.pointer
+        for example in 0..<batch {
+            let row = (example * steps + t) * hiddenSize
+            let state = Recurrent.State(rawCell: rawCell.pointer + row, cell: cell.pointer + row, cellOutput: cellOutput.pointer + row,
+                                        hidden: hidden.pointer + row)
+            lstmCell.step(pre: gates(pre, example: example, step: t, batch: batch), act: gates(act, example: example, step: t, batch: batch),
+                          previous: previousCell.pointer + row, peephole: peephole, state: state, count: hiddenSize)
+        }
+    }
+
+    /// `y` (every step in processing order, or the last), `h_T` and `c_T`.
+    private func writeOutputs(batch: Int, last: Int) {
+        let (s, hs) = (steps, hiddenSize)
+        let hOut = hidden.pointer, cOut = cell.pointer
         let y = outputs[0].value.pointer
         for example in 0..<batch {
             if sequenceOutput {
@@ -323,22 +311,24 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
         }
     }
 
-    override func backward(batch: Int) {
-        let (s, hs, xs) = (steps, hiddenSize, inputSize)
-        let rows = batch * s
-        let size = rows * hs
-        let pre = preactivations.pointer, act = activations.pointer
-        let dPre = preactivationGradients.pointer
-        let dh = hiddenGradient.pointer, dc = cellGradient.pointer
-        let cPrev = previousCell.pointer, cRaw = rawCell.pointer, cOut = cell.pointer, cAct = cellOutput.pointer
-        let ldState = s * hs
-        let peep = peepholes.map { $0.map(\.value.pointer) }
-        let (fAct, gAct, hAct) = (gateActivation, cellActivation, outputActivation)
-        let clip = Self.gateClip, cellClip = self.cellClip, coupled = self.coupled
-        let order = self.order
-        let dy = outputs[0].gradient.pointer
+    // MARK: Backward
 
-        // Gradients entering the last step: from h_T, c_T and (without sequence output) y.
+    override func backward(batch: Int) {
+        seedStateGradients(batch: batch)
+        if coupled { (preactivationGradients.pointer + batch * steps * hiddenSize).update(repeating: 0, count: batch * steps * hiddenSize) }
+        for (k, t) in order.enumerated().reversed() {
+            if usesVectorGates { sigmoidTanhStepGradients(k, t, batch: batch) } else { stepGradients(k, t, batch: batch) }
+            propagateHidden(t, batch: batch)
+        }
+        initialStateGradients(batch: batch)
+        parameterGradients(batch: batch)
+        inputGradient(batch: batch)
+    }
+
+    /// The gradients entering the last step: from `h_T`, `c_T` and (without sequence output) `y`.
+    private func seedStateGradients(batch: Int) {
+        let hs = hiddenSize
+        let dh = hiddenGradient.pointer, dc = cellGradient.pointer, dy = outputs[0].gradient.pointer
         for example in 0..<batch {
             let dhRow = dh + example * hs, dcRow = dc + example * hs
             if outputs.count > 1 { dhRow.update(from: outputs[1].gradient.pointer + example * hs, count: hs) }
@@ -347,103 +337,134 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
             if outputs.count > 2 { dcRow.update(from: outputs[2].gradient.pointer + example * hs, count: hs) }
             else { dcRow.update(repeating: 0, count: hs) }
         }
-        if coupled { (dPre + size).update(repeating: 0, count: size) }
+    }
 
-        let vectorGates = usesVectorGates
-        for (k, t) in order.enumerated().reversed() {
-            for example in 0..<batch where vectorGates {
-                // Sigmoid gates, tanh block input and output, no peepholes: the derivatives written
-                // out (at |pre| > 50 they are 0 in float anyway, as the clip asks).
-                let row = (example * s + t) * hs
-                let dhRow = dh + example * hs, dcRow = dc + example * hs
-                let dyRow = sequenceOutput ? dy + (example * s + k) * hs : nil
-                for j in 0..<hs {
-                    let index = row + j
-                    let dhj = dhRow[j] + (dyRow?[j] ?? 0)
-                    let i = act[index], f = act[size + index], z = act[2 * size + index], o = act[3 * size + index]
-                    let hc = cAct[index], raw = cRaw[index]
-                    let dC = dcRow[j] + dhj * o * (1 - hc * hc)
-                    let dRaw = raw >= -cellClip && raw <= cellClip ? dC : 0
-                    dcRow[j] = dRaw * f
-                    dPre[index] = dRaw * z * i * (1 - i)
-                    dPre[size + index] = dRaw * cPrev[index] * f * (1 - f)
-                    dPre[2 * size + index] = dRaw * i * (1 - z * z)
-                    dPre[3 * size + index] = dhj * hc * o * (1 - o)
-                }
+    /// Step `t`'s (the `k`-th processed) gate gradients with sigmoid gates, tanh block input and
+    /// output and no peepholes: the derivatives written out (at |pre| > 50 they are 0 in float
+    /// anyway, as the clip asks). Carries the cell gradient to the step before.
+    private func sigmoidTanhStepGradients(_ k: Int, _ t: Int, batch: Int) {
+        let (s, hs) = (steps, hiddenSize)
+        let size = batch * s * hs
+        let act = activations.pointer, dPre = preactivationGradients.pointer
+        let dh = hiddenGradient.pointer, dc = cellGradient.pointer, dy = outputs[0].gradient.pointer
+        let cPrev = previousCell.pointer, cRaw = rawCell.pointer, cAct = cellOutput.pointer
+        let cellClip = self.cellClip
+        for example in 0..<batch {
+            let row = (example * s + t) * hs
+            let dhRow = dh + example * hs, dcRow = dc + example * hs
+            let dyRow = sequenceOutput ? dy + (example * s + k) * hs : nil
+            for j in 0..<hs {
+                let index = row + j
+                let dhj = dhRow[j] + (dyRow?[j] ?? 0)
+                let i = act[index], f = act[size + index], z = act[2 * size + index], o = act[3 * size + index]
+                let hc = cAct[index], raw = cRaw[index]
+                let dC = dcRow[j] + dhj * o * (1 - hc * hc)
+                let dRaw = raw >= -cellClip && raw <= cellClip ? dC : 0
+                dcRow[j] = dRaw * f
+                dPre[index] = dRaw * z * i * (1 - i)
+                dPre[size + index] = dRaw * cPrev[index] * f * (1 - f)
+                dPre[2 * size + index] = dRaw * i * (1 - z * z)
+                dPre[3 * size + index] = dhj * hc * o * (1 - o)
             }
-            for example in 0..<batch where !vectorGates {
-                let row = (example * s + t) * hs
-                for j in 0..<hs {
-                    let index = row + j
-                    var dhj = dh[example * hs + j]
-                    if sequenceOutput { dhj += dy[(example * s + k) * hs + j] }
-                    let i = act[index], f = act[size + index], z = act[2 * size + index], o = act[3 * size + index]
-                    let c = cOut[index], hc = cAct[index], cp = cPrev[index]
-                    let preI = pre[index], preF = pre[size + index], preZ = pre[2 * size + index], preO = pre[3 * size + index]
+        }
+    }
 
-                    let dO = dhj * hc
-                    let dPreO = abs(preO) <= clip ? dO * fAct.derivative(preO, o) : 0
-                    var dC = dc[example * hs + j] + dhj * o * hAct.derivative(c, hc)
-                    if let peep { dC += dPreO * peep[2][j] }
-                    // Clamped cells pass no gradient.
-                    let raw = cRaw[index]
-                    let dRaw = raw >= -cellClip && raw <= cellClip ? dC : 0
-                    let dI: Float, dF: Float, dCPrev: Float
-                    if coupled {
-                        dI = dRaw * (z - cp)
-                        dF = 0
-                        dCPrev = dRaw * (1 - i)
-                    } else {
-                        dI = dRaw * z
-                        dF = dRaw * cp
-                        dCPrev = dRaw * f
-                    }
-                    let dZ = dRaw * i
-                    let dPreI = abs(preI) <= clip ? dI * fAct.derivative(preI, i) : 0
-                    let dPreF = !coupled && abs(preF) <= clip ? dF * fAct.derivative(preF, f) : 0
-                    let dPreZ = abs(preZ) <= clip ? dZ * gAct.derivative(preZ, z) : 0
-                    var dCarry = dCPrev
-                    if let peep { dCarry += dPreI * peep[0][j] + dPreF * peep[1][j] }
-                    dc[example * hs + j] = dCarry
-                    dPre[index] = dPreI
-                    dPre[size + index] = dPreF
-                    dPre[2 * size + index] = dPreZ
-                    dPre[3 * size + index] = dPreO
+    /// Step `t`'s (the `k`-th processed) gate gradients for any activations, peepholes and
+    /// coupling; values beyond a clip pass no gradient. Carries the cell gradient to the step before.
+    private func stepGradients(_ k: Int, _ t: Int, batch: Int) {
+        let (s, hs) = (steps, hiddenSize)
+        let size = batch * s * hs
+        let pre = preactivations.pointer, act = activations.pointer, dPre = preactivationGradients.pointer
+        let dh = hiddenGradient.pointer, dc = cellGradient.pointer, dy = outputs[0].gradient.pointer
+        let cPrev = previousCell.pointer, cRaw = rawCell.pointer, cOut = cell.pointer, cAct = cellOutput.pointer
+        let peep = peepholes.map { $0.map(\.value.pointer) }
+        let (fAct, gAct, hAct) = (gateActivation, cellActivation, outputActivation)
+        let clip = Self.gateClip, cellClip = self.cellClip, coupled = self.coupled
+        for example in 0..<batch {
+            let row = (example * s + t) * hs
+            for j in 0..<hs {
+                let index = row + j
+                var dhj = dh[example * hs + j]
+                if sequenceOutput { dhj += dy[(example * s + k) * hs + j] }
+                let i = act[index], f = act[size + index], z = act[2 * size + index], o = act[3 * size + index]
+                let c = cOut[index], hc = cAct[index], cp = cPrev[index]
+                let preI = pre[index], preF = pre[size + index], preZ = pre[2 * size + index], preO = pre[3 * size + index]
+
+                let dO = dhj * hc
+                let dPreO = abs(preO) <= clip ? dO * fAct.derivative(preO, o) : 0
+                var dC = dc[example * hs + j] + dhj * o * hAct.derivative(c, hc)
+                if let peep { dC += dPreO * peep[2][j] }
+                // Clamped cells pass no gradient.
+                let raw = cRaw[index]
+                let dRaw = raw >= -cellClip && raw <= cellClip ? dC : 0
+                let dI: Float, dF: Float, dCPrev: Float
+                if coupled {
+                    dI = dRaw * (z - cp)
+                    dF = 0
+                    dCPrev = dRaw * (1 - i)
+                } else {
+                    dI = dRaw * z
+                    dF = dRaw * cp
+                    dCPrev = dRaw * f
                 }
+                let dZ = dRaw * i
+                let dPreI = abs(preI) <= clip ? dI * fAct.derivative(preI, i) : 0
+                let dPreF = !coupled && abs(preF) <= clip ? dF * fAct.derivative(preF, f) : 0
+                let dPreZ = abs(preZ) <= clip ? dZ * gAct.derivative(preZ, z) : 0
+                var dCarry = dCPrev
+                if let peep { dCarry += dPreI * peep[0][j] + dPreF * peep[1][j] }
+                dc[example * hs + j] = dCarry
+                dPre[index] = dPreI
+                dPre[size + index] = dPreF
+                dPre[2 * size + index] = dPreZ
+                dPre[3 * size + index] = dPreO
             }
-            // dh₋ = Σ_gates dPre · R: the step's four gate gradients side by side, one GEMM
-            // against the stacked recursion matrices (the forward pass stacked them).
-            if !coupled {
-                let stepGates = stepScratch.pointer
-                for example in 0..<batch {
-                    for g in 0..<4 {
-                        (stepGates + (example * 4 + g) * hs).update(from: dPre + g * size + (example * s + t) * hs, count: hs)
-                    }
-                }
-                ocm_sgemm(false, false, Int32(batch), Int32(hs), Int32(4 * hs), 1, stepGates, Int32(4 * hs),
-                          stackedRecursion.pointer, Int32(hs), 0, dh, Int32(hs))
-                continue
-            }
+        }
+    }
+
+    /// `dh₋ = Σ_gates dPre · R`: the step's four gate gradients side by side, one GEMM against
+    /// the stacked recursion matrices (one per gate when coupled).
+    private func propagateHidden(_ t: Int, batch: Int) {
+        let (s, hs) = (steps, hiddenSize)
+        let size = batch * s * hs, ldState = s * hs
+        let dPre = preactivationGradients.pointer, dh = hiddenGradient.pointer
+        guard !coupled else {
             var first = true
-            for gate in Gate.allCases {
+            for gate in Gate.allCases where gate != .forget {
                 let g = gate.rawValue
-                if coupled && gate == .forget { continue }
                 ocm_sgemm(false, false, Int32(batch), Int32(hs), Int32(hs), 1, dPre + g * size + t * hs, Int32(ldState),
                           recursionWeights[g].value.pointer, Int32(hs), first ? 0 : 1, dh, Int32(hs))
                 first = false
             }
+            return
         }
+        let stepGates = stepScratch.pointer
+        for example in 0..<batch {
+            for g in 0..<4 {
+                (stepGates + (example * 4 + g) * hs).update(from: dPre + g * size + (example * s + t) * hs, count: hs)
+            }
+        }
+        ocm_sgemm(false, false, Int32(batch), Int32(hs), Int32(4 * hs), 1, stepGates, Int32(4 * hs),
+                  stackedRecursion.pointer, Int32(hs), 0, dh, Int32(hs))
+    }
 
-        // Initial states.
+    /// The gradients of `h0` and `c0`: what reaches the first processed step.
+    private func initialStateGradients(batch: Int) {
+        let hs = hiddenSize
         if hasInitialHidden && inputs[1].needsGradient {
-            setGradient(of: inputs[1], count: batch * hs) { $0.update(from: dh, count: batch * hs) }
+            setGradient(of: inputs[1], count: batch * hs) { $0.update(from: hiddenGradient.pointer, count: batch * hs) }
         }
         if hasInitialCell && inputs[2].needsGradient {
-            setGradient(of: inputs[2], count: batch * hs) { $0.update(from: dc, count: batch * hs) }
+            setGradient(of: inputs[2], count: batch * hs) { $0.update(from: cellGradient.pointer, count: batch * hs) }
         }
+    }
 
-        // Parameters: sums over every step of every example.
-        let x = input.value.pointer, hPrev = previousHidden.pointer
+    /// The weights', recursion matrices', biases' and peepholes' gradients: sums over every step
+    /// of every example.
+    private func parameterGradients(batch: Int) {
+        let (hs, xs) = (hiddenSize, inputSize)
+        let rows = batch * steps, size = rows * hs
+        let dPre = preactivationGradients.pointer, x = input.value.pointer, hPrev = previousHidden.pointer
         for g in 0..<4 {
             let dGate = dPre + g * size
             let w = inputWeights[g], r = recursionWeights[g]
@@ -459,23 +480,29 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
         }
         if let peepholes {
             // p_i and p_f meet the previous cell state, p_o the new one.
-            let sources: [(gate: Int, state: UnsafeMutablePointer<Float>)] = [(0, cPrev), (1, cPrev), (3, cOut)]
+            let sources: [(gate: Int, state: UnsafeMutablePointer<Float>)] = [(0, previousCell.pointer), (1, previousCell.pointer), (3, cell.pointer)]
             let scratch = peepholeScratch.pointer
             for (p, source) in zip(peepholes, sources) where p.isTrainable {
                 ocm_mul(dPre + source.gate * size, source.state, scratch, size)
                 ocm_sum_rows(scratch, p.gradient.pointer, Int32(rows), Int32(hs), Int32(hs), false)
             }
         }
-        if input.needsGradient {
-            setGradient(of: input, count: rows * xs) { dx in
-                var first = true
-                for gate in Gate.allCases {
-                    let g = gate.rawValue
-                    if coupled && gate == .forget { continue }
-                    ocm_sgemm(false, false, Int32(rows), Int32(xs), Int32(hs), 1, dPre + g * size, Int32(hs),
-                              inputWeights[g].value.pointer, Int32(xs), first ? 0 : 1, dx, Int32(xs))
-                    first = false
-                }
+    }
+
+    /// The input's gradient: `dx = Σ_gates dPre · W`.
+    private func inputGradient(batch: Int) {
+        guard input.needsGradient else { return }
+        let (hs, xs) = (hiddenSize, inputSize)
+        let rows = batch * steps, size = rows * hs
+        let dPre = preactivationGradients.pointer
+        setGradient(of: input, count: rows * xs) { dx in
+            var first = true
+            for gate in Gate.allCases {
+                let g = gate.rawValue
+                if coupled && gate == .forget { continue }
+                ocm_sgemm(false, false, Int32(rows), Int32(xs), Int32(hs), 1, dPre + g * size, Int32(hs),
+                          inputWeights[g].value.pointer, Int32(xs), first ? 0 : 1, dx, Int32(xs))
+                first = false
             }
         }
     }

@@ -28,7 +28,7 @@ final class PaddingNode: LayerNode, @unchecked Sendable {
     }
 
     override func prepareForShapes() throws {
-        let dims = ClassicDims(input.shape)
+        let dims = input.shape.classic
         do throws(PaddingError) {
             padding = try Padding(mode, inputShape: [dims.outer * dims.channels, dims.height, dims.width], before: [0, top, left], after: [0, bottom, right])
         } catch {

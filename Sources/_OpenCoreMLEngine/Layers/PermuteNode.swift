@@ -18,7 +18,7 @@ final class PermuteNode: IndexMapNode, @unchecked Sendable {
     }
 
     override func prepareForShapes() throws {
-        let source = ClassicDims(input.shape).array
+        let source = input.shape.classic.array
         indexMap = axis == [0, 1, 2, 3] ? nil : Self.map(source: source, axis: axis)
     }
 

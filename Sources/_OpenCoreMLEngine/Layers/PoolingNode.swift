@@ -22,7 +22,7 @@ final class PoolingNode: LayerNode, @unchecked Sendable {
     }
 
     override func prepareForShapes() throws {
-        let (_, _, h, w) = input.shape.classic
+        let classic = input.shape.classic, h = classic.height, w = classic.width
         // The layer table has checked that the window fits, so there is a geometry.
         guard let geometry = try? params.geometry(height: h, width: w) else {
             throw fail("input '\(input.name)' (\(h)×\(w)) does not fit the pooling window")
@@ -47,7 +47,7 @@ final class PoolingNode: LayerNode, @unchecked Sendable {
     var isMaxPooling2x2: Bool { fusesAsMaxPooling && pooling?.isMaxPooling2x2 == true }
 
     private func planes(_ batch: Int) -> Int {
-        let (outer, c, _, _) = input.shape.classic
+        let classic = input.shape.classic, outer = classic.outer, c = classic.channels
         return batch * outer * c
     }
 

@@ -33,7 +33,7 @@ final class PreprocessingNode: @unchecked Sendable {
     }
 
     func forward(batch: Int) {
-        let (outer, c, h, w) = raw.shape.classic
+        let classic = raw.shape.classic, outer = classic.outer, c = classic.channels, h = classic.height, w = classic.width
         let x = raw.value.pointer, y = output.value.pointer
         let perExample = raw.shape.count
         if !meanImage.isEmpty {

@@ -19,6 +19,6 @@ final class ReshapeNode: IndexMapNode, @unchecked Sendable {
     }
 
     override func prepareForShapes() throws {
-        indexMap = channelLast ? Self.channelLastMap(from: ClassicDims(input.shape), to: ClassicDims(output.shape)) : nil
+        indexMap = channelLast ? Self.channelLastMap(from: input.shape.classic, to: output.shape.classic) : nil
     }
 }

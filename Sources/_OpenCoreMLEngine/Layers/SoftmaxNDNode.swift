@@ -21,7 +21,7 @@ final class SoftmaxNDNode: LayerNode, @unchecked Sendable {
     }
 
     override func forward(batch: Int, training: Bool) {
-        AxisSoftmax.forward(input.value.pointer, output.value.pointer, blocks: batch * outer, length: length, inner: inner)
+        Softmax.forward(input.value.pointer, output.value.pointer, blocks: batch * outer, length: length, inner: inner)
     }
 
     override func backward(batch: Int) {
@@ -29,7 +29,7 @@ final class SoftmaxNDNode: LayerNode, @unchecked Sendable {
         let y = output.value.pointer, dy = output.gradient.pointer
         let (blocks, length, inner) = (batch * outer, self.length, self.inner)
         setGradient(of: input, count: batch * input.shape.count) { dx in
-            AxisSoftmax.backward(y: y, dy: dy, dx: dx, blocks: blocks, length: length, inner: inner)
+            Softmax.backward(y: y, dy: dy, dx: dx, blocks: blocks, length: length, inner: inner)
         }
     }
 }

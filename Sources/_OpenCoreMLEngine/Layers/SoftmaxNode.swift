@@ -8,16 +8,16 @@ final class SoftmaxNode: LayerNode, @unchecked Sendable {
     var isFusedWithLoss = false
 
     override func forward(batch: Int, training: Bool) {
-        let (outer, c, h, w) = input.shape.classic
-        AxisSoftmax.forward(input.value.pointer, output.value.pointer, blocks: batch * outer, length: c, inner: h * w)
+        let classic = input.shape.classic, outer = classic.outer, c = classic.channels, h = classic.height, w = classic.width
+        Softmax.forward(input.value.pointer, output.value.pointer, blocks: batch * outer, length: c, inner: h * w)
     }
 
     override func backward(batch: Int) {
         guard input.needsGradient, !isFusedWithLoss else { return }
-        let (outer, c, h, w) = input.shape.classic
+        let classic = input.shape.classic, outer = classic.outer, c = classic.channels, h = classic.height, w = classic.width
         let y = output.value.pointer, dy = output.gradient.pointer
         setGradient(of: input, count: batch * input.shape.count) { dx in
-            AxisSoftmax.backward(y: y, dy: dy, dx: dx, blocks: batch * outer, length: c, inner: h * w)
+            Softmax.backward(y: y, dy: dy, dx: dx, blocks: batch * outer, length: c, inner: h * w)
         }
     }
 }

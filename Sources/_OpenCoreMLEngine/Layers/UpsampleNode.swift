@@ -32,7 +32,7 @@ final class UpsampleNode: LayerNode, @unchecked Sendable {
     }
 
     override func prepareForShapes() throws {
-        let (input, output) = (ClassicDims(self.input.shape), ClassicDims(self.output.shape))
+        let (input, output) = (self.input.shape.classic, self.output.shape.classic)
         rows = axis(input: input.height, output: output.height, factor: factor.h)
         columns = axis(input: input.width, output: output.width, factor: factor.w)
     }
@@ -69,13 +69,13 @@ final class UpsampleNode: LayerNode, @unchecked Sendable {
     }
 
     private func planes(_ batch: Int) -> Int {
-        let dims = ClassicDims(input.shape)
+        let dims = input.shape.classic
         return batch * dims.outer * dims.channels
     }
 
     override func forward(batch: Int, training: Bool) {
         let x = input.value.pointer, y = output.value.pointer
-        let width = ClassicDims(input.shape).width, inPlane = ClassicDims(input.shape).plane
+        let width = input.shape.classic.width, inPlane = input.shape.classic.plane
         let outW = columns.first.count, outPlane = rows.first.count * outW
         for plane in 0..<planes(batch) {
             let source = x + plane * inPlane, target = y + plane * outPlane
@@ -94,7 +94,7 @@ final class UpsampleNode: LayerNode, @unchecked Sendable {
     override func backward(batch: Int) {
         guard input.needsGradient else { return }
         let dy = output.gradient.pointer
-        let width = ClassicDims(input.shape).width, inPlane = ClassicDims(input.shape).plane
+        let width = input.shape.classic.width, inPlane = input.shape.classic.plane
         let outW = columns.first.count, outPlane = rows.first.count * outW
         let planes = planes(batch)
         setGradient(of: input, count: planes * inPlane) { dx in

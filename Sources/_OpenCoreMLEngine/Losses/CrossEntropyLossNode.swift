@@ -10,7 +10,7 @@ final class CrossEntropyLossNode: LossNode, @unchecked Sendable {
     private let labels = Int32Buffer()
 
     override func inferShapes() throws {
-        let (outer, _, h, w) = input.shape.classic
+        let classic = input.shape.classic, outer = classic.outer, h = classic.height, w = classic.width
         guard outer == 1, h * w == 1 else {
             throw fail("input '\(input.name)' has shape \(input.shape); cross-entropy needs one vector of class probabilities per example")
         }

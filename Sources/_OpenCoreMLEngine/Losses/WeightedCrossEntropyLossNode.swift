@@ -21,7 +21,7 @@ final class WeightedCrossEntropyLossNode: LossNode, @unchecked Sendable {
     }
 
     override func inferShapes() throws {
-        let (outer, _, h, w) = input.shape.classic
+        let classic = input.shape.classic, outer = classic.outer, h = classic.height, w = classic.width
         guard h * w == 1 else {
             throw fail("input '\(input.name)' has shape \(input.shape); a weighted cross-entropy needs one vector of class probabilities per step")
         }

@@ -129,31 +129,25 @@ extension MILOperations {
             return (sequence, h, c)
         }
 
-        /// c' = f∘c + i∘z (clipped), h' = o∘act(c'); gates `[i, f, o, z]`, peepholes on c (i, f) and c' (o).
+        /// The LSTM cell (``Recurrent/LSTMCell``) on gates `[i, f, o, z]`, peepholes on c (i, f) and c' (o).
         private func lstmStep(_ gates: inout [Float], _ h: inout [Float], _ c: inout [Float], batch: Int, hs: Int, peephole: [Float]?) {
             let width = 4 * hs
+            let lstm = Recurrent.LSTMCell(gate: recurrentActivation, cell: cellActivation, output: activation,
+                                          preactivationClip: nil, cellClip: clip ?? .infinity, coupled: false)
             gates.withUnsafeMutableBufferPointer { buffer in
-                let g = buffer.baseAddress!
-                for b in 0..<batch {
-                    let row = g + b * width
-                    if let peephole {
-                        for j in 0..<hs {
-                            row[j] += c[b * hs + j] * peephole[j]
-                            row[hs + j] += c[b * hs + j] * peephole[hs + j]
+                h.withUnsafeMutableBufferPointer { h in
+                    c.withUnsafeMutableBufferPointer { c in
+                        Normalization.withOptional(peephole) { peephole in
+                            let p = peephole.map { Recurrent.Peephole(input: $0, forget: $0 + hs, output: $0 + 2 * hs) }
+                            for b in 0..<batch {
+                                let row = buffer.baseAddress! + b * width, cell = c.baseAddress! + b * hs
+                                let rowGates = Recurrent.Gates(input: row, forget: row + hs, block: row + 3 * hs, output: row + 2 * hs)
+                                // The block input's slot receives act(c') once z has been used.
+                                let state = Recurrent.State(rawCell: nil, cell: cell, cellOutput: row + 3 * hs, hidden: h.baseAddress! + b * hs)
+                                lstm.step(pre: rowGates, act: rowGates, previous: cell, peephole: p, state: state, count: hs)
+                            }
                         }
                     }
-                    recurrentActivation.apply(row, count: 2 * hs)
-                    cellActivation.apply(row + 3 * hs, count: hs)
-                    for j in 0..<hs {
-                        var cell = row[hs + j] * c[b * hs + j] + row[j] * row[3 * hs + j]
-                        if let clip { cell = min(max(cell, -clip), clip) }
-                        c[b * hs + j] = cell
-                        if let peephole { row[2 * hs + j] += cell * peephole[2 * hs + j] }
-                        row[3 * hs + j] = cell
-                    }
-                    recurrentActivation.apply(row + 2 * hs, count: hs)
-                    activation.apply(row + 3 * hs, count: hs)
-                    for j in 0..<hs { h[b * hs + j] = row[2 * hs + j] * row[3 * hs + j] }
                 }
             }
         }
@@ -169,20 +163,23 @@ extension MILOperations {
                         ocm_sgemm(false, true, Int32(batch), Int32(hs), Int32(hs), 1, h, Int32(hs), w.baseAddress! + gate * hs * hs, Int32(hs),
                                   1, g + gate * hs, Int32(width))
                     }
-                    for b in 0..<batch {
-                        recurrentActivation.apply(g + b * width, count: hs)
-                        recurrentActivation.apply(g + b * width + 2 * hs, count: hs)
-                        for j in 0..<hs { reset[b * hs + j] = g[b * width + j] * h[b * hs + j] }
+                    h.withUnsafeBufferPointer { h in
+                        reset.withUnsafeMutableBufferPointer { reset in
+                            for b in 0..<batch {
+                                recurrentActivation.apply(g + b * width, count: hs)
+                                recurrentActivation.apply(g + b * width + 2 * hs, count: hs)
+                                Recurrent.gruReset(reset: g + b * width, hidden: h.baseAddress! + b * hs, into: reset.baseAddress! + b * hs, count: hs)
+                            }
+                        }
                     }
                     ocm_sgemm(false, true, Int32(batch), Int32(hs), Int32(hs), 1, reset, Int32(hs), w.baseAddress! + hs * hs, Int32(hs),
                               1, g + hs, Int32(width))
                 }
-                for b in 0..<batch {
-                    let row = g + b * width
-                    activation.apply(row + hs, count: hs)
-                    for j in 0..<hs {
-                        let z = row[2 * hs + j]
-                        h[b * hs + j] = (1 - z) * row[hs + j] + z * h[b * hs + j]
+                h.withUnsafeMutableBufferPointer { h in
+                    for b in 0..<batch {
+                        let row = g + b * width
+                        activation.apply(row + hs, count: hs)
+                        Recurrent.gruUpdate(output: row + hs, update: row + 2 * hs, hidden: h.baseAddress! + b * hs, count: hs)
                     }
                 }
             }

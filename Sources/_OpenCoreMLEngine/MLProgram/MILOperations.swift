@@ -235,35 +235,16 @@ enum MILOperations {
 
     // MARK: Reductions and shapes
 
+    /// Softmax along `axis` (default the last), by ``Softmax`` into the run's buffer pool.
     static let softmax: Make = { arguments, outputs, context in
         let x = try argument(arguments, "x", context)
         let axisValue = try constantInts(arguments, "axis", context)?.first ?? -1
         return { slots in
             let input = fetch(x, slots)
             let axis = try axis(axisValue, rank: input.shape.count, context)
-            let n = input.shape[axis], inner = input.shape[(axis + 1)...].reduce(1, *), outer = input.count / max(n * inner, 1)
-            if inner == 1 && n > 0 && n <= Int(Int32.max) && outer <= Int(Int32.max) {
-                // Over the last axis (contiguous rows): the C kernel, threaded over rows.
-                var values = try slots.unfilledBuffer(input.shape, context)
-                ocm_softmax_rows(input.values, &values, Int32(outer), Int32(n), Int32(n), Int32(n))
-                slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
-                return
-            }
-            var values = input.values
-            for o in 0..<outer {
-                for i in 0..<inner {
-                    let base = o * n * inner + i
-                    var largest = -Float.infinity
-                    for k in 0..<n { largest = max(largest, values[base + k * inner]) }
-                    var sum: Float = 0
-                    for k in 0..<n {
-                        let e = exp(values[base + k * inner] - largest)
-                        values[base + k * inner] = e
-                        sum += e
-                    }
-                    for k in 0..<n { values[base + k * inner] /= sum }
-                }
-            }
+            let (blocks, length, inner) = Softmax.view(input.shape, axis: axis)
+            var values = try slots.unfilledBuffer(input.shape, context)
+            if input.count > 0 { Softmax.forward(input.values, &values, blocks: blocks, length: length, inner: inner) }
             slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
         }
     }

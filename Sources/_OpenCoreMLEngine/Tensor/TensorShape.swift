@@ -1,3 +1,5 @@
+import CoreMLSpec
+
 /// The shape of one example's tensor in a blob (the batch dimension is kept apart).
 ///
 /// Core ML's classic layers see rank-5 blobs `[Seq, Batch, C, H, W]`. The engine stores a blob
@@ -16,13 +18,8 @@ package struct TensorShape: Hashable, Sendable, CustomStringConvertible {
 
     package var rank: Int { dims.count }
 
-    /// The classic-layer view: `(outer, channels, height, width)`.
-    package var classic: (outer: Int, channels: Int, height: Int, width: Int) {
-        let r = dims.count
-        var outer = 1
-        for index in 0..<max(0, r - 3) { outer *= dims[index] }
-        return (outer, r >= 3 ? dims[r - 3] : 1, r >= 2 ? dims[r - 2] : 1, r >= 1 ? dims[r - 1] : 1)
-    }
+    /// The classic-layer view `[outer, C, H, W]`.
+    package var classic: ClassicShape { ClassicShape(dims) }
 
     package var description: String { dims.map(String.init).joined(separator: "×") }
 }

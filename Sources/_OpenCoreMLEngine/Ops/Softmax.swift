@@ -1,12 +1,18 @@
 import Foundation
 import _OpenCoreMLKernels
 
-/// Softmax along one axis of `blocks` blocks of `[length, inner]` values (the axis has stride
-/// `inner`), forward and backward: what the classic `softmax` (the channel axis) and `softmaxND`
-/// (any axis) share.
-enum AxisSoftmax {
+/// Softmax along one axis, written once for both interpreters: the classic `softmax` (the channel
+/// axis) and `softmaxND` (any axis) layers, forward and backward, and the ML Program's `softmax`.
+///
+/// The tensor is viewed as `blocks` blocks of `[length, inner]` values, the axis having stride
+/// `inner`. Each line along the axis is computed stably (its largest value subtracted before
+/// `exp`). Over the last axis (`inner` 1) the lines are contiguous rows and run on the C kernel,
+/// threaded over rows.
+enum Softmax {
+    /// `y = softmax(x)` along the axis (y may be x: in place).
     static func forward(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, blocks: Int, length: Int, inner: Int) {
-        if inner == 1 {
+        guard blocks > 0, length > 0, inner > 0 else { return }
+        if inner == 1, blocks <= Int(Int32.max), length <= Int(Int32.max) {
             ocm_softmax_rows(x, y, Int32(blocks), Int32(length), Int32(length), Int32(length))
             return
         }
@@ -26,7 +32,7 @@ enum AxisSoftmax {
         }
     }
 
-    /// `dx = y ⊙ (dy − Σ_axis dy·y)` along every line of the axis.
+    /// `dx = y ⊙ (dy − Σ_axis dy·y)` along every line of the axis, `y` the forward output.
     static func backward(
         y: UnsafePointer<Float>, dy: UnsafePointer<Float>, dx: UnsafeMutablePointer<Float>, blocks: Int, length: Int, inner: Int
     ) {
@@ -41,5 +47,13 @@ enum AxisSoftmax {
                 }
             }
         }
+    }
+
+    /// The `[blocks, length, inner]` view of a tensor of `shape` around `axis` (resolved).
+    static func view(_ shape: [Int], axis: Int) -> (blocks: Int, length: Int, inner: Int) {
+        var blocks = 1, inner = 1
+        for d in 0..<axis { blocks *= shape[d] }
+        for d in (axis + 1)..<shape.count { inner *= shape[d] }
+        return (blocks, shape[axis], inner)
     }
 }
