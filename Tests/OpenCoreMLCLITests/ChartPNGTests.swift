@@ -62,6 +62,7 @@ struct ChartPNGTests {
         #expect(metrics.canDraw("T-shirt/top") && metrics.canDraw("Café") && metrics.canDraw("Cafe\u{301}"))
         #expect(!metrics.canDraw("✊") && !metrics.canDraw("ok 👍"))
         #expect(metrics.canDraw("✌️"))  // DejaVu's ✌, the emoji variation selector dropped
+        #expect(metrics.canDraw("Кошка") && metrics.canDraw("αβγ") && metrics.canDraw("Ελλάδα"))  // beyond Latin-1
         #expect(metrics.width(of: "WWW", size: 20) > metrics.width(of: "iii", size: 20))
         #expect(abs(metrics.width(of: "HH", size: 20) - 2 * metrics.width(of: "H", size: 20)) < 1e-6)
         #expect(abs(metrics.width(of: "H", size: 40) - 2 * metrics.width(of: "H", size: 20)) < 1e-6)  // unhinted: scales with the size
