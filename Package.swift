@@ -107,13 +107,17 @@ let package = Package(
         /// The system zlib (gzip data sets).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
+        /// The system cairo: the command-line tool's charts as PNG and PDF, with anti-aliased text.
+        /// Only `OpenCoreMLCLI` depends on it; the library modules never do.
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]),
+
         // MARK: Command-line tool
 
         /// The `opencoreml` subcommands, as a library so that tests can reach them.
         .target(
             name: "OpenCoreMLCLI",
             dependencies: [
-                "OpenCoreML", "OpenCoreMLTools", "OpenCreateML", "OpenCoreMLFlower", "CoreMLSpec",
+                "OpenCoreML", "OpenCoreMLTools", "OpenCreateML", "OpenCoreMLFlower", "CoreMLSpec", "CCairo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

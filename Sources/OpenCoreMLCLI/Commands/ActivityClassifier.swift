@@ -56,7 +56,7 @@ struct ActivityClassifier: ParsableCommand {
         @Option(help: ArgumentHelp("Also write one JSON line per iteration (iteration, loss, training accuracy, seconds).", valueName: "file.jsonl"))
         var log: String?
 
-        @Option(name: .customLong("loss-curve"), help: ArgumentHelp("Also chart the loss and accuracy per iteration (FILE.svg or FILE.png).", valueName: "file"),
+        @Option(name: .customLong("loss-curve"), help: ArgumentHelp("Also chart the loss and accuracy per iteration: FILE.svg, FILE.png or FILE.pdf (by the extension).", valueName: "file"),
                 transform: ChartFormat.checkedPath)
         var lossCurve: String?
 
@@ -133,7 +133,7 @@ struct ActivityClassifier: ParsableCommand {
         @Flag(help: "Print one JSON object instead of tables.")
         var json = false
 
-        @Option(name: .customLong("confusion-matrix"), help: ArgumentHelp("Also write the per-row confusion matrix as an SVG or PNG heat map.", valueName: "file"),
+        @Option(name: .customLong("confusion-matrix"), help: ArgumentHelp("Also write the per-row confusion matrix as a heat map: FILE.svg, FILE.png or FILE.pdf (by the extension).", valueName: "file"),
                 transform: ChartFormat.checkedPath)
         var confusionMatrix: String?
 

@@ -34,9 +34,15 @@ struct Demo: ParsableCommand {
     @Flag(name: .customLong("model-only"), help: "Write the untrained LeNet.mlmodel (updatable) and stop, e.g. as the starting model of a federation.")
     var modelOnly = false
 
+    @Option(name: .customLong("chart-format"), help: ArgumentHelp("The charts' format: svg, png or pdf (loss.svg and confusion.svg by default).", valueName: "svg|png|pdf"))
+    var chartFormat = "svg"
+
     func validate() throws {
         guard epochs >= 1, examples >= 1, testExamples >= 1 else {
             throw ValidationError("--epochs, --examples and --test-examples must be at least 1")
+        }
+        guard ChartFormat(path: "chart." + chartFormat) != nil else {
+            throw ValidationError("--chart-format \(chartFormat): give svg, png or pdf")
         }
     }
 
@@ -85,8 +91,8 @@ struct Demo: ParsableCommand {
         }
         let trainedFile = folder.appendingPathComponent("LeNet-trained.mlmodel")
         try CLIError.wrapping { try trained.write(to: trainedFile) }
-        let curve = folder.appendingPathComponent("loss.svg").path
-        let matrix = folder.appendingPathComponent("confusion.svg").path
+        let curve = folder.appendingPathComponent("loss." + chartFormat.lowercased()).path
+        let matrix = folder.appendingPathComponent("confusion." + chartFormat.lowercased()).path
         try writeChart(to: curve) { LossCurveChart.make(result.epochs, metrics: $0) }
         try writeChart(to: matrix) { ConfusionMatrixChart.make(after, title: "LeNet on \(test.name)", text: $0) }
         print("")

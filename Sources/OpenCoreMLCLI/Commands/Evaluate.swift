@@ -23,7 +23,7 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Print one JSON object instead of tables.")
     var json = false
 
-    @Option(name: .customLong("confusion-matrix"), help: ArgumentHelp("Also write the confusion matrix as an SVG or PNG heat map (by the extension).", valueName: "file"),
+    @Option(name: .customLong("confusion-matrix"), help: ArgumentHelp("Also write the confusion matrix as a heat map: FILE.svg, FILE.png or FILE.pdf (by the extension).", valueName: "file"),
             transform: ChartFormat.checkedPath)
     var confusionMatrix: String?
 

@@ -115,7 +115,7 @@ extension Federated {
         @Argument(help: "The history JSON file (the app's `history` run-config key).")
         var history: String
 
-        @Option(help: ArgumentHelp("Write loss and accuracy per round as an SVG or PNG chart (by the extension).", valueName: "file"),
+        @Option(help: ArgumentHelp("Write loss and accuracy per round as a chart: FILE.svg, FILE.png or FILE.pdf (by the extension).", valueName: "file"),
                 transform: ChartFormat.checkedPath)
         var chart: String?
 

@@ -159,12 +159,12 @@ struct ImageClassifier: ParsableCommand {
         @Argument(help: "One sub-folder of JPEG/PNG pictures per class.")
         var directory: String
 
-        @Option(help: "Also write the confusion matrix as an SVG or PNG heat map (FILE.svg or FILE.png, by the extension).")
+        @Option(help: "Also write the confusion matrix as a heat map: FILE.svg, FILE.png or FILE.pdf (by the extension).")
         var plot: String?
 
         func validate() throws {
             if let plot, ChartFormat(path: plot) == nil {
-                throw ValidationError("--plot \(plot): the confusion matrix is written as SVG or PNG; name the file .svg or .png")
+                throw ValidationError("--plot \(plot): the confusion matrix is written as \(ChartFormat.names)")
             }
         }
 

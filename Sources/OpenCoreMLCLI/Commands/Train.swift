@@ -39,7 +39,7 @@ struct Train: ParsableCommand {
 
     @OptionGroup var memory: MemoryLimitOption
 
-    @Option(name: .customLong("loss-curve"), help: ArgumentHelp("Write the loss (and accuracy) per epoch as an SVG or PNG chart (by the extension).", valueName: "file"),
+    @Option(name: .customLong("loss-curve"), help: ArgumentHelp("Write the loss (and accuracy) per epoch as a chart: FILE.svg, FILE.png or FILE.pdf (by the extension).", valueName: "file"),
             transform: ChartFormat.checkedPath)
     var lossCurve: String?
 

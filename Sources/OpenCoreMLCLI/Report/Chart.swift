@@ -1,7 +1,8 @@
 /// A chart as a list of shapes and texts in pixels (y grows downwards), drawn by two backends: SVG text
-/// (`svg()`) and a PNG picture (`pngData(scale:)`). The chart builders (`LossCurveChart`,
-/// `ConfusionMatrixChart`) lay a chart out once, measuring text with the backend's `ChartTextMetrics`,
-/// so both files show the same chart.
+/// written here (`svg()`: text stays text, hover tooltips) and cairo (`pngData(scale:)`, `pdfData()`:
+/// anti-aliased shapes and DejaVu Sans). The chart builders (`LossCurveChart`, `ConfusionMatrixChart`)
+/// lay a chart out once, measuring text with the backend's `ChartTextMetrics`, so every file shows the
+/// same chart.
 struct Chart {
     var width: Double
     var height: Double

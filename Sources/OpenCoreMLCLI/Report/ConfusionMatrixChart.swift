@@ -4,7 +4,7 @@ import OpenCreateML
 /// each cell showing its count and shaded by its share of the true class's samples (so rare classes
 /// read as clearly as common ones). Hovering a cell shows the details (SVG).
 ///
-/// A class label the backend's font cannot draw (emoji in a PNG) is shown as `#index`, and a note under
+/// A class label the backend's font cannot draw (emoji in a PNG or PDF) is shown as `#index`, and a note under
 /// the chart names its characters.
 enum ConfusionMatrixChart {
     static func make(_ metrics: MLClassifierMetrics, title: String = "Confusion matrix", text: any ChartTextMetrics) -> Chart {
@@ -110,11 +110,11 @@ enum ConfusionMatrixChart {
         return label.map { text.canDraw(String($0)) ? String($0) : "[\(name($0))]" }.joined()
     }
 
-    /// "labels the PNG font lacks: #0 …, #1 …" broken into lines no wider than `width` at 11 pixels.
+    /// "labels the font lacks: #0 …, #1 …" broken into lines no wider than `width` at 11 pixels.
     private static func legendLines(_ entries: [String], width: Double, text: any ChartTextMetrics) -> [String] {
         guard !entries.isEmpty else { return [] }
         var lines: [String] = []
-        var line = "labels the PNG font lacks:"
+        var line = "labels the font lacks:"
         for (index, entry) in entries.enumerated() {
             let piece = entry + (index < entries.count - 1 ? "," : "")
             if text.width(of: line + " " + piece, size: 11) > width && !line.isEmpty {
