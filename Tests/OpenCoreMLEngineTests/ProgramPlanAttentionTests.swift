@@ -106,10 +106,10 @@ struct ProgramPlanAttentionTests {
              "v": MILTensor(shape: v, values: Self.values(v.reduce(1, *), seed: 2))]
         }
         let plain = try Self.program(q: [1, 3, 2], k: [1, 4, 2], v: [1, 4, 3]).plan(outputs: ["y"])
-        #expect(throws: MILProgramError.self, "E differs") { try plain.run(inputs([1, 3, 2], [1, 4, 3], [1, 4, 3])) }
-        #expect(throws: MILProgramError.self, "S differs") { try plain.run(inputs([1, 3, 2], [1, 4, 2], [1, 5, 3])) }
-        #expect(throws: MILProgramError.self, "batch differs") { try plain.run(inputs([1, 3, 2], [2, 4, 2], [2, 4, 3])) }
-        #expect(throws: MILProgramError.self, "rank 2") { try plain.run(inputs([3, 2], [4, 2], [4, 3])) }
+        #expect(throws: EngineError.self, "E differs") { try plain.run(inputs([1, 3, 2], [1, 4, 3], [1, 4, 3])) }
+        #expect(throws: EngineError.self, "S differs") { try plain.run(inputs([1, 3, 2], [1, 4, 2], [1, 5, 3])) }
+        #expect(throws: EngineError.self, "batch differs") { try plain.run(inputs([1, 3, 2], [2, 4, 2], [2, 4, 3])) }
+        #expect(throws: EngineError.self, "rank 2") { try plain.run(inputs([3, 2], [4, 2], [4, 3])) }
         // No keys at all: every query attends to nothing.
         #expect(try plain.run(inputs([1, 3, 2], [1, 0, 2], [1, 0, 3]))["y"] == MILTensor(shape: [1, 3, 3], values: [Float](repeating: 0, count: 9)))
 
@@ -117,9 +117,9 @@ struct ProgramPlanAttentionTests {
             let masked = try Self.program(q: [1, 3, 2], k: [1, 4, 2], v: [1, 4, 3]) { $0.input("mask", maskShape) }.plan(outputs: ["y"])
             var values = inputs([1, 3, 2], [1, 4, 2], [1, 4, 3])
             values["mask"] = MILTensor(shape: maskShape, values: [Float](repeating: 0, count: maskShape.reduce(1, *)))
-            #expect(throws: MILProgramError.self, "mask \(maskShape)") { try masked.run(values) }
+            #expect(throws: EngineError.self, "mask \(maskShape)") { try masked.run(values) }
         }
-        #expect(throws: MILProgramError.self, "an int32 mask") {
+        #expect(throws: EngineError.self, "an int32 mask") {
             try Self.program(q: [1, 3, 2], k: [1, 4, 2], v: [1, 4, 3]) { $0.input("mask", [3, 4], .int32) }.plan(outputs: ["y"])
         }
     }

@@ -70,26 +70,26 @@ struct ProgramPlanConstexprTests {
     }
 
     /// `w` as the program computes it (x is zeros), or the error compiling it gives.
-    static func weight(_ program: Program, shape: [Int]) -> Result<[Float], MILProgramError> {
+    static func weight(_ program: Program, shape: [Int]) -> Result<[Float], EngineError> {
         do {
             let plan = try program.plan(outputs: ["y"])
             let y = try plan.run(["x": MILTensor(shape: shape, values: [Float](repeating: 0, count: shape.reduce(1, *)))])["y"]!
             return .success(y.values)
-        } catch let error as MILProgramError {
+        } catch let error as EngineError {
             return .failure(error)
         } catch {
-            return .failure(MILProgramError("unexpected \(error)"))
+            return .failure(EngineError("unexpected \(error)"))
         }
     }
 
-    static func expect(_ result: Result<[Float], MILProgramError>, _ expected: [Float], _ comment: String) {
+    static func expect(_ result: Result<[Float], EngineError>, _ expected: [Float], _ comment: String) {
         switch result {
         case .success(let values): #expect(values == expected, "\(comment)")
         case .failure(let error): Issue.record("\(comment): \(error)")
         }
     }
 
-    static func expectFailure(_ result: Result<[Float], MILProgramError>, _ expected: String, _ comment: String) {
+    static func expectFailure(_ result: Result<[Float], EngineError>, _ expected: String, _ comment: String) {
         switch result {
         case .success(let values): Issue.record("\(comment): no error, values \(values)")
         case .failure(let error):

@@ -53,7 +53,7 @@ struct ProgramPlanControlFlowTests {
         do {
             _ = try plan(program, outputs: outputs, iterationLimit: iterationLimit).run(["x": x])
             return nil
-        } catch let error as MILProgramError {
+        } catch let error as EngineError {
             return error.description
         } catch {
             return "unexpected \(error)"
@@ -181,7 +181,7 @@ struct ProgramPlanControlFlowTests {
         #expect(message?.contains("(while_loop → count): more than 1000 loop iterations in one prediction") == true, "\(message ?? "no error")")
         // The default limit too, within seconds (under a second here).
         let plan = try Self.plan(endless, outputs: ["y"])
-        #expect(throws: MILProgramError.self) { try plan.run(["x": MILTensor(shape: [3], values: [1, 1, 1])]) }
+        #expect(throws: EngineError.self) { try plan.run(["x": MILTensor(shape: [3], values: [1, 1, 1])]) }
         #expect(Date().timeIntervalSince(start) < 30)
     }
 

@@ -98,7 +98,7 @@ struct ProgramPlanConvolutionTransposeTests {
             do {
                 _ = try p.plan(outputs: ["y"]).run(["x": MILTensor(shape: [1, 2, 3, 3], values: [Float](repeating: 1, count: 18))])
                 return nil
-            } catch let error as MILProgramError {
+            } catch let error as EngineError {
                 return error.description
             } catch {
                 return "unexpected \(error)"

@@ -129,7 +129,7 @@ struct ProgramPlanFusionTests {
         // 5 padded by 1 each side, 2×2 stride 2: a fourth window would start at 6 ≥ 5 + 2/2, so three.
         #expect(try pool(size: 5, kernel: 2, stride: 2, pad: [1, 1, 1, 1])?.shape == [1, 1, 3, 3])
         #expect(try pool("avg_pool", size: 5, kernel: 2, stride: 2, pad: [0, 0, 0, 0], exclude: true)?.values.last == 24)
-        #expect(throws: MILProgramError.self) { try pool("avg_pool", size: 5, kernel: 2, stride: 2, pad: [0, 0, 0, 0]) }
+        #expect(throws: EngineError.self) { try pool("avg_pool", size: 5, kernel: 2, stride: 2, pad: [0, 0, 0, 0]) }
     }
 
     @Test func maxPoolingWithPadding() throws {

@@ -62,10 +62,10 @@ struct ProgramPlanLoopHelperTests {
         #expect(result["top"] == MILTensor(shape: [2, 2], values: [3, 2, 5, 5]))
         #expect(result["where"] == MILTensor(shape: [2, 2], values: [0, 2, 0, 1]))  // ties keep their order
         #expect(result["order"] == MILTensor(shape: [2, 3], values: [0, 2, 1, 0, 1, 2]))
-        #expect(throws: MILProgramError.self) {
+        #expect(throws: EngineError.self) {
             try plan.run(["x": x, "rows": MILTensor(shape: [2], values: [3, 0]), "updates": MILTensor(shape: [2, 2], values: [1, 2, 3, 4])])
         }
-        #expect(throws: MILProgramError.self) {
+        #expect(throws: EngineError.self) {
             try plan.run(["x": x, "rows": MILTensor(shape: [2], values: [0, 1]), "updates": MILTensor(shape: [2, 1], values: [1, 2])])
         }
     }
@@ -106,7 +106,7 @@ struct ProgramPlanLoopHelperTests {
         do {
             _ = try p.plan(outputs: outputs).run(["x": MILTensor(shape: [2, 3], values: [0, 1, 2, 3, 4, 5])])
         } catch {
-            message = (error as? MILProgramError)?.description
+            message = (error as? EngineError)?.description
         }
         #expect(message?.contains(expected) == true, "\(type): \(message ?? "no error")")
         #expect(message?.contains("(\(type) → y)") == true)

@@ -125,7 +125,7 @@ struct ProgramPlanRecurrentTests {
             _ = try program.plan(outputs: outputs)
             message = nil
         } catch {
-            message = (error as? MILProgramError)?.description
+            message = (error as? EngineError)?.description
         }
         #expect(message?.contains(expected) == true, "\(type): \(message ?? "no error")")
         #expect(message?.contains("(\(type) → y)") == true)
@@ -135,9 +135,9 @@ struct ProgramPlanRecurrentTests {
         let p = Self.program("lstm", x: [2, 1, 3], hidden: [1, 2], floats: Self.lstmWeights, outputs: ["y", "h", "c"])
         let plan = try p.plan(outputs: ["y"])
         let h = MILTensor(shape: [1, 2], values: [0, 0])
-        #expect(throws: MILProgramError.self) { try plan.run(["x": MILTensor(shape: [2, 3], values: .init(repeating: 0, count: 6)), "h0": h, "c0": h]) }
-        #expect(throws: MILProgramError.self) { try plan.run(["x": MILTensor(shape: [2, 1, 4], values: .init(repeating: 0, count: 8)), "h0": h, "c0": h]) }
-        #expect(throws: MILProgramError.self) {
+        #expect(throws: EngineError.self) { try plan.run(["x": MILTensor(shape: [2, 3], values: .init(repeating: 0, count: 6)), "h0": h, "c0": h]) }
+        #expect(throws: EngineError.self) { try plan.run(["x": MILTensor(shape: [2, 1, 4], values: .init(repeating: 0, count: 8)), "h0": h, "c0": h]) }
+        #expect(throws: EngineError.self) {
             try plan.run(["x": MILTensor(shape: [2, 1, 3], values: .init(repeating: 0, count: 6)), "h0": MILTensor(shape: [3], values: [0, 0, 0]), "c0": h])
         }
         let fine = try plan.run(["x": MILTensor(shape: [2, 1, 3], values: .init(repeating: 1, count: 6)), "h0": h, "c0": h])
@@ -153,7 +153,7 @@ extension ProgramPlanTests.Program {
             _ = try plan(outputs: ["y"])
             return nil
         } catch {
-            return (error as? MILProgramError)?.description
+            return (error as? EngineError)?.description
         }
     }
 }

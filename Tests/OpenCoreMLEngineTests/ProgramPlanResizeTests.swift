@@ -91,7 +91,7 @@ struct ProgramPlanResizeTests {
         var q = Program()
         q.input("x", [1, 2, 1])
         q.operation("resize_nearest_neighbor", ["x": ["x"]], output: "y")
-        #expect(throws: MILProgramError.self, "resize_nearest_neighbor needs its target sizes") { try q.plan(outputs: ["y"]) }
+        #expect(throws: EngineError.self, "resize_nearest_neighbor needs its target sizes") { try q.plan(outputs: ["y"]) }
     }
 
     @Test func parametersThatDoNotFitAreErrors() throws {
@@ -107,12 +107,12 @@ struct ProgramPlanResizeTests {
             return try p.plan(outputs: ["y"])
         }
         let x = ["x": MILTensor(shape: [1, 2, 2], values: [1, 2, 3, 4])]
-        #expect(throws: MILProgramError.self, "resized_dims above the shape's size") { try plan(shape: [3], dims: 2).run(x) }
-        #expect(throws: MILProgramError.self, "a shape longer than the rank") { try plan(shape: [1, 1, 3, 3], dims: 2).run(x) }
-        #expect(throws: MILProgramError.self, "a negative size") { try plan(shape: [-3, 3], dims: 2).run(x) }
-        #expect(throws: MILProgramError.self, "an unknown sampling mode") { try plan(shape: [3, 3], dims: 2, sampling: "CORNERS") }
-        #expect(throws: MILProgramError.self, "an unknown interpolation") { try plan(shape: [3, 3], dims: 2, interpolation: "CUBIC") }
-        #expect(throws: MILProgramError.self, "nearest with another sampling mode") {
+        #expect(throws: EngineError.self, "resized_dims above the shape's size") { try plan(shape: [3], dims: 2).run(x) }
+        #expect(throws: EngineError.self, "a shape longer than the rank") { try plan(shape: [1, 1, 3, 3], dims: 2).run(x) }
+        #expect(throws: EngineError.self, "a negative size") { try plan(shape: [-3, 3], dims: 2).run(x) }
+        #expect(throws: EngineError.self, "an unknown sampling mode") { try plan(shape: [3, 3], dims: 2, sampling: "CORNERS") }
+        #expect(throws: EngineError.self, "an unknown interpolation") { try plan(shape: [3, 3], dims: 2, interpolation: "CUBIC") }
+        #expect(throws: EngineError.self, "nearest with another sampling mode") {
             try plan(shape: [3, 3], dims: 2, interpolation: "NEAREST_NEIGHBOR", sampling: "ALIGN_CORNERS")
         }
         #expect(try plan(shape: [3, 3], dims: 0).run(x)["y"] == x["x"], "resized_dims 0 leaves x as it is")

@@ -42,9 +42,7 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     private static func engine<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             return try body()
-        } catch let error as MILProgramError {
-            throw MLModelError(.generic, "ML Program: \(error.description)")
-        } catch let error as MemoryBudgetError {
+        } catch let error as EngineError {
             throw MLModelError(.generic, "ML Program: \(error.description)")
         }
     }

@@ -8,7 +8,7 @@ struct BlockGrid {
 
     /// - Throws: the error `fail` makes, when the ranks differ or a dimension is not a whole
     ///   number of blocks.
-    init(shape: [Int], blocks: [Int], fail: (String) -> MILProgramError) throws {
+    init(shape: [Int], blocks: [Int], fail: (String) -> EngineError) throws {
         guard shape.count == blocks.count else {
             throw fail("\(blocks.count) block dimensions for a tensor of rank \(shape.count) (shape \(shape))")
         }

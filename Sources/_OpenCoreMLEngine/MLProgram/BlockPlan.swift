@@ -27,7 +27,7 @@ extension ProgramPlan.Builder {
     /// counted here too, the names it defines are undone when it ends.
     mutating func compileBlock(_ block: CoreML_Specification_MILSpec_Block, scope: String) throws -> BlockPlan {
         guard depth < Self.maximumDepth else {
-            throw MILProgramError("\(scope)blocks nested more than \(Self.maximumDepth) deep")
+            throw EngineError("\(scope)blocks nested more than \(Self.maximumDepth) deep")
         }
         depth += 1
         let mark = scopeMark
@@ -39,7 +39,7 @@ extension ProgramPlan.Builder {
         let steps = try compile(block.operations, outputs: block.outputs, scope: "\(scope): ")
         let outputs = try block.outputs.map { name in
             guard let argument = argument(named: name) else {
-                throw MILProgramError("\(scope): block output '\(name)' is not defined in the block or around it")
+                throw EngineError("\(scope): block output '\(name)' is not defined in the block or around it")
             }
             return argument
         }

@@ -1,38 +1,6 @@
 import CoreMLSpec
 import Foundation
 
-/// A tensor while an ML Program runs: its shape and its values as Float (every numeric type is
-/// computed in float32: float16 and 8-bit weights are widened when the program is compiled).
-package struct MILTensor: Equatable, Sendable {
-    package var shape: [Int]
-    package var values: [Float]
-
-    package init(shape: [Int], values: [Float]) {
-        precondition(shape.reduce(1, *) == values.count, "shape \(shape) does not hold \(values.count) values")
-        self.shape = shape
-        self.values = values
-    }
-
-    package var count: Int { values.count }
-
-    /// The number of values `shape` holds, checked: no negative size, no overflow, at most
-    /// `limit` values. A zero size does not excuse the others: the product of the sizes that are
-    /// not zero must stay within `limit` too, so that every product of a tensor's sizes (the
-    /// strides, the rows before and after an axis) can be computed without overflow.
-    static func checkedCount(_ shape: [Int], limit: Int, _ place: String) throws -> Int {
-        var span = 1
-        for size in shape {
-            guard size >= 0 else { throw MILProgramError("\(place): negative size in shape \(shape)") }
-            let (product, overflow) = span.multipliedReportingOverflow(by: max(size, 1))
-            guard !overflow, product <= limit else {
-                throw MILProgramError("\(place): shape \(shape) holds more than the memory limit allows (\(limit) values)")
-            }
-            span = product
-        }
-        return shape.contains(0) ? 0 : span
-    }
-}
-
 /// A value known when the program is compiled: a numeric tensor or strings (pad types, dtypes).
 package enum MILConstant: Sendable {
     case tensor(MILTensor)
@@ -41,21 +9,21 @@ package enum MILConstant: Sendable {
     /// Decodes an immediate tensor value of its declared type.
     ///
     /// - Parameter limit: the most values it may hold.
-    /// - Throws: `MILProgramError` for blob file values (inline them first), non-tensor values,
+    /// - Throws: `EngineError` for blob file values (inline them first), non-tensor values,
     ///   unknown or unsupported data types, a value count the shape does not match, or more
     ///   values than `limit` (checked before any is decoded).
     init(_ value: CoreML_Specification_MILSpec_Value, at place: String, limit: Int = Int(Int32.max)) throws {
         guard case .immediateValue(let immediate)? = value.value else {
-            throw MILProgramError("\(place): a value stored in a blob file (load the model from its .mlpackage)")
+            throw EngineError("\(place): a value stored in a blob file (load the model from its .mlpackage)")
         }
         guard case .tensor(let tensor)? = immediate.value else {
-            throw MILProgramError("\(place): only tensor values are supported, not \(String(describing: immediate.value))")
+            throw EngineError("\(place): only tensor values are supported, not \(String(describing: immediate.value))")
         }
         let type = value.type.tensorType
         var shape: [Int] = []
         for dimension in type.dimensions {
             guard case .constant(let constant)? = dimension.dimension, constant.size <= UInt64(Int32.max) else {
-                throw MILProgramError("\(place): a constant with an unknown or huge dimension")
+                throw EngineError("\(place): a constant with an unknown or huge dimension")
             }
             shape.append(Int(constant.size))
         }
@@ -74,7 +42,7 @@ package enum MILConstant: Sendable {
         case nil: values = []
         }
         guard values.count == expected else {
-            throw MILProgramError("\(place): \(values.count) values for shape \(shape)")
+            throw EngineError("\(place): \(values.count) values for shape \(shape)")
         }
         self = .tensor(MILTensor(shape: shape, values: values))
     }
@@ -83,19 +51,13 @@ package enum MILConstant: Sendable {
     /// packed LSB-first) as Float.
     static func decode(_ data: Data, _ type: CoreML_Specification_MILSpec_DataType, count: Int, at place: String) throws -> [Float] {
         guard let stored = MILBlobFile.DataType(type) else {
-            throw MILProgramError("\(place): values of type \(type) are not supported yet")
+            throw EngineError("\(place): values of type \(type) are not supported yet")
         }
         guard let values = stored.floats(from: data, count: count) else {
-            throw MILProgramError("\(place): \(data.count) bytes of \(stored) values; \(count) values take \(stored.byteCount(for: count).map(String.init) ?? "too many")")
+            throw EngineError("\(place): \(data.count) bytes of \(stored) values; \(count) values take \(stored.byteCount(for: count).map(String.init) ?? "too many")")
         }
         return values
     }
 
     var tensor: MILTensor? { if case .tensor(let tensor) = self { return tensor } else { return nil } }
-}
-
-/// An ML Program that cannot be compiled or run, with the operation and input at fault.
-package struct MILProgramError: Error, CustomStringConvertible, Sendable {
-    package var description: String
-    package init(_ description: String) { self.description = description }
 }

@@ -28,13 +28,13 @@ enum MILConstexprOperations {
     ///
     /// - Parameter limit: the most values one output, or one parameter given in place, may hold.
     /// - Returns: its outputs, in order.
-    /// - Throws: `MILProgramError` naming the operation and parameter: an unknown type, a parameter
+    /// - Throws: `EngineError` naming the operation and parameter: an unknown type, a parameter
     ///   missing, computed while the program runs, or inconsistent with the others (sizes, ranks,
     ///   an index outside its table), an output larger than `limit`.
     static func evaluate(_ operation: CoreML_Specification_MILSpec_Operation, constants: [String: MILConstant],
                          place: String, limit: Int) throws -> [MILTensor] {
         guard let evaluate = table[operation.type] else {
-            throw MILProgramError("\(place): operation type '\(operation.type)' is not supported yet")
+            throw EngineError("\(place): operation type '\(operation.type)' is not supported yet")
         }
         var values: [String: MILConstant] = [:]
         for (name, value) in operation.attributes where name != "name" {
@@ -42,23 +42,23 @@ enum MILConstexprOperations {
         }
         for (name, argument) in operation.inputs {
             guard let binding = argument.arguments.first, argument.arguments.count == 1 else {
-                throw MILProgramError("\(place): input '\(name)' must be bound to one value")
+                throw EngineError("\(place): input '\(name)' must be bound to one value")
             }
             switch binding.binding {
             case .value(let value)?:
                 values[name] = try MILConstant(value, at: "\(place), input '\(name)'", limit: limit)
             case .name(let source)?:
                 guard let constant = constants[source] else {
-                    throw MILProgramError("\(place): input '\(name)' reads '\(source)', which is not a constant")
+                    throw EngineError("\(place): input '\(name)' reads '\(source)', which is not a constant")
                 }
                 values[name] = constant
             case nil:
-                throw MILProgramError("\(place): input '\(name)' is bound to nothing")
+                throw EngineError("\(place): input '\(name)' is bound to nothing")
             }
         }
         let outputs = try evaluate(ConstexprParameters(values: values, place: place, limit: limit))
         guard outputs.count == operation.outputs.count else {
-            throw MILProgramError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has \(outputs.count)")
+            throw EngineError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has \(outputs.count)")
         }
         return outputs
     }
@@ -74,7 +74,7 @@ struct ConstexprParameters {
 
     func has(_ name: String) -> Bool { values[name] != nil }
 
-    func fail(_ message: String) -> MILProgramError { MILProgramError("\(place): \(message)") }
+    func fail(_ message: String) -> EngineError { EngineError("\(place): \(message)") }
 
     /// A tensor parameter that must be present.
     func tensor(_ name: String) throws -> MILTensor {

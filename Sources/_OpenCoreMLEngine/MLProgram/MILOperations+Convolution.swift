@@ -106,12 +106,6 @@ extension MILOperations {
         }
     }
 
-    /// Calls `body` with a pointer to `values`, or with nil when there are none.
-    static func withOptionalPointer<Result>(_ values: [Float]?, _ body: (UnsafePointer<Float>?) throws -> Result) rethrows -> Result {
-        guard let values else { return try body(nil) }
-        return try values.withUnsafeBufferPointer { try body($0.baseAddress!) }
-    }
-
     static func pooling(max isMax: Bool) -> Make {
         { arguments, outputs, context in
             let x = try argument(arguments, "x", context)

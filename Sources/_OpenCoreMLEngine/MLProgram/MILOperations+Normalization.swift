@@ -28,8 +28,8 @@ extension MILOperations {
         let beta = try perChannel(arguments, "beta", count: channels, fallback: 0, context)
         let epsilon = try constantFloat(arguments, "epsilon", context) ?? 1e-5
         var scale = [Float](repeating: 0, count: channels), shift = [Float](repeating: 0, count: channels)
-        Normalization.withOptional(gamma) { gamma in
-            Normalization.withOptional(beta) { beta in
+        withOptionalPointer(gamma) { gamma in
+            withOptionalPointer(beta) { beta in
                 Normalization.fold(mean: mean.values, variance: variance.values, gamma: gamma, beta: beta, epsilon: epsilon,
                                    channels: channels, scale: &scale, shift: &shift)
             }
@@ -71,8 +71,8 @@ extension MILOperations {
                 statistics.withUnsafeMutableBufferPointer { moments in
                     let mean = moments.baseAddress!, inverseDeviation = mean + groups.count
                     Normalization.statistics(input.values, groups, epsilon: epsilon, mean: mean, inverseDeviation: inverseDeviation)
-                    Normalization.withOptional(gamma) { gamma in
-                        Normalization.withOptional(beta) { beta in
+                    withOptionalPointer(gamma) { gamma in
+                        withOptionalPointer(beta) { beta in
                             Normalization.normalize(input.values, &values, groups, mean: mean, inverseDeviation: inverseDeviation, gamma: gamma, beta: beta)
                         }
                     }

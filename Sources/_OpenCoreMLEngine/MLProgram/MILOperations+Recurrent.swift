@@ -137,7 +137,7 @@ extension MILOperations {
             gates.withUnsafeMutableBufferPointer { buffer in
                 h.withUnsafeMutableBufferPointer { h in
                     c.withUnsafeMutableBufferPointer { c in
-                        Normalization.withOptional(peephole) { peephole in
+                        withOptionalPointer(peephole) { peephole in
                             let p = peephole.map { Recurrent.Peephole(input: $0, forget: $0 + hs, output: $0 + 2 * hs) }
                             for b in 0..<batch {
                                 let row = buffer.baseAddress! + b * width, cell = c.baseAddress! + b * hs

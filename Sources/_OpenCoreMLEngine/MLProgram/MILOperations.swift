@@ -215,9 +215,6 @@ enum MILOperations {
     /// The next row-major index of a tensor of `shape` (an odometer: the last dimension turns first).
     static func advance(_ index: inout [Int], within shape: [Int]) { Broadcast.advance(&index, within: shape) }
 
-    /// Row-major strides, 0 along size-1 (broadcast) dimensions.
-    static func broadcastStrides(_ shape: [Int]) -> [Int] { Broadcast.strides(repeatingOnes: shape) }
-
     /// `cast`: values are held as float32 whatever the declared type, so a cast to fp32 or fp64
     /// shares its input's storage, a cast to fp16 rounds to the nearest float16 value, one to an
     /// integer type rounds toward zero and one to bool gives 1 or 0. (In an fp16 program the builder

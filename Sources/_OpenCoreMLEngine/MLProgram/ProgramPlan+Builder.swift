@@ -173,7 +173,7 @@ extension ProgramPlan {
             switch operation.type {
             case "const":
                 guard let value = operation.attributes["val"], let output = operation.outputs.first else {
-                    throw MILProgramError("\(place): a const without a value")
+                    throw EngineError("\(place): a const without a value")
                 }
                 define(constant: try reservations.decode(value, at: place), named: output.name, type: output.type)
                 return nil
@@ -193,13 +193,13 @@ extension ProgramPlan {
                 break
             }
             guard operation.blocks.isEmpty else {
-                throw MILProgramError("\(place): '\(operation.type)' holds \(operation.blocks.count) nested blocks; only cond and while_loop take blocks")
+                throw EngineError("\(place): '\(operation.type)' holds \(operation.blocks.count) nested blocks; only cond and while_loop take blocks")
             }
             guard let make = MILOperations.table[operation.type] else {
-                throw MILProgramError("\(place): operation type '\(operation.type)' is not supported yet")
+                throw EngineError("\(place): operation type '\(operation.type)' is not supported yet")
             }
             guard operation.outputs.count == 1 || (MILOperations.multipleOutputs.contains(operation.type) && !operation.outputs.isEmpty) else {
-                throw MILProgramError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has one")
+                throw EngineError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has one")
             }
             try reservations.reserve(ProgramPlan.stepBytes, for: place)
             var context = context(for: operation, at: place)

@@ -113,13 +113,13 @@ extension ProgramPlan {
         /// Adds `work` multiply-adds (or their equivalent) done by the step at `place` to the
         /// run's loop work when a `while_loop` is running; past ``loopWorkLimit`` the run ends.
         ///
-        /// - Throws: `MILProgramError` naming `place` once the loops have done more than the limit.
+        /// - Throws: `EngineError` naming `place` once the loops have done more than the limit.
         mutating func countWork(_ work: Int, at place: String) throws {
             guard loopDepth > 0 else { return }
             let (total, overflow) = loopWork.addingReportingOverflow(max(work, 0))
             // Deliberately unlike Core ML, which sets no limit: a loop bounded in iterations but not in work is an error, not a hang.
             guard !overflow, total <= loopWorkLimit else {
-                throw MILProgramError("\(place): the loops of one prediction did more than \(loopWorkLimit) multiply-adds' worth of work (the loop work limit)")
+                throw EngineError("\(place): the loops of one prediction did more than \(loopWorkLimit) multiply-adds' worth of work (the loop work limit)")
             }
             loopWork = total
         }
@@ -131,11 +131,11 @@ extension ProgramPlan {
 
         /// Counts one loop iteration for the operation at `place`.
         ///
-        /// - Throws: `MILProgramError` naming `place` once the run has taken `iterationLimit`.
+        /// - Throws: `EngineError` naming `place` once the run has taken `iterationLimit`.
         mutating func countIteration(at place: String) throws {
             // Deliberately unlike Core ML, which sets no limit: a loop that never ends is an error, not a hang.
             guard iterations < iterationLimit else {
-                throw MILProgramError("\(place): more than \(iterationLimit) loop iterations in one prediction (the iteration limit; does the loop's condition ever turn false?)")
+                throw EngineError("\(place): more than \(iterationLimit) loop iterations in one prediction (the iteration limit; does the loop's condition ever turn false?)")
             }
             iterations += 1
         }

@@ -102,15 +102,15 @@ package final class ProgramPlan: @unchecked Sendable {
 
     /// Compiles `program`'s `main` function, its steps and constants reserved from `budget`.
     ///
-    /// - Throws: `MILProgramError` naming the first operation that cannot run (its type, or the
-    ///   input whose value is not supported), nested blocks included; `MemoryBudgetError` naming
+    /// - Throws: `EngineError` naming the first operation that cannot run (its type, or the
+    ///   input whose value is not supported), nested blocks included; `EngineError.memoryLimit` naming
     ///   the operation at which the compiled program would pass the budget's limit.
     package init(program: CoreML_Specification_MILSpec_Program, budget: MemoryBudget,
                  iterationLimit: Int = ProgramPlan.defaultIterationLimit,
                  loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit) throws {
         guard let function = program.functions[CoreML_Specification_MILSpec_Program.mainFunctionName],
               let block = function.blockSpecializations[function.opset] else {
-            throw MILProgramError("the program has no 'main' function with a body for its opset")
+            throw EngineError("the program has no 'main' function with a body for its opset")
         }
         let reservations = CompileBudget(budget)
         // What compiling reserved is given back if it fails, and when the plan goes.
@@ -122,7 +122,7 @@ package final class ProgramPlan: @unchecked Sendable {
         steps = try builder.compile(block.operations + Self.constantOutputCopies(block), outputs: block.outputs, scope: "")
         outputNames = block.outputs
         outputSlots = try block.outputs.map { name in
-            guard let slot = builder.slots[name] else { throw MILProgramError("output '\(name)' is a constant or undefined") }
+            guard let slot = builder.slots[name] else { throw EngineError("output '\(name)' is a constant or undefined") }
             return slot
         }
         filledByStep = builder.filledByStep
@@ -140,7 +140,7 @@ package final class ProgramPlan: @unchecked Sendable {
 
     /// Runs the program on `inputs` (one tensor per function input).
     ///
-    /// - Throws: `MILProgramError` for a missing input, shapes an operation cannot take, or more
+    /// - Throws: `EngineError` for a missing input, shapes an operation cannot take, or more
     ///   loop iterations than `iterationLimit`.
     package func run(_ inputs: [String: MILTensor]) throws -> [String: MILTensor] {
         try measuredRun(inputs).outputs
@@ -185,7 +185,7 @@ package final class ProgramPlan: @unchecked Sendable {
         // Whatever happens, the budget keeps only what the pool keeps: the outputs are the caller's.
         defer { pools.give(frame.pool, reservedBefore: pooledBefore, reservedByRun: frame.reservedBytes) }
         for (name, slot) in zip(inputNames, inputSlots) {
-            guard let tensor = inputs[name] else { throw MILProgramError("input '\(name)' is missing") }
+            guard let tensor = inputs[name] else { throw EngineError("input '\(name)' is missing") }
             _ = try MILTensor.checkedCount(tensor.shape, limit: Int(Int32.max), "input '\(name)'")
             frame[slot] = tensor
         }
@@ -250,14 +250,14 @@ struct OperationContext {
                 switch binding.binding {
                 case .name(let name)?:
                     guard let found = resolved[parameter]?[index] else {
-                        throw MILProgramError("\(place): input '\(parameter)' reads undefined '\(name)'")
+                        throw EngineError("\(place): input '\(parameter)' reads undefined '\(name)'")
                     }
                     return found
                 case .value(let value)?:
                     let at = "\(place), input '\(parameter)'"
                     return .constant(try budget?.decode(value, at: at) ?? MILConstant(value, at: at))
                 case nil:
-                    throw MILProgramError("\(place): input '\(parameter)' is bound to nothing")
+                    throw EngineError("\(place): input '\(parameter)' is bound to nothing")
                 }
             }
         }
@@ -271,5 +271,5 @@ struct OperationContext {
         ProgramPlan.Builder.tensorType(declaredTypes[parameter]).map(\.dataType).flatMap { $0 == .unusedType ? nil : $0 }
     }
 
-    func fail(_ message: String) -> MILProgramError { MILProgramError("\(place): \(message)") }
+    func fail(_ message: String) -> EngineError { EngineError("\(place): \(message)") }
 }

@@ -195,8 +195,8 @@ enum Normalization {
         for axis in axes { size *= shape[axis] }
         if axes == Array((rank - axes.count)..<rank), size > 0, size <= Int(Int32.max), x.count / size <= Int(Int32.max) {
             let rows = Int32(x.count / size)
-            withOptional(gamma) { gamma in
-                withOptional(beta) { beta in
+            withOptionalPointer(gamma) { gamma in
+                withOptionalPointer(beta) { beta in
                     ocm_layer_norm_rows(x, &y, gamma, beta, rows, Int32(size), Int32(size), Int32(size), epsilon)
                 }
             }
@@ -214,7 +214,7 @@ enum Normalization {
             var k = 0
             for d in 0..<rank { k += index[d] * parameterStrides[d] }
             y[position] = y[position] * (gamma?[k] ?? 1) + (beta?[k] ?? 0)
-            MILOperations.advance(&index, within: shape)
+            Broadcast.advance(&index, within: shape)
         }
     }
 
@@ -222,13 +222,13 @@ enum Normalization {
     private static func normalizeScattered(_ values: inout [Float], shape: [Int], axes: [Int], epsilon: Float) {
         var kept = shape
         for axis in axes { kept[axis] = 1 }
-        let groupStrides = MILOperations.broadcastStrides(kept), groups = kept.reduce(1, *), rank = shape.count
+        let groupStrides = Broadcast.strides(repeatingOnes: kept), groups = kept.reduce(1, *), rank = shape.count
         let size = Float(max(axes.map { shape[$0] }.reduce(1, *), 1))
         var group = [Int](repeating: 0, count: values.count)
         var index = [Int](repeating: 0, count: rank)
         for position in values.indices {
             for d in 0..<rank { group[position] += index[d] * groupStrides[d] }
-            MILOperations.advance(&index, within: shape)
+            Broadcast.advance(&index, within: shape)
         }
         var mean = [Float](repeating: 0, count: groups), variance = [Float](repeating: 0, count: groups)
         for position in values.indices { mean[group[position]] += values[position] }
@@ -239,12 +239,6 @@ enum Normalization {
         }
         let factor = variance.map { 1 / ($0 / size + epsilon).squareRoot() }
         for position in values.indices { values[position] = (values[position] - mean[group[position]]) * factor[group[position]] }
-    }
-
-    /// Calls `body` with a pointer to `values`, or nil when there are none.
-    static func withOptional<Result>(_ values: [Float]?, _ body: (UnsafePointer<Float>?) throws -> Result) rethrows -> Result {
-        guard let values else { return try body(nil) }
-        return try values.withUnsafeBufferPointer { try body($0.baseAddress) }
     }
 
     // MARK: L2 normalization

@@ -35,7 +35,7 @@ package final class MemoryBudget: @unchecked Sendable {
 
     /// Reserves `bytes` for `what` (a place in the model, named in the error).
     ///
-    /// - Throws: ``MemoryBudgetError`` when the reservation would pass the limit; nothing is
+    /// - Throws: ``EngineError/memoryLimit(place:requested:inUse:limit:)`` when the reservation would pass the limit; nothing is
     ///   reserved then.
     package func reserve(_ bytes: Int, for what: @autoclosure () -> String) throws {
         guard bytes > 0 else { return }
@@ -47,7 +47,7 @@ package final class MemoryBudget: @unchecked Sendable {
             return nil
         }
         if let inUse {
-            throw MemoryBudgetError(place: what(), requested: bytes, inUse: inUse, limit: limit)
+            throw EngineError.memoryLimit(place: what(), requested: bytes, inUse: inUse, limit: limit)
         }
     }
 
@@ -65,19 +65,5 @@ package final class MemoryBudget: @unchecked Sendable {
     package func release(_ bytes: Int) {
         guard bytes > 0 else { return }
         lock.withLock { used = max(used - bytes, 0) }
-    }
-}
-
-/// A reservation that would pass a model's memory limit.
-package struct MemoryBudgetError: Error, CustomStringConvertible, Sendable {
-    /// What asked: an operation, a constant, a compiled step.
-    package let place: String
-    package let requested: Int
-    package let inUse: Int
-    package let limit: Int
-
-    package var description: String {
-        "\(place): needs \(formatBytes(requested)) more while the model already holds \(formatBytes(inUse)); "
-            + "that passes the memory limit of \(formatBytes(limit))"
     }
 }
