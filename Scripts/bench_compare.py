@@ -9,7 +9,7 @@ rows are `bench lenet` (seconds per epoch, 6,000 generated digits), `bench predi
 EfficientNet-Lite0 (.build/models, made by Scripts/make-efficientnet.sh), ResNet-18 and the encoder
 block (.build/bench-models, made by Scripts/bench_mlprogram_ort.py), and the single-op ML Programs of
 Scripts/make_op_bench_models.py in --models (default .build/op-bench-models). Rows whose model is
-missing are skipped with a note. Standard library only.
+missing are skipped with a note; a row one binary cannot run says why. Standard library only.
 """
 import argparse
 import json
@@ -28,7 +28,7 @@ def rows(models):
         for batch in (1, 16):
             out.append((f"{name}, batch {batch} (ms)", path,
                         ["bench", "predict", path, "--batch", str(batch), "--threads", "2", "--json"], "latency_ms"))
-    for name in ["sigmoid", "prelu_pattern", "prelu_fp16", "pad"]:
+    for name in ["sigmoid", "prelu_pattern", "prelu_pattern_fp16", "prelu_fp16", "pad"]:
         path = os.path.join(models, f"{name}.mlpackage")
         out.append((f"ML Program `{name}`, 1 M floats (ms)", path,
                     ["bench", "predict", path, "--batch", "1", "--threads", "2", "--iterations", "50", "--json"], "latency_ms"))
@@ -59,12 +59,23 @@ def main():
         if path and not os.path.exists(path):
             print(f"| {name} | — | — | skipped: {path} is missing |")
             continue
-        before, after = [], []
+        samples = {options.before: [], options.new: []}
+        failed = {}
         for _ in range(options.rounds):
-            before.append(measure(options.before, arguments, key))
-            after.append(measure(options.new, arguments, key))
-        b, a = statistics.median(before), statistics.median(after)
-        print(f"| {name} | {b:.4g} | {a:.4g} | {a / b:.2f}× |", flush=True)
+            for binary in (options.before, options.new):
+                if binary in failed:
+                    continue
+                try:
+                    samples[binary].append(measure(binary, arguments, key))
+                except RuntimeError as error:
+                    # A model one side cannot run (an operation the binary before the change lacks).
+                    failed[binary] = str(error).strip().splitlines()[-1][:100]
+        cells = [f"{statistics.median(samples[b]):.4g}" if b not in failed else "fails" for b in (options.before, options.new)]
+        if failed:
+            print(f"| {name} | {cells[0]} | {cells[1]} | {'; '.join(failed.values())} |", flush=True)
+        else:
+            b, a = statistics.median(samples[options.before]), statistics.median(samples[options.new])
+            print(f"| {name} | {cells[0]} | {cells[1]} | {a / b:.2f}× |", flush=True)
 
 
 if __name__ == "__main__":

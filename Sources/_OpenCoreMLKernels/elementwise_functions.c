@@ -351,6 +351,29 @@ static void prelu_range(void *raw, size_t begin, size_t end) {
     const prelu_job *job = raw;
     const ocm_elementwise_ops *o = ocm_kernels()->elementwise;
     size_t i = begin * UNIT, hi = OCM_MIN(end * UNIT, job->n);
+    if (i >= hi) return;
+    if (job->channels == 1) {
+        /* One slope for every element: one call over the whole range. */
+        if (job->dy != NULL) {
+            o->leaky_relu_backward(job->x + i, job->dy + i, job->y + i, hi - i, job->slopes[0]);
+        } else {
+            o->leaky_relu(job->x + i, job->y + i, hi - i, job->slopes[0]);
+        }
+        return;
+    }
+    if (job->plane < 16) {
+        /* Slopes change every few elements (along the last axes): a plain loop, with the leaky
+           ReLU's own rule (x > 0 passes, else the slope multiplies). */
+        for (; i < hi; i++) {
+            const float slope = job->slopes[(i / job->plane) % job->channels];
+            if (job->dy != NULL) {
+                job->y[i] = job->x[i] > 0.0f ? job->dy[i] : slope * job->dy[i];
+            } else {
+                job->y[i] = job->x[i] > 0.0f ? job->x[i] : slope * job->x[i];
+            }
+        }
+        return;
+    }
     while (i < hi) {
         const size_t plane_index = i / job->plane;
         const size_t piece = OCM_MIN(hi, (plane_index + 1) * job->plane) - i;

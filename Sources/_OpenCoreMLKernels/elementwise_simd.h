@@ -314,7 +314,8 @@ SIMD_UNARY(abs, V_ABS(vx))
 SIMD_UNARY(square, V_MUL(vx, vx))
 SIMD_UNARY(threshold, V_MAX(vx, vp)) /* x > p ? x : p: a NaN x gives p, as the scalar */
 SIMD_UNARY(affine, V_FMA(vp, vx, vq))
-SIMD_UNARY(elu, V_SELECT_GT(vx, V_SET1(0.0f), vx, V_MUL(vp, V_SUB(SFX(vexp)(vx), V_SET1(1.0f)))))
+/* vexp_full: a NaN stays NaN (vexp would clamp it), −∞ gives −alpha, as the scalar. */
+SIMD_UNARY(elu, V_SELECT_GT(vx, V_SET1(0.0f), vx, V_MUL(vp, V_SUB(SFX(vexp_full)(vx), V_SET1(1.0f)))))
 SIMD_UNARY(softsign, V_DIV(vx, V_ADD(V_SET1(1.0f), V_ABS(vx))))
 SIMD_UNARY(silu, V_DIV(vx, V_ADD(V_SET1(1.0f), SFX(vexp)(V_SUB(V_SET1(0.0f), vx)))))
 SIMD_UNARY(hard_sigmoid, V_MIN(V_MAX(V_FMA(vp, vx, vq), V_SET1(0.0f)), V_SET1(1.0f)))

@@ -136,4 +136,42 @@ struct ProgramPlanPReLUAndCastTests {
         #expect(result["half"]?.values == [1, -2.69921875, .infinity])  // float16: 1, −2.7 to the nearest 2⁻⁹, ∞
         #expect(result["sum"]?.values == [2, -4, 140_000])               // truncated toward zero, then doubled
     }
+
+    /// An fp16 cast whose value is then rounded to a whole number stays: 2.9999 is 3 in float16, so
+    /// int32 of the float16 value is 3 where int32 of the float32 value would be 2.
+    @Test func anFP16CastBeforeRoundingIsKept() throws {
+        var p = Program()
+        p.input("x", [2])
+        p.constant("fp16", string: "fp16", shape: [])
+        p.constant("int32", string: "int32", shape: [])
+        p.operation("cast", ["x": ["x"], "dtype": ["fp16"]], output: "half")
+        p.block.operations[p.block.operations.count - 1].outputs[0].type = Program.type([2], .float16)
+        p.operation("cast", ["x": ["half"], "dtype": ["int32"]], output: "y")
+        let plan = try p.plan(outputs: ["y"])
+        let x = MILTensor(shape: [2], values: [2.9999, -1.99999])
+        #expect(try plan.profile(["x": x], runs: 1, clock: .wall).steps.map(\.type) == ["cast", "cast"])
+        #expect(try plan.run(["x": x])["y"]?.values == [3, -2])
+    }
+
+    /// Slopes that are not finite are no PReLU to fuse: at x = 0 select gives 0, while 0·∞ is NaN.
+    @Test func infiniteSlopesRunAsWritten() throws {
+        let plan = try Self.program(alphaShape: [], alpha: [.infinity]).plan(outputs: ["y"])
+        #expect(try Self.stepTypes(plan) == ["greater_equal", "mul", "select"])
+        let zeros = MILTensor(shape: [1, 3, 2, 2], values: [Float](repeating: 0, count: 12))
+        #expect(try plan.run(["x": zeros])["y"]?.values == zeros.values)
+    }
+
+    /// A comparison constant of a higher rank than x broadcasts select's output up: run as written,
+    /// so the output keeps that rank.
+    @Test func aZeroOfHigherRankIsNotFused() throws {
+        var p = Self.program()
+        let index = p.block.operations.firstIndex { $0.type == "const" && $0.outputs[0].name == "zero" }!
+        p.block.operations.remove(at: index)
+        p.constant("zero", floats: [0], shape: [1, 1, 1, 1, 1])
+        let moved = p.block.operations.removeLast()
+        p.block.operations.insert(moved, at: index)
+        let plan = try p.plan(outputs: ["y"])
+        #expect(try Self.stepTypes(plan) == ["greater_equal", "mul", "select"])
+        #expect(try plan.run(["x": Self.x])["y"]?.shape == [1, 1, 3, 2, 2])
+    }
 }

@@ -91,7 +91,7 @@ extension MILOperations {
                                   Int32(max(ev, 1)), 0, py.baseAddress?.advanced(by: b * l * ev), Int32(max(ev, 1)))
                     }
                 }
-                advance(&batchIndex, within: batchShape)
+                Broadcast.advance(&batchIndex, within: batchShape)
             }
             slots.recycle(scores)
             slots[outputs[0]] = MILTensor(shape: batchShape + [l, ev], values: result)

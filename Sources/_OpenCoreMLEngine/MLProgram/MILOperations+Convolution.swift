@@ -54,7 +54,7 @@ extension MILOperations {
                                        stride: (strides[0], strides[1]), dilation: (dilations[0], dilations[1]))
         // Weights are constant: prepared (transformed for Winograd, or packed for the GEMM) once here, not for every run.
         let plan = weight.values.withUnsafeBufferPointer { Conv2DPlan(layout, constantWeights: $0) }
-        let epilogue = { (bias: UnsafePointer<Float>?) in MILFusedActivation.epilogue(context.fusedActivation, rowBias: bias) }
+        let epilogue = { (bias: UnsafePointer<Float>?) in Activation.epilogue(context.fusedActivation, rowBias: bias) }
         return { slots in
             let input = fetch(x, slots)
             guard input.shape.count == 4, input.shape[1] == layout.inChannels else {

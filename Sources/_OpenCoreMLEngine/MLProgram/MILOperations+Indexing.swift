@@ -15,7 +15,7 @@ extension MILOperations {
         var index = [Int](repeating: 0, count: shape.count)
         for position in values.indices {
             values[position] = input.values[try source(index)]
-            advance(&index, within: shape)
+            Broadcast.advance(&index, within: shape)
         }
         return MILTensor(shape: shape, values: values)
     }

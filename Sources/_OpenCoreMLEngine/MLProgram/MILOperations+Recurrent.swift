@@ -105,6 +105,8 @@ extension MILOperations {
             }
             for row in 0..<(steps * batch) { for j in 0..<width { projected[row * width + j] += w.bias[j] } }
             var sequence = try context.buffer([steps, batch, hs])
+            // No examples or no hidden units: nothing to compute (and no storage to point at).
+            guard batch > 0, hs > 0 else { return (sequence, initialH, initialC) }
             var h = initialH, c = initialC
             var gates = [Float](repeating: 0, count: batch * width)
             var scratch = [Float](repeating: 0, count: batch * hs)

@@ -212,13 +212,10 @@ enum MILOperations {
         return strides
     }
 
-    /// The next row-major index of a tensor of `shape` (an odometer: the last dimension turns first).
-    static func advance(_ index: inout [Int], within shape: [Int]) { Broadcast.advance(&index, within: shape) }
-
     /// `cast`: values are held as float32 whatever the declared type, so a cast to fp32 or fp64
     /// shares its input's storage, a cast to fp16 rounds to the nearest float16 value, one to an
     /// integer type rounds toward zero and one to bool gives 1 or 0. (In an fp16 program the builder
-    /// removes the casts around arithmetic it runs in float32 anyway: ``ProgramPlan/Builder/removableCast(_:blockOutputs:at:)``.)
+    /// removes the casts around arithmetic it runs in float32 anyway: ``ProgramPlan/Builder/removableCast(_:kept:at:)``.)
     static let cast: Make = { arguments, outputs, context in
         let dtype = try constantString(arguments, "dtype", context) ?? "fp32"
         switch dtype {
@@ -317,7 +314,7 @@ enum MILOperations {
                 var offset = 0
                 for d in 0..<rank { offset += index[d] * inStrides[order[d]] }
                 values[position] = input.values[offset]
-                advance(&index, within: shape)
+                Broadcast.advance(&index, within: shape)
             }
             slots[outputs[0]] = MILTensor(shape: shape, values: values)
         }

@@ -85,7 +85,7 @@ extension ProgramPlan {
             let readers = Self.readerCounts(reads, outputs: outputs)
             let patterns = preluPatterns(in: operations, readers: readers)
             let deferred = Set(patterns.values.flatMap(\.deferred))
-            let blockOutputs = Set(outputs)
+            let castsKept = castsKept(in: operations, outputs: outputs)
             var list = StepList()
             var filled: [Int] = [], lastReader: [Int: Int] = [:]
             func place(_ index: Int) -> String {
@@ -128,7 +128,7 @@ extension ProgramPlan {
                     index += 1
                     continue
                 }
-                if let source = removableCast(operations[index], blockOutputs: blockOutputs, at: place(index)) {
+                if let source = removableCast(operations[index], kept: castsKept, at: place(index)) {
                     // The cast's output reads its input's slot (see removableCast).
                     alias(operations[index].outputs[0].name, to: source, type: operations[index].outputs[0].type)
                     index += 1

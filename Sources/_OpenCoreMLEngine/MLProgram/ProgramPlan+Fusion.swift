@@ -1,10 +1,6 @@
 import CoreMLSpec
 import _OpenCoreMLKernels
 
-/// The activation an ML Program step runs on its own output (``OperationContext/fusedActivation``):
-/// the one ``Activation`` type, under the name the convolution's step reads it by.
-typealias MILFusedActivation = Activation
-
 extension ProgramPlan.Builder {
     /// How many times each name is read in a block: by its operations (nested blocks included,
     /// as ``namesRead(_:)`` counts them) and by the block's own `outputs`; nil when `reads` is
@@ -146,23 +142,35 @@ extension ProgramPlan.Builder {
               let alpha = constantValue(pattern.alpha, at: at), alpha.count >= 1,
               // x's declared type: the convolution's output, which is never defined, or its own.
               case .tensorType(let declared)? = (pattern.convolution.map { operations[$0].outputs[0].type } ?? types[pattern.x])?.type,
-              declared.rank >= alpha.shape.count,
-              alpha.shape.filter({ $0 != 1 }).count <= 1 else { return nil }
-        let rank = Int(declared.rank)
+              // The declared rank as the dimensions list counts it (never a size read from the
+              // file), at least the constants' so that select's broadcast keeps x's shape.
+              case let rank = declared.dimensions.count, rank == Int(clamping: declared.rank),
+              rank >= alpha.shape.count, rank >= zero.shape.count,
+              alpha.shape.filter({ $0 != 1 }).count <= 1,
+              // Finite slopes: at x = 0 select gives 0 where 0·∞ would be NaN.
+              alpha.values.allSatisfy(\.isFinite) else { return nil }
         let padded = Array(repeating: 1, count: rank - alpha.shape.count) + alpha.shape
         let axis = padded.firstIndex { $0 != 1 }
         let slopes = alpha.values
+        // Slopes along an axis x declares with another (or an unknown) size broadcast x up:
+        // not a PReLU of x's shape, so the operations run as written.
+        if let axis {
+            guard case .constant(let size)? = declared.dimensions[axis].dimension, size.size == UInt64(slopes.count) else { return nil }
+        }
         let output = operations[pattern.select].outputs[0]
         /// PReLU over `values` (`shape`), from `x` into `y` (which may be `x`).
         let run: @Sendable (UnsafePointer<Float>, UnsafeMutablePointer<Float>, [Int], OperationContext) throws -> Void = { x, y, shape, context in
-            var plane = 1
+            let count = shape.reduce(1, *)
+            guard count > 0 else { return }
+            // One slope for all: the whole tensor is one plane.
+            var plane = count
             if let axis {
                 guard shape.count == rank, shape[axis] == slopes.count else {
                     throw context.fail("x \(shape) does not take \(slopes.count) slopes along axis \(axis) (its declared rank is \(rank))")
                 }
                 plane = shape[(axis + 1)...].reduce(1, *)
             }
-            ocm_prelu(x, y, shape.reduce(1, *), slopes, slopes.count, plane)
+            ocm_prelu(x, y, count, slopes, slopes.count, plane)
         }
         if let convolution = pattern.convolution {
             let context = context(for: operations[pattern.select], at: at)
@@ -209,26 +217,53 @@ extension ProgramPlan.Builder {
     ///   half a float16 step, a relative 2⁻¹¹), beyond ±65504 (it gave ±∞), or below 2⁻¹⁴ in magnitude
     ///   (float16 subnormals keep fewer bits; below 2⁻²⁵ it gave 0). Core ML's fp16 arithmetic would
     ///   round every intermediate result that way too, which this float32 arithmetic does not.
-    /// - Casts to integer types and bool round and are kept, as are casts whose output is declared
-    ///   fp16 and leaves the block (a model output declared fp16 holds float16 values).
-    func removableCast(_ operation: CoreML_Specification_MILSpec_Operation, blockOutputs: Set<String>, at place: String) -> String? {
-        guard operation.type == "cast", operation.outputs.count == 1, !blockOutputs.contains(operation.outputs[0].name),
-              let x = operation.inputs["x"]?.arguments, x.count == 1, case .name(let source)? = x[0].binding, slots[source] != nil,
-              let dtype = operation.inputs["dtype"]?.arguments, dtype.count == 1 else { return nil }
-        let type: String?
-        switch dtype[0].binding {
-        case .name(let name)?:
-            if case .constant(.strings(let strings))? = argument(named: name) { type = strings.first } else { type = nil }
-        case .value(let value)?:
-            if case .strings(let strings)? = try? MILConstant(value, at: place, limit: 16) { type = strings.first } else { type = nil }
-        case nil: type = nil
-        }
-        switch type {
+    /// - Casts to integer types and bool round and are kept, as are fp16 casts whose output leaves
+    ///   the block (a model output declared fp16 holds float16 values) or is rounded to a whole
+    ///   number later (``castsKept(in:outputs:)``).
+    func removableCast(_ operation: CoreML_Specification_MILSpec_Operation, kept: Set<String>, at place: String) -> String? {
+        guard operation.type == "cast", operation.outputs.count == 1, !kept.contains(operation.outputs[0].name),
+              let x = operation.inputs["x"]?.arguments, x.count == 1, case .name(let source)? = x[0].binding, slots[source] != nil else { return nil }
+        switch castType(operation, at: place) {
         case "fp32": return source
         case "fp16":
             guard case .tensorType(let tensor)? = types[source]?.type, [.float32, .float16].contains(tensor.dataType) else { return nil }
             return source
         default: return nil
+        }
+    }
+
+    /// The names whose fp16 casts stay although they lie inside the block: the block's outputs, and
+    /// the values read by an operation that rounds to whole numbers (`floor`, `ceil`, `round`,
+    /// `floor_div`, `mod`, a cast to an integer type or bool), where the float16 rounding before
+    /// could change the result by a whole step (2.9999 is 3 in float16, so `int32` gives 3, not 2).
+    func castsKept(in operations: [CoreML_Specification_MILSpec_Operation], outputs: [String]) -> Set<String> {
+        var kept = Set(outputs)
+        for (index, operation) in operations.enumerated() {
+            let rounds: Bool
+            switch operation.type {
+            case "floor", "ceil", "round", "floor_div", "mod": rounds = true
+            case "cast": rounds = !["fp32", "fp16", "fp64"].contains(castType(operation, at: "operation \(index)") ?? "")
+            default: rounds = false
+            }
+            guard rounds else { continue }
+            for argument in operation.inputs.values.flatMap(\.arguments) {
+                if case .name(let name)? = argument.binding { kept.insert(name) }
+            }
+        }
+        return kept
+    }
+
+    /// The `dtype` a `cast` names, when it is a constant string.
+    func castType(_ operation: CoreML_Specification_MILSpec_Operation, at place: String) -> String? {
+        guard let dtype = operation.inputs["dtype"]?.arguments, dtype.count == 1 else { return nil }
+        switch dtype[0].binding {
+        case .name(let name)?:
+            if case .constant(.strings(let strings))? = argument(named: name) { return strings.first }
+            return nil
+        case .value(let value)?:
+            if case .strings(let strings)? = try? MILConstant(value, at: place, limit: 16) { return strings.first }
+            return nil
+        case nil: return nil
         }
     }
 }

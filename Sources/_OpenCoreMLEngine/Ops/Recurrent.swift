@@ -21,17 +21,11 @@ enum Recurrent {
         /// Coupled input and forget gates: `f = 1 − i` (the forget gate's own values unused).
         let coupled: Bool
 
-        /// Whether the pre-activation clip can change a result: it cannot for sigmoid and tanh,
-        /// which are flat in float far before ±50.
-        private func clips(_ activation: Activation) -> Bool {
-            guard preactivationClip != nil else { return false }
-            return activation != .sigmoid && activation != .tanh
-        }
 
         /// `y = activation(clip(x))` (y may be x: in place).
         @inline(__always)
         private func activate(_ activation: Activation, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ count: Int) {
-            if clips(activation), let bound = preactivationClip {
+            if let bound = preactivationClip {
                 ocm_clamp(x, y, count, -bound, bound)
                 activation.apply(y, count: count)
             } else {
