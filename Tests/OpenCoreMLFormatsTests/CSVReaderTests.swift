@@ -83,7 +83,7 @@ struct CSVReaderTests {
             let numbers = row.map { reader.number($0, buffer) }
             #expect(numbers == [.value(12), .value(-350), .value(0.5), .value(3), .notFinite, .notFinite, .notANumber, .empty, .notANumber, .value(7)])
             #expect(throws: FormatError("n.csv", "line 1, column 9: 'abc' is not a number")) {
-                try reader.finiteNumber(row[8], buffer, line: 1, column: 9)
+                try reader.finiteNumber(row[8], buffer, rowStart: 0, column: 9)
             }
             #expect(try !tokenizer.nextRow(into: &row))
         }

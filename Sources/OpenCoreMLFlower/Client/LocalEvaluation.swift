@@ -26,29 +26,20 @@ struct LocalEvaluation {
         var correct = 0
         var lossSum = 0.0
         var hasLoss = true
-        let chunk = 256
-        var start = 0
-        while start < examples.count {
-            let end = min(start + chunk, examples.count)
-            let inputs = (start..<end).map { examples.features(at: $0) }
-            let outputs = try model.predictions(fromBatch: MLArrayBatchProvider(array: inputs))
-            for offset in 0..<outputs.count {
-                let index = start + offset
-                guard let truth = inputs[offset].featureValue(for: labelName).flatMap({ Self.classIndex($0, classLabels) }) else {
-                    throw FlowerClientError.badInstruction("cannot evaluate: example \(index) has no class for '\(labelName)'")
-                }
-                guard let value = outputs.features(at: offset).featureValue(for: probabilitiesName),
-                      let probabilities = Self.probabilities(value, classLabels), !probabilities.isEmpty else {
-                    throw FlowerClientError.badInstruction("cannot evaluate: the model's '\(probabilitiesName)' holds no class probabilities")
-                }
-                if probabilities.indices.max(by: { probabilities[$0] < probabilities[$1] }) == truth { correct += 1 }
-                if truth < probabilities.count {
-                    lossSum -= log(max(probabilities[truth], 1e-12))
-                } else {
-                    hasLoss = false
-                }
+        try model.forEachPrediction(on: examples) { index, input, output in
+            guard let truth = input.featureValue(for: labelName).flatMap({ Self.classIndex($0, classLabels) }) else {
+                throw FlowerClientError.badInstruction("cannot evaluate: example \(index) has no class for '\(labelName)'")
             }
-            start = end
+            guard let value = output.featureValue(for: probabilitiesName),
+                  let probabilities = Self.probabilities(value, classLabels), !probabilities.isEmpty else {
+                throw FlowerClientError.badInstruction("cannot evaluate: the model's '\(probabilitiesName)' holds no class probabilities")
+            }
+            if probabilities.indices.max(by: { probabilities[$0] < probabilities[$1] }) == truth { correct += 1 }
+            if truth < probabilities.count {
+                lossSum -= log(max(probabilities[truth], 1e-12))
+            } else {
+                hasLoss = false
+            }
         }
         self.examples = examples.count
         accuracy = examples.count > 0 ? Double(correct) / Double(examples.count) : 0

@@ -53,7 +53,7 @@ extension LabeledDataset {
                 }
                 let fieldCount = row.count
                 for column in 0..<Swift.min(fieldCount, columns ?? fieldCount) {
-                    let value = try CreateMLError.reading { try reader.finiteNumber(row[column], bytes, line: line(rowStart), column: column + 1) }
+                    let value = try CreateMLError.reading { try reader.finiteNumber(row[column], bytes, rowStart: rowStart, column: column + 1) }
                     if column == 0 {
                         guard value >= 0 && value == value.rounded() && value < Double(LabeledDataset.classIndexLimit) else {
                             throw CreateMLError(path, "line \(line(rowStart)), column 1: label \(reader.quoted(row[0], bytes)) is not a class index (a whole number from 0 to \(LabeledDataset.classIndexLimit - 1))")

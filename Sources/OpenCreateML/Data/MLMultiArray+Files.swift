@@ -124,7 +124,7 @@ enum ArrayFile {
             }
             let line = reader.line(at: rowStart, in: bytes)
             let values = try row.enumerated().map { column, span in
-                try CreateMLError.reading { try reader.finiteNumber(span, bytes, line: line, column: column + 1) }
+                try CreateMLError.reading { try reader.finiteNumber(span, bytes, rowStart: rowStart, column: column + 1) }
             }
             tokenizer.skipBlankLines()
             if tokenizer.position < bytes.count {

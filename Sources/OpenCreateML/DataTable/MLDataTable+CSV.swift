@@ -34,15 +34,6 @@ extension MLDataTable {
     }
 }
 
-extension MLDataTable.ParsingOptions {
-    /// The options as the CSV reader takes them (all but `columnTypes`, which typing applies).
-    var csvOptions: CSVOptions {
-        CSVOptions(containsHeader: containsHeader, delimiter: delimiter, comment: comment, escape: escape, doubleQuote: doubleQuote,
-                   quote: quote, skipInitialSpaces: skipInitialSpaces, missingValues: missingValues, lineTerminator: lineTerminator,
-                   selectColumns: selectColumns, maxRows: maxRows, skipRows: skipRows)
-    }
-}
-
 /// A table from CSV bytes in two passes: the reader finds every field's bytes (one scan of the
 /// file), then each column's fields become one typed array.
 extension CSVReader {

@@ -25,15 +25,17 @@ extension CSVReader {
         return "'" + (text.count > 20 ? text.prefix(20) + "…" : text) + "'"
     }
 
-    /// The finite number in field `column` (1-based) of the row on `line`; anything else throws,
-    /// naming the file, line and column.
-    package func finiteNumber(_ span: Span, _ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) throws(FormatError) -> Double {
+    /// The finite number in field `column` (1-based) of the row that starts at byte `rowStart`;
+    /// anything else throws, naming the file, line and column (the line is counted only then).
+    package func finiteNumber(_ span: Span, _ bytes: UnsafeBufferPointer<UInt8>, rowStart: Int, column: Int) throws(FormatError) -> Double {
+        let problem: String
         switch number(span, bytes) {
         case .value(let value): return value
-        case .notFinite: throw FormatError(location, "line \(line), column \(column): \(quoted(span, bytes)) is not a finite number")
-        case .notANumber: throw FormatError(location, "line \(line), column \(column): \(quoted(span, bytes)) is not a number")
-        case .empty: throw FormatError(location, "line \(line), column \(column): empty field")
+        case .notFinite: problem = "\(quoted(span, bytes)) is not a finite number"
+        case .notANumber: problem = "\(quoted(span, bytes)) is not a number"
+        case .empty: problem = "empty field"
         }
+        throw FormatError(location, "line \(line(at: rowStart, in: bytes)), column \(column): \(problem)")
     }
 
     /// Options for files of numbers only: no header (the caller decides), no missing-value texts
