@@ -42,7 +42,7 @@ let package = Package(
         /// Apache-2.0; made by Scripts/make-bundled-extractor.sh) as the image classifier's default feature extractor.
         .target(
             name: "OpenCreateML",
-            dependencies: ["OpenCoreML", "OpenCoreMLTools", "CoreMLSpec", "_OpenCoreMLEngine", "_OpenCoreMLImageIO", "_OpenCoreMLLinear", "CZlib"],
+            dependencies: ["OpenCoreML", "OpenCoreMLTools", "CoreMLSpec", "_OpenCoreMLEngine", "_OpenCoreMLImageIO", "_OpenCoreMLLinear", "_OpenCoreMLFormats", "CZlib"],
             resources: [
                 .copy("Resources/EfficientNetLite0Features.mlmodel"),
                 .copy("Resources/LICENSE-EfficientNet-Lite0.txt"),
@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "OpenCoreMLFlower",
             dependencies: [
-                "OpenCoreML", "OpenCreateML",
+                "OpenCoreML", "_OpenCoreMLFormats",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -70,6 +70,10 @@ let package = Package(
 
         // MARK: Implementation
 
+        /// File formats, neutral and below every other module (Foundation only): NumPy `.npy` reading
+        /// and writing, a JSON reader that keeps the order of keys, and the one CSV reader (Create ML's
+        /// parsing options, errors naming line and column). `package` access, like the engine.
+        .target(name: "_OpenCoreMLFormats"),
         /// C: swapping two paths atomically (renameat2 / renamex_np), so a compiled model folder is
         /// replaced in one step.
         .target(name: "_OpenCoreMLFileSystem"),
@@ -133,6 +137,7 @@ let package = Package(
         .target(name: "_OpenCoreMLTestSupport", dependencies: ["CoreMLSpec", "CZlib"], path: "Tests/_OpenCoreMLTestSupport"),
 
         .testTarget(name: "CoreMLSpecTests", dependencies: ["CoreMLSpec", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLFormatsTests", dependencies: ["_OpenCoreMLFormats"]),
         .testTarget(name: "OpenCoreMLKernelsTests", dependencies: ["_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLLinearTests", dependencies: ["_OpenCoreMLLinear", "_OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLEngineTests", dependencies: ["_OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),

@@ -37,9 +37,11 @@ struct FederationTests {
     /// Client `index` of `count`: its IID share of the training and test digits, on its own thread.
     static func startClient(_ index: Int, of count: Int, port: Int, crashAfter: Int? = nil, events: Events,
                             maximumWait: Double = 120) throws -> (FlowerClient, Thread) {
+        let model = try SmallNetwork.model()
         let client = try FlowerClient(
-            model: SmallNetwork.model(),
-            trainingData: training.partition(index, of: count, seed: 1), testData: testing.partition(index, of: count, seed: 1),
+            model: model,
+            trainingData: training.partition(index, of: count, seed: 1).batchProvider(for: model),
+            testData: testing.partition(index, of: count, seed: 1).batchProvider(for: model),
             configuration: .init(superlink: "127.0.0.1:\(port)", heartbeatInterval: 10, pollInterval: 0.3, maximumWait: maximumWait))
         client.crashAfterInstructions = crashAfter
         let thread = Thread {
@@ -159,7 +161,9 @@ struct FederationTests {
 struct NoSuperLinkTests {
     @Test func theClientRetriesThenGivesUpNamingTheAddress() throws {
         let port = try LocalFederation.freePort()
-        let client = try FlowerClient(model: SmallNetwork.model(), trainingData: .generatedDigits(40), testData: .generatedDigits(10, seed: 2),
+        let model = try SmallNetwork.model()
+        let client = try FlowerClient(model: model, trainingData: LabeledDataset.generatedDigits(40).batchProvider(for: model),
+                                      testData: LabeledDataset.generatedDigits(10, seed: 2).batchProvider(for: model),
                                       configuration: .init(superlink: "127.0.0.1:\(port)", maximumWait: 2.5, requestTimeout: 2))
         let events = FederationTests.Events()
         let started = Date()
@@ -176,8 +180,10 @@ struct NoSuperLinkTests {
     }
 
     @Test func aBadAddressIsAnErrorAtOnce() throws {
+        let model = try SmallNetwork.model()
         #expect(throws: FlowerClientError.badAddress("localhost")) {
-            try FlowerClient(model: SmallNetwork.model(), trainingData: .generatedDigits(4), testData: .generatedDigits(4, seed: 2),
+            try FlowerClient(model: model, trainingData: LabeledDataset.generatedDigits(4).batchProvider(for: model),
+                             testData: LabeledDataset.generatedDigits(4, seed: 2).batchProvider(for: model),
                              configuration: .init(superlink: "localhost"))
         }
     }

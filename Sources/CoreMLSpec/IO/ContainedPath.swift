@@ -15,7 +15,7 @@ import Darwin
 /// `../com.apple.CoreML/weights.bin` that ends up inside) is followed; one that leaves it (to
 /// `/etc/passwd`, or to a copy of the weights beside the package) is an error. The folder itself
 /// may be a link: its real location is the boundary.
-public enum ContainedPath {
+package enum ContainedPath {
     /// The URL of `relativePath` (components separated by `/`, no `..`) inside `folder`, checked.
     ///
     /// Components that do not exist are not checked further (reading them then fails as a missing
@@ -28,7 +28,7 @@ public enum ContainedPath {
     /// - Throws: ``ModelFileError`` (`.corrupt`) naming the first item on the way whose real path
     ///   leaves the folder, and where it leads; or naming the item when the path holds `..` or
     ///   starts with `/`.
-    public static func url(_ relativePath: String, in folder: URL, kind: String = "package") throws -> URL {
+    package static func url(_ relativePath: String, in folder: URL, kind: String = "package") throws -> URL {
         let components = relativePath.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
         guard !relativePath.hasPrefix("/"), !components.contains("..") else {
             throw ModelFileError(.corrupt, path: folder.appendingPathComponent(relativePath).path,

@@ -4,9 +4,9 @@ import Foundation
 /// exists and is writable, and the path itself is not a folder where a file is wanted (or the other
 /// way round). Commands that write several outputs check them all first, so a late failure never
 /// leaves some outputs replaced and others not.
-public enum OutputLocation {
+package enum OutputLocation {
     /// Throws a ``ModelFileError`` (`.writeFailed`) naming the path and the problem.
-    public static func check(_ url: URL) throws {
+    package static func check(_ url: URL) throws {
         let fileManager = FileManager.default
         let path = url.path
         guard !url.lastPathComponent.isEmpty, url.lastPathComponent != "/" else {

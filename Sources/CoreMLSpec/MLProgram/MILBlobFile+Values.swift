@@ -2,11 +2,11 @@ import Foundation
 
 extension MILBlobFile.DataType {
     /// Whether values of this type are signed integers (`int4`, `int8`, `int16`, `int32`).
-    public var isSignedInteger: Bool { self == .int4 || self == .int8 || self == .int16 || self == .int32 }
+    package var isSignedInteger: Bool { self == .int4 || self == .int8 || self == .int16 || self == .int32 }
 
     /// The bytes `count` values take: whole bytes for sub-byte types, whose last byte may hold
     /// unused bits; nil when the count is negative or the size overflows.
-    public func byteCount(for count: Int) -> Int? {
+    package func byteCount(for count: Int) -> Int? {
         guard count >= 0 else { return nil }
         let (bitCount, overflow) = count.multipliedReportingOverflow(by: bits)
         let (rounded, overflowAgain) = bitCount.addingReportingOverflow(7)
@@ -22,7 +22,7 @@ extension MILBlobFile.DataType {
     /// exactly.
     ///
     /// - Returns: nil when `data` does not hold exactly ``byteCount(for:)`` bytes.
-    public func floats(from data: Data, count: Int) -> [Float]? {
+    package func floats(from data: Data, count: Int) -> [Float]? {
         guard let size = byteCount(for: count), data.count == size else { return nil }
         let bytes = [UInt8](data)
         switch self {
@@ -50,7 +50,7 @@ extension MILBlobFile.DataType {
 
     /// `count` values of `bits` bits each (at most 8) packed LSB-first in `bytes`, sign-extended
     /// when `signed`. The caller checks that `bytes` is long enough.
-    public static func unpack(_ bytes: [UInt8], count: Int, bits: Int, signed: Bool) -> [Int] {
+    package static func unpack(_ bytes: [UInt8], count: Int, bits: Int, signed: Bool) -> [Int] {
         precondition(bits >= 1 && bits <= 8 && bytes.count * 8 >= count * bits, "unpack: \(count) values of \(bits) bits need more than \(bytes.count) bytes")
         let mask = (1 << bits) - 1
         var values = [Int](repeating: 0, count: count)

@@ -2,17 +2,17 @@ import Foundation
 
 /// Finds the blobs an ML Program's blob file values name in its package, each checked against the
 /// type and shape the program declares for it; each weight file is opened once.
-public struct MILBlobResolver {
-    public let package: ModelPackage
+package struct MILBlobResolver {
+    package let package: ModelPackage
     private var files: [String: MILBlobFile] = [:]
 
-    public init(package: ModelPackage) { self.package = package }
+    package init(package: ModelPackage) { self.package = package }
 
     /// The blob `blobValue` names, declared of `type`.
     ///
     /// - Throws: ``ModelFileError`` naming the weight file (missing, corrupt, a record past its
     ///   end) or `place` when the stored type or value count is not the one declared.
-    public mutating func blob(_ blobValue: CoreML_Specification_MILSpec_Value.BlobFileValue, declared type: CoreML_Specification_MILSpec_ValueType,
+    package mutating func blob(_ blobValue: CoreML_Specification_MILSpec_Value.BlobFileValue, declared type: CoreML_Specification_MILSpec_ValueType,
                               place: String) throws -> MILBlobFile.Blob {
         let file: MILBlobFile
         if let open = files[blobValue.fileName] {

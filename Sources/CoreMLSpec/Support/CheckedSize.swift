@@ -14,14 +14,14 @@
 /// checkedSize(UInt64.max)         // nil
 /// checkedSize(Int64(-1))          // nil
 /// ```
-public func checkedSize(_ value: some BinaryInteger, limit: Int = .max) -> Int? {
+package func checkedSize(_ value: some BinaryInteger, limit: Int = .max) -> Int? {
     guard let size = Int(exactly: value), size >= 0, size <= limit else { return nil }
     return size
 }
 
 /// `value` as an `Int` when it is a size, or a `ModelValidationError` at `location` saying that
 /// the field `what` is negative or too large.
-public func checkedSize(
+package func checkedSize(
     _ value: some BinaryInteger, limit: Int = .max, what: String, where location: String
 ) throws(ModelValidationError) -> Int {
     guard let size = checkedSize(value, limit: limit) else {
@@ -37,7 +37,7 @@ public func checkedSize(
 /// checkedProduct([2, 3, 4] as [UInt64])      // 24
 /// checkedProduct([1 << 40, 1 << 40] as [Int]) // nil
 /// ```
-public func checkedProduct<S: Sequence>(_ sizes: S) -> Int? where S.Element: BinaryInteger {
+package func checkedProduct<S: Sequence>(_ sizes: S) -> Int? where S.Element: BinaryInteger {
     var result = 1
     for size in sizes {
         guard let factor = checkedSize(size) else { return nil }
@@ -50,7 +50,7 @@ public func checkedProduct<S: Sequence>(_ sizes: S) -> Int? where S.Element: Bin
 
 /// The product of `sizes`, or a `ModelValidationError` at `location` saying that the field
 /// `what` holds a negative size or more elements than an `Int` can count.
-public func checkedProduct<S: Sequence>(
+package func checkedProduct<S: Sequence>(
     _ sizes: S, what: String, where location: String
 ) throws(ModelValidationError) -> Int where S.Element: BinaryInteger {
     guard let product = checkedProduct(sizes) else {
@@ -60,15 +60,15 @@ public func checkedProduct<S: Sequence>(
 }
 
 /// The words of the size checks' errors, shared by callers that report in their own error type.
-public enum SizeCheckFailure {
+package enum SizeCheckFailure {
     /// Why `value` is not a size of the field `what`.
-    public static func size(_ value: some BinaryInteger, limit: Int = .max, what: String) -> String {
+    package static func size(_ value: some BinaryInteger, limit: Int = .max, what: String) -> String {
         value < 0 ? "\(what) \(value) is negative"
             : "\(what) \(value) is too large (at most \(limit))"
     }
 
     /// Why `sizes` have no product for the field `what`.
-    public static func product<T: BinaryInteger>(_ sizes: [T], what: String) -> String {
+    package static func product<T: BinaryInteger>(_ sizes: [T], what: String) -> String {
         let shown = sizes.map { "\($0)" }.joined(separator: " × ")
         if let negative = sizes.first(where: { $0 < 0 }) {
             return "\(what) \(shown) has a negative size (\(negative))"

@@ -1,9 +1,9 @@
 import Foundation
 
 /// IEEE 754 half-precision conversion, so `.float16` arrays work where Swift's `Float16` is unavailable.
-public enum HalfPrecision {
+package enum HalfPrecision {
     /// The value of the half-precision bit pattern `bits`: subnormals, infinities and NaN included.
-    public static func float(fromBits bits: UInt16) -> Float {
+    package static func float(fromBits bits: UInt16) -> Float {
         let sign = UInt32(bits & 0x8000) << 16
         let exponent = Int((bits >> 10) & 0x1F)
         let mantissa = UInt32(bits & 0x3FF)
@@ -21,7 +21,7 @@ public enum HalfPrecision {
 
     /// The half-precision bit pattern nearest to `value`: rounds to nearest, ties to even; overflows
     /// to infinity.
-    public static func bits(from value: Float) -> UInt16 {
+    package static func bits(from value: Float) -> UInt16 {
         let pattern = value.bitPattern
         let sign = UInt16((pattern >> 16) & 0x8000)
         if value.isNaN { return sign | 0x7E00 }
@@ -43,7 +43,7 @@ public enum HalfPrecision {
 extension HalfPrecision {
     /// Decodes little-endian half-precision values, two bytes each, as `WeightParams.float16Value`
     /// stores them; a trailing odd byte is ignored.
-    public static func floats(fromLittleEndian bytes: Data) -> [Float] {
+    package static func floats(fromLittleEndian bytes: Data) -> [Float] {
         bytes.withUnsafeBytes { raw in
             (0..<raw.count / 2).map { float(fromBits: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) }
         }

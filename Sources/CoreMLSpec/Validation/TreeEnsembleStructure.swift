@@ -10,25 +10,25 @@
 ///
 /// The analysis itself cannot loop or trap on a hostile file: it visits each node a bounded number
 /// of times, and the structure is meant for use only when ``issues`` is empty.
-public struct TreeEnsembleStructure: Sendable {
+package struct TreeEnsembleStructure: Sendable {
     /// For every node of `nodes`, the position of its true child; -1 for leaves.
-    public private(set) var trueChild: [Int32]
+    package private(set) var trueChild: [Int32]
     /// For every node of `nodes`, the position of its false child; -1 for leaves.
-    public private(set) var falseChild: [Int32]
+    package private(set) var falseChild: [Int32]
     /// The position of each tree's root, by ascending tree id.
-    public private(set) var roots: [Int32] = []
+    package private(set) var roots: [Int32] = []
     /// What is wrong, at most ``issueLimit`` messages; empty for a sound ensemble.
-    public private(set) var issues: [String] = []
+    package private(set) var issues: [String] = []
 
     /// Stops collecting after this many problems (as Core ML's validator does).
-    public static let issueLimit = 50
+    package static let issueLimit = 50
 
     private struct NodeName: Hashable {
         let tree: UInt64
         let node: UInt64
     }
 
-    public init(_ parameters: CoreML_Specification_TreeEnsembleParameters) {
+    package init(_ parameters: CoreML_Specification_TreeEnsembleParameters) {
         let nodes = parameters.nodes
         trueChild = []
         falseChild = []

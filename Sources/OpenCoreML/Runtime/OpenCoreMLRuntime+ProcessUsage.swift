@@ -2,7 +2,7 @@ import Foundation
 
 extension OpenCoreMLRuntime {
     /// User plus system processor time of every thread of this process so far, in seconds.
-    public static var processorSeconds: Double {
+    package static var processorSeconds: Double {
         var usage = rusage()
         #if os(Linux)
         getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -14,7 +14,7 @@ extension OpenCoreMLRuntime {
     }
 
     /// The largest resident set of this process so far, in bytes.
-    public static var peakResidentBytes: Int {
+    package static var peakResidentBytes: Int {
         var usage = rusage()
         #if os(Linux)
         getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -27,7 +27,7 @@ extension OpenCoreMLRuntime {
 
     /// The resident set of this process now, in bytes (from `/proc/self/statm`; the peak where
     /// that is missing).
-    public static var currentResidentBytes: Int {
+    package static var currentResidentBytes: Int {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return peakResidentBytes }
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return peakResidentBytes }

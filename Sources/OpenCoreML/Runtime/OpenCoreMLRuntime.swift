@@ -98,7 +98,7 @@ public enum OpenCoreMLRuntime {
     /// The median seconds of one single-precision matrix product C[m×n] = op(A)·op(B) with inner
     /// dimension `k`, on random values, timed for about `seconds` (at least 5 runs after 3 to warm
     /// up): what `opencoreml bench gemm` reports.
-    public static func timeMatrixProduct(
+    package static func timeMatrixProduct(
         m: Int, n: Int, k: Int, transposeA: Bool = false, transposeB: Bool = false, seconds: Double = 0.5
     ) -> Double {
         precondition(m > 0 && n > 0 && k > 0 && m <= Int(Int32.max) / k && n <= Int(Int32.max) / k, "matrix sizes must be positive and fit 32 bits")
@@ -129,7 +129,7 @@ public enum OpenCoreMLRuntime {
     /// reach running nothing but independent fused multiply-adds at ``instructionSet``, timed for
     /// about `seconds`: the machine's limit that `opencoreml bench fma` reports and that training
     /// speed is measured against.
-    public static func fusedMultiplyAddPeak(seconds: Double = 1) -> Double {
+    package static func fusedMultiplyAddPeak(seconds: Double = 1) -> Double {
         precondition(seconds > 0, "seconds must be positive")
         return ocm_fma_peak_gflops(seconds)
     }

@@ -77,7 +77,7 @@ struct Federated: ParsableCommand {
                 return try local.randomSplit(testFraction: 0.2, seed: seed)
             }
             let client = try CLIError.wrapping {
-                try FlowerClient(model: loaded, trainingData: train, testData: test,
+                try FlowerClient(model: loaded, trainingData: train.batchProvider(for: loaded), testData: test.batchProvider(for: loaded),
                                  configuration: .init(superlink: superlink, insecure: insecure, pollInterval: pollInterval, maximumWait: maxWait, maximumIdle: maxIdle))
             }
             say("\(train.name): \(grouped(train.count)) training and \(grouped(test.count)) test examples; \(loaded.updatableWeightKeys.count) arrays exchanged; SuperLink \(superlink)")

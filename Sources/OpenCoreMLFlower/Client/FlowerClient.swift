@@ -1,6 +1,5 @@
 import Foundation
 import OpenCoreML
-import OpenCreateML
 
 /// A Flower SuperNode that trains an updatable OpenCoreML model on local data: it joins a
 /// SuperLink's Fleet API (flwr 1.40 and later, HTTP), and for each instruction of a Flower app —
@@ -8,7 +7,8 @@ import OpenCreateML
 /// trains with `MLUpdateTask`'s engine or evaluates, and replies with the updated arrays and metrics.
 ///
 /// ```swift
-/// let client = try FlowerClient(model: model, trainingData: train, testData: test,
+/// let client = try FlowerClient(model: model, trainingData: train.batchProvider(for: model),
+///                               testData: test.batchProvider(for: model),   // OpenCreateML's LabeledDataset
 ///                               configuration: .init(superlink: "127.0.0.1:8000"))
 /// try client.run { event in print(event) }   // until stop() or the SuperLink goes away for good
 /// ```
@@ -92,18 +92,24 @@ public final class FlowerClient: @unchecked Sendable {
 
     /// The model as it is now: the latest arrays received or trained.
     public private(set) var model: MLModel
-    private let training: LabeledBatchProvider
-    private let testing: LabeledBatchProvider
+    private let training: MLBatchProvider
+    private let testing: MLBatchProvider
     private let trainingCount: Int
     private let configuration: Configuration
     private let transport: FleetTransport
     private let state = NodeState()
 
-    /// A client for `model` (updatable) that trains on `trainingData` and evaluates on `testData`,
-    /// both bound onto the model's input and label as ``LabeledDataset/batchProvider(for:classNames:)``
-    /// does.
-    /// - Throws: When the model is not updatable, exchanges no arrays, or the data do not fit it.
-    public init(model: MLModel, trainingData: LabeledDataset, testData: LabeledDataset, configuration: Configuration) throws {
+    /// A client for `model` (updatable) that trains on `trainingData` and evaluates on `testData`:
+    /// training inputs as `MLUpdateTask` takes them, the model's input and its label feature (the
+    /// loss target's class index, or a classifier's label). OpenCreateML's
+    /// `LabeledDataset.batchProvider(for:classNames:)` makes them from a data set, and training then
+    /// reads its values in place.
+    ///
+    /// `evaluate` replies with the accuracy of the class with the highest probability (a
+    /// classifier's probabilities output, else the network's first output) and the mean
+    /// cross-entropy.
+    /// - Throws: When the model is not updatable or exchanges no arrays.
+    public init(model: MLModel, trainingData: MLBatchProvider, testData: MLBatchProvider, configuration: Configuration) throws {
         guard model.modelDescription.isUpdatable else {
             throw FlowerClientError.badInstruction("the model is not updatable (make it so with `opencoreml make-updatable`)")
         }
@@ -111,8 +117,8 @@ public final class FlowerClient: @unchecked Sendable {
             throw FlowerClientError.badInstruction("the model has no updatable layer with weights to exchange")
         }
         self.model = model
-        training = try trainingData.batchProvider(for: model)
-        testing = try testData.batchProvider(for: model)
+        training = trainingData
+        testing = testData
         trainingCount = trainingData.count
         self.configuration = configuration
         transport = try FleetTransport(address: configuration.superlink, secure: !configuration.insecure, identity: NodeIdentity(),
@@ -408,11 +414,11 @@ public final class FlowerClient: @unchecked Sendable {
         if let (_, arrays) = try content.singleArrayRecord() {
             model = try ModelArrays.applying(arrays, to: model)
         }
-        let metrics = try MLClassifierMetrics(model: model, on: testing)
-        var values: [(String, MetricValue)] = [("num-examples", .int(Int64(metrics.exampleCount))), ("accuracy", .double(metrics.accuracy))]
-        if let loss = metrics.meanCrossEntropy { values.append(("loss", .double(loss))) }
-        return Outcome(content: RecordDict([("metrics", .metrics(values))]), examples: metrics.exampleCount,
-                       loss: metrics.meanCrossEntropy, accuracy: metrics.accuracy, seconds: Date().timeIntervalSince(started))
+        let metrics = try LocalEvaluation(model: model, on: testing)
+        var values: [(String, MetricValue)] = [("num-examples", .int(Int64(metrics.examples))), ("accuracy", .double(metrics.accuracy))]
+        if let loss = metrics.loss { values.append(("loss", .double(loss))) }
+        return Outcome(content: RecordDict([("metrics", .metrics(values))]), examples: metrics.examples,
+                       loss: metrics.loss, accuracy: metrics.accuracy, seconds: Date().timeIntervalSince(started))
     }
 
     /// The first of `keys` in `config` as a whole number ≥ `minimum`, or nil when none is there.

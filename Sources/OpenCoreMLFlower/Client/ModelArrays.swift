@@ -1,6 +1,5 @@
 import Foundation
 import OpenCoreML
-import OpenCreateML
 
 /// The arrays a model exchanges with a federation: one per weight blob training changes
 /// (``MLModel/updatableWeightKeys``: weights and biases of convolutions and inner products, an
@@ -20,7 +19,7 @@ enum ModelArrays {
             guard let value = try model.parameterValue(for: key) as? MLMultiArray else {
                 throw FlowerClientError.badInstruction("the model's \(name(of: key)) is not an array")
             }
-            return (name(of: key), FlowerArray(dtype: "float32", shape: value.shape.map(\.intValue), stype: FlowerArray.numpyStype, data: value.npyData()))
+            return (name(of: key), FlowerArray(dtype: "float32", shape: value.shape.map(\.intValue), stype: FlowerArray.numpyStype, data: NumPyArrays.data(of: value)))
         }
     }
 
@@ -44,7 +43,7 @@ enum ModelArrays {
             }
             let value: MLMultiArray
             do {
-                value = try MLMultiArray(npyData: array.data, dataType: .float32)
+                value = try NumPyArrays.multiArray(array.data)
             } catch {
                 throw FlowerClientError.badInstruction("array '\(name)': \(error)")
             }

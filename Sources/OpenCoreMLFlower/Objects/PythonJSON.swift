@@ -1,5 +1,5 @@
 import Foundation
-import OpenCreateML
+import _OpenCoreMLFormats
 
 /// JSON exactly as Python's `json.dumps` writes it with its defaults (`", "` and `": "` separators,
 /// non-ASCII escaped as `\uXXXX`), because Flower hashes the bytes: a record or array body written
@@ -54,11 +54,11 @@ enum PythonJSON {
     }
 
     /// Parses an object body: a JSON object whose values are strings, integers or arrays of them,
-    /// keeping the order of keys (with OpenCreateML's JSON reader).
+    /// keeping the order of keys (with the order-keeping JSON reader of `_OpenCoreMLFormats`).
     static func parse(_ data: Data) throws -> Value {
         do {
             return try data.withUnsafeBytes { raw in
-                var reader = JSONTableReader(location: "an object body", bytes: raw.bindMemory(to: UInt8.self))
+                var reader = JSONReader(location: "an object body", bytes: raw.bindMemory(to: UInt8.self))
                 reader.skipSpace()
                 guard reader.peek() == UInt8(ascii: "{") else { throw FlowerClientError.protocolViolation("a JSON body is not an object") }
                 let entries = try reader.parseObjectEntries(depth: 1)
@@ -73,11 +73,13 @@ enum PythonJSON {
         }
     }
 
-    private static func value(_ value: MLDataValue) throws -> Value {
+    private static func value(_ value: JSONValue) throws -> Value {
         switch value {
         case .string(let text): return .string(text)
         case .int(let number): return .integer(number)
-        case .sequence(let items): return .array(try items.map(Self.value))
+        case .array(let items): return .array(try items.map(Self.value))
+        // Flower's bodies hold no Booleans; `true` and `false` read as 1 and 0, as they always have here.
+        case .bool(let flag): return .integer(flag ? 1 : 0)
         default: throw FlowerClientError.protocolViolation("a JSON body holds \(value), not a string, an integer or an array")
         }
     }

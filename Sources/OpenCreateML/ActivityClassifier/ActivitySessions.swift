@@ -1,4 +1,5 @@
 import Foundation
+import _OpenCoreMLFormats
 
 /// One recording of an activity table: its rows in table order (the time order), their feature
 /// values and, when labelled, their class indices.

@@ -1,5 +1,6 @@
 import CoreMLSpec
 import Foundation
+import _OpenCoreMLFormats
 
 extension LabeledDataset.Split {
     /// The images and labels file names of an IDX folder, without `.gz`.

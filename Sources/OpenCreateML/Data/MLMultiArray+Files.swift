@@ -1,6 +1,7 @@
 import CoreMLSpec
 import Foundation
 import OpenCoreML
+import _OpenCoreMLFormats
 
 extension MLMultiArray {
     /// The array in a file, by its extension (an OpenCoreML addition): `.npy` (NumPy, format 1.0 to
@@ -14,7 +15,7 @@ extension MLMultiArray {
 
     /// The array in NumPy `.npy` bytes (see ``init(contentsOf:dataType:)``).
     public convenience init(npyData data: Data, dataType: MLMultiArrayDataType = .float32) throws {
-        let (values, shape) = try NPYFile.read(data, path: "npy data")
+        let (values, shape) = try CreateMLError.reading { try NPYFile.read(data, path: "npy data") }
         try self.init(values: values, shape: shape, dataType: dataType, path: "npy data")
     }
 
@@ -103,7 +104,7 @@ enum ArrayFile {
             throw CreateMLError(path, "cannot be read (\(error.localizedDescription))")
         }
         switch fileExtension {
-        case "npy": return try NPYFile.read(data, path: path)
+        case "npy": return try CreateMLError.reading { try NPYFile.read(data, path: path) }
         case "json": return try JSONArray.read(data, path: path)
         default: return try readCSVRow(data, path: path)
         }
@@ -111,20 +112,25 @@ enum ArrayFile {
 
     /// One row of comma-separated numbers.
     private static func readCSVRow(_ data: Data, path: String) throws -> (values: [Double], shape: [Int]) {
-        var values: [Double] = []
-        var rowLine: Int?
-        try data.withUnsafeBytes { bytes in
-            try CSVScanner.forEachLine(in: bytes) { line, lineNumber in
-                if let rowLine {
-                    throw CreateMLError(path, "line \(lineNumber): a second row (the first is line \(rowLine)); an array .csv holds one row of numbers")
-                }
-                rowLine = lineNumber
-                try CSVScanner.forEachField(in: line) { field, column in
-                    values.append(try CSVScanner.finiteNumber(field, path: path, line: lineNumber, column: column))
-                }
+        let reader = try CreateMLError.reading { try CSVReader(location: path, options: CSVReader.numericOptions) }
+        return try data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var tokenizer = reader.tokenizer(bytes)
+            var row: [CSVReader.Span] = []
+            tokenizer.skipBlankLines()
+            let rowStart = tokenizer.position
+            guard try CreateMLError.reading({ try tokenizer.nextRow(into: &row) }) else {
+                throw CreateMLError(path, "no numbers (the file is empty)")
             }
+            let line = reader.line(at: rowStart, in: bytes)
+            let values = try row.enumerated().map { column, span in
+                try CreateMLError.reading { try reader.finiteNumber(span, bytes, rowStart: rowStart, column: column + 1) }
+            }
+            tokenizer.skipBlankLines()
+            if tokenizer.position < bytes.count {
+                throw CreateMLError(path, "line \(reader.line(at: tokenizer.position, in: bytes)): a second row (the first is line \(line)); an array .csv holds one row of numbers")
+            }
+            return (values, [values.count])
         }
-        guard rowLine != nil else { throw CreateMLError(path, "no numbers (the file is empty)") }
-        return (values, [values.count])
     }
 }

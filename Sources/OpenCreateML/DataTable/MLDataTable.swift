@@ -1,4 +1,5 @@
 import Foundation
+import _OpenCoreMLFormats
 
 /// A table of training data: named columns of equal length, each holding one kind of value.
 ///

@@ -24,7 +24,7 @@ extension MLClassifierMetrics {
         var classLabels = model.specification.classLabelSet.descriptions
         var truth: [String] = [], guesses: [String] = []
         var lossSum = 0.0, hasProbabilities = description.predictedProbabilitiesName != nil
-        try forEachPrediction(of: model, on: examples) { index, input, output in
+        try model.forEachPrediction(on: examples) { index, input, output in
             guard let label = input.featureValue(for: truthName), let text = Self.labelText(label) else {
                 throw CreateMLError("example \(index)", "no label '\(truthName)' (a string or an integer)")
             }
@@ -60,7 +60,7 @@ extension MLClassifierMetrics {
         var lossSum = 0.0
         var hasProbabilities = true
         let provider = LabeledBatchProvider(dataset: dataset, binding: binding)
-        try forEachPrediction(of: model, on: provider) { index, _, output in
+        try model.forEachPrediction(on: provider) { index, _, output in
             guard let probabilities = binding.probabilities(in: output), !probabilities.isEmpty else {
                 throw CreateMLError("model", "its outputs hold no class probabilities to evaluate")
             }
@@ -95,7 +95,7 @@ extension MLRegressorMetrics {
             throw CreateMLError("model", "it has no outputs")
         }
         var targets: [Double] = [], predictions: [Double] = []
-        try forEachPrediction(of: model, on: examples) { index, input, output in
+        try model.forEachPrediction(on: examples) { index, input, output in
             guard let target = input.featureValue(for: targetFeature).flatMap(Self.number) else {
                 throw CreateMLError("example \(index)", "no number '\(targetFeature)'")
             }
@@ -115,23 +115,5 @@ extension MLRegressorMetrics {
         case .multiArray where value.multiArrayValue?.count == 1: return value.multiArrayValue![0].doubleValue
         default: return nil
         }
-    }
-}
-
-/// Runs `model` on every example in batches of 256, calling `body` with each example's index,
-/// its input features and the model's output, in order.
-func forEachPrediction(
-    of model: MLModel, on examples: MLBatchProvider, _ body: (Int, MLFeatureProvider, MLFeatureProvider) throws -> Void
-) throws {
-    let chunk = 256
-    var start = 0
-    while start < examples.count {
-        let end = min(start + chunk, examples.count)
-        let inputs = (start..<end).map { examples.features(at: $0) }
-        let outputs = try model.predictions(fromBatch: MLArrayBatchProvider(array: inputs))
-        for offset in 0..<outputs.count {
-            try body(start + offset, inputs[offset], outputs.features(at: offset))
-        }
-        start = end
     }
 }

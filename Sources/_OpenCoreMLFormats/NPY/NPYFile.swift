@@ -1,15 +1,15 @@
-import CoreMLSpec
 import Foundation
 
 /// NumPy `.npy` arrays (format versions 1.0, 2.0 and 3.0): a `\x93NUMPY` magic, a version, a header
 /// length, a Python dict literal such as `{'descr': '<f4', 'fortran_order': False, 'shape': (1, 28, 28), }`
 /// and the elements in C order. Little-endian f2, f4, f8, i4, i8 and single-byte u1, i1 elements.
-enum NPYFile {
+/// Errors are ``FormatError``s naming the data (`path`) and what is wrong.
+package enum NPYFile {
     /// An element type this reader accepts.
-    enum ElementType: String, CaseIterable {
+    package enum ElementType: String, CaseIterable, Sendable {
         case float16 = "<f2", float32 = "<f4", float64 = "<f8", int32 = "<i4", int64 = "<i8", uint8 = "|u1", int8 = "|i1"
 
-        var size: Int {
+        package var size: Int {
             switch self {
             case .float16: return 2
             case .float32, .int32: return 4
@@ -19,7 +19,7 @@ enum NPYFile {
         }
 
         /// `descr` as NumPy writes it; single bytes may also be spelled with `<`, `=` or no prefix.
-        init?(descr: String) {
+        package init?(descr: String) {
             if let type = ElementType(rawValue: descr) { self = type; return }
             for type in [ElementType.uint8, .int8] where ["<", "=", ""].contains(where: { $0 + type.rawValue.dropFirst() == descr }) {
                 self = type
@@ -36,12 +36,12 @@ enum NPYFile {
     private static let magic: [UInt8] = [0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59]  // \x93NUMPY
 
     /// The elements of the array in `data` (the contents of `path`), as Doubles, and its shape.
-    static func read(_ data: Data, path: String) throws -> (values: [Double], shape: [Int]) {
+    package static func read(_ data: Data, path: String) throws(FormatError) -> (values: [Double], shape: [Int]) {
         let bytes = [UInt8](data)
         guard bytes.count >= 10 else {
-            throw CreateMLError(path, bytes.starts(with: magic) ? "truncated .npy header" : "not a .npy file (no \\x93NUMPY magic)")
+            throw FormatError(path, bytes.starts(with: magic) ? "truncated .npy header" : "not a .npy file (no \\x93NUMPY magic)")
         }
-        guard bytes.starts(with: magic) else { throw CreateMLError(path, "not a .npy file (no \\x93NUMPY magic)") }
+        guard bytes.starts(with: magic) else { throw FormatError(path, "not a .npy file (no \\x93NUMPY magic)") }
         let major = bytes[6], minor = bytes[7]
         let headerStart: Int
         let headerLength: Int
@@ -50,58 +50,58 @@ enum NPYFile {
             headerStart = 10
             headerLength = Int(bytes[8]) | Int(bytes[9]) << 8
         case 2, 3:
-            guard bytes.count >= 12 else { throw CreateMLError(path, "truncated .npy header") }
+            guard bytes.count >= 12 else { throw FormatError(path, "truncated .npy header") }
             headerStart = 12
             headerLength = (8..<12).reversed().reduce(0) { $0 << 8 | Int(bytes[$1]) }
         default:
-            throw CreateMLError(path, ".npy format version \(major).\(minor) is not supported (1.0, 2.0 and 3.0 are)")
+            throw FormatError(path, ".npy format version \(major).\(minor) is not supported (1.0, 2.0 and 3.0 are)")
         }
-        guard bytes.count >= headerStart + headerLength else { throw CreateMLError(path, "truncated .npy header") }
+        guard bytes.count >= headerStart + headerLength else { throw FormatError(path, "truncated .npy header") }
         let headerText = String(decoding: bytes[headerStart..<(headerStart + headerLength)], as: UTF8.self)
 
         var parser = HeaderParser(text: headerText)
         let header: [String: HeaderParser.Value]
         do {
             header = try parser.dictionary()
-        } catch let error as HeaderParser.Failure {
-            throw CreateMLError(path, ".npy header is not a dict literal: \(error.reason) in \(headerText.trimmingCharacters(in: .whitespacesAndNewlines))")
+        } catch {
+            throw FormatError(path, ".npy header is not a dict literal: \(error.reason) in \(headerText.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
         guard case .string(let descr)? = header["descr"] else {
             if case .other(let text)? = header["descr"] {
-                throw CreateMLError(path, "structured .npy arrays (descr \(text)) are not supported")
+                throw FormatError(path, "structured .npy arrays (descr \(text)) are not supported")
             }
-            throw CreateMLError(path, ".npy header has no 'descr' string")
+            throw FormatError(path, ".npy header has no 'descr' string")
         }
-        guard case .tuple(let shape)? = header["shape"] else { throw CreateMLError(path, ".npy header has no 'shape' tuple") }
+        guard case .tuple(let shape)? = header["shape"] else { throw FormatError(path, ".npy header has no 'shape' tuple") }
         if case .bool(true)? = header["fortran_order"] {
-            throw CreateMLError(path, "Fortran-order .npy arrays are not supported; save a C-order array (np.ascontiguousarray)")
+            throw FormatError(path, "Fortran-order .npy arrays are not supported; save a C-order array (np.ascontiguousarray)")
         }
         guard let type = ElementType(descr: descr) else {
             let supported = ElementType.allCases.map(\.rawValue).joined(separator: ", ")
             if descr.first == ">" {
-                throw CreateMLError(path, "big-endian .npy data ('\(descr)') is not supported; save as \(supported)")
+                throw FormatError(path, "big-endian .npy data ('\(descr)') is not supported; save as \(supported)")
             }
-            throw CreateMLError(path, ".npy element type '\(descr)' is not supported; use \(supported)")
+            throw FormatError(path, ".npy element type '\(descr)' is not supported; use \(supported)")
         }
-        guard shape.allSatisfy({ $0 >= 0 }) else { throw CreateMLError(path, ".npy shape \(shape) has a negative size") }
-        guard let count = checkedProduct(shape), count <= bytes.count else {
-            throw CreateMLError(path, "truncated .npy data: shape \(shape) needs more bytes than the file has")
+        guard shape.allSatisfy({ $0 >= 0 }) else { throw FormatError(path, ".npy shape \(shape) has a negative size") }
+        guard let count = sizeProduct(shape), count <= bytes.count else {
+            throw FormatError(path, "truncated .npy data: shape \(shape) needs more bytes than the file has")
         }
         let dataStart = headerStart + headerLength
         let available = bytes.count - dataStart
         let needed = count * type.size
         if available < needed {
-            throw CreateMLError(path, "truncated .npy data: \(grouped(available)) bytes, expected \(grouped(needed)) for shape \(shape) of \(descr)")
+            throw FormatError(path, "truncated .npy data: \(grouped(available)) bytes, expected \(grouped(needed)) for shape \(shape) of \(descr)")
         }
         if available > needed {
-            throw CreateMLError(path, "\(grouped(available - needed)) unexpected bytes after the .npy data (shape \(shape) of \(descr))")
+            throw FormatError(path, "\(grouped(available - needed)) unexpected bytes after the .npy data (shape \(shape) of \(descr))")
         }
         let values = bytes.withUnsafeBytes { raw -> [Double] in
             let body = UnsafeRawBufferPointer(rebasing: raw[dataStart...])
             return (0..<count).map { index in
                 let offset = index * type.size
                 switch type {
-                case .float16: return Double(HalfPrecision.float(fromBits: UInt16(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: UInt16.self))))
+                case .float16: return Double(float(half: UInt16(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: UInt16.self))))
                 case .float32: return Double(Float(bitPattern: UInt32(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: UInt32.self))))
                 case .float64: return Double(bitPattern: UInt64(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
                 case .int32: return Double(Int32(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
@@ -117,7 +117,7 @@ enum NPYFile {
     /// `.npy` bytes (format 1.0, C order) for `count` elements of `type` at `elements` (little-endian
     /// already) in `shape`, laid out as NumPy writes them: the header padded with spaces and a newline
     /// so that the data starts at a multiple of 64 bytes.
-    static func data(type: ElementType, shape: [Int], elements: UnsafeRawBufferPointer) -> Data {
+    package static func data(type: ElementType, shape: [Int], elements: UnsafeRawBufferPointer) -> Data {
         let shapeText = shape.count == 1 ? "(\(shape[0]),)" : "(" + shape.map(String.init).joined(separator: ", ") + ")"
         var header = "{'descr': '\(type.rawValue)', 'fortran_order': False, 'shape': \(shapeText), }"
         let unpadded = magic.count + 4 + header.utf8.count + 1
@@ -127,6 +127,16 @@ enum NPYFile {
         data.append(contentsOf: Array(header.utf8))
         data.append(contentsOf: elements)
         return data
+    }
+
+    /// The value of an IEEE 754 half-precision bit pattern: its bits moved into a float's layout (the
+    /// exponent then reads 112 too small) and scaled by 2^112, which covers subnormals exactly;
+    /// infinities and NaN keep their all-ones exponent.
+    static func float(half bits: UInt16) -> Float {
+        let sign = UInt32(bits & 0x8000) << 16
+        let magnitude = UInt32(bits & 0x7FFF)
+        if magnitude >= 0x7C00 { return Float(bitPattern: sign | 0x7F80_0000 | (magnitude & 0x3FF) << 13) }
+        return Float(bitPattern: sign | magnitude << 13) * 0x1p112
     }
 
     /// Reads the Python dict literal of a `.npy` header: string keys; string, boolean, integer and
@@ -147,7 +157,7 @@ enum NPYFile {
 
         init(text: String) { characters = Array(text) }
 
-        mutating func dictionary() throws -> [String: Value] {
+        mutating func dictionary() throws(Failure) -> [String: Value] {
             try expect("{")
             var result: [String: Value] = [:]
             while true {
@@ -169,13 +179,13 @@ enum NPYFile {
             while let character = peek, character.isWhitespace { position += 1 }
         }
 
-        private mutating func expect(_ character: Character) throws {
+        private mutating func expect(_ character: Character) throws(Failure) {
             skipSpaces()
             guard peek == character else { throw Failure(reason: "expected '\(character)' at character \(position + 1)") }
             position += 1
         }
 
-        private mutating func string() throws -> String {
+        private mutating func string() throws(Failure) -> String {
             skipSpaces()
             guard let quote = peek, quote == "'" || quote == "\"" else {
                 throw Failure(reason: "expected a quoted string at character \(position + 1)")
@@ -190,7 +200,7 @@ enum NPYFile {
             return text
         }
 
-        private mutating func integer() throws -> Int {
+        private mutating func integer() throws(Failure) -> Int {
             skipSpaces()
             var text = ""
             while let character = peek, character.isNumber || (text.isEmpty && character == "-") {
@@ -202,7 +212,7 @@ enum NPYFile {
             return value
         }
 
-        private mutating func value() throws -> Value {
+        private mutating func value() throws(Failure) -> Value {
             skipSpaces()
             switch peek {
             case "'", "\"":
