@@ -42,7 +42,7 @@ func describe(_ dims: [Int]) -> String { dims.map(String.init).joined(separator:
 extension CoreML_Specification_ConvolutionLayerParams {
     /// The kernel, stride and dilation as `(height, width)`: the declared pair, or Core ML's
     /// defaults (3×3, 1×1, 1×1).
-    public func windowSizes() throws -> (kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int)) {
+    package func windowSizes() throws -> (kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int)) {
         (try declaredPair(kernelSize, "kernelSize", fallback: (3, 3)), try declaredPair(stride, "stride", fallback: (1, 1)),
          try declaredPair(dilationFactor, "dilationFactor", fallback: (1, 1)))
     }
@@ -102,7 +102,7 @@ extension CoreML_Specification_PoolingLayerParams {
 extension CoreML_Specification_UpsampleLayerParams {
     /// The factors H and W grow by: `scalingFactor` (integers, default `[1, 1]`) or
     /// `fractionalScalingFactor`; throws when both are given or they are not two positive values.
-    public func scalingFactors() throws -> (height: Double, width: Double) {
+    package func scalingFactors() throws -> (height: Double, width: Double) {
         let integer = scalingFactor, fraction = fractionalScalingFactor
         if !integer.isEmpty && !fraction.isEmpty {
             throw LayerSpecificationError("scalingFactor and fractionalScalingFactor are mutually exclusive")
@@ -125,7 +125,7 @@ extension CoreML_Specification_UpsampleLayerParams {
 extension CoreML_Specification_PermuteLayerParams {
     /// The permutation of `[Seq, C, H, W]`: output axis k is input axis `axes[k]`. An empty `axis`
     /// keeps the order; as an extension, a permutation of `[0, 1, 2]` reorders `[C, H, W]`.
-    public func classicAxes() throws -> [Int] {
+    package func classicAxes() throws -> [Int] {
         let checked = axis.compactMap { checkedSize($0, limit: 3) }
         guard checked.count == axis.count else { throw LayerSpecificationError("axis \(axis) must be a permutation of [0, 1, 2, 3] (Seq, C, H, W)") }
         let given = checked
@@ -140,7 +140,7 @@ extension CoreML_Specification_PermuteLayerParams {
 extension CoreML_Specification_NeuralNetworkLayer {
     /// An axis of a rank-`rank` shape, counted from the end when negative (as rank-N layers take
     /// them); nil unless it lies in `-rank..<rank` (or `-rank...rank` when `allowingEnd`).
-    public static func resolvedAxis(_ axis: Int64, rank: Int, allowingEnd: Bool = false) -> Int? {
+    package static func resolvedAxis(_ axis: Int64, rank: Int, allowingEnd: Bool = false) -> Int? {
         guard let value = Int(exactly: axis) else { return nil }
         let resolved = value < 0 ? value + rank : value
         return resolved >= 0 && resolved <= (allowingEnd ? rank : rank - 1) ? resolved : nil
@@ -152,7 +152,7 @@ extension CoreML_Specification_NeuralNetworkLayer {
     /// `[C, H, W]`; empty to infer it from `count`: 1, C or C×H×W) lies across an input of classic
     /// dimensions `input` (`[outer, C, H, W]`): its `[outer, C, H, W]` with `outer` 1, or why it
     /// does not fit.
-    public static func classicParameterShape(declared shape: [UInt64], count: Int, input: [Int]) -> Result<[Int], LayerSpecificationError> {
+    package static func classicParameterShape(declared shape: [UInt64], count: Int, input: [Int]) -> Result<[Int], LayerSpecificationError> {
         let x = ClassicShape(outer: input[0], channels: input[1], height: input[2], width: input[3])
         let s: [Int]
         do { s = try declaredSizes(shape, "shape") } catch { return .failure(error) }
