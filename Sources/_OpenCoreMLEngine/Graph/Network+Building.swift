@@ -185,7 +185,7 @@ extension Network {
             }
         }
 
-        /// Fuses convolution chains, keeping every blob someone outside the chain reads: the
+        /// Fuses convolution chains and residual adds with their activation, keeping every blob someone outside the chain reads: the
         /// model's outputs, inputs, targets, loss inputs, the last layer's outputs and a
         /// classifier's probabilities.
         func fuseConvolutionChains() {
@@ -193,6 +193,7 @@ extension Network {
             kept.formUnion(nodes.last?.outputs.map(\.name) ?? [])
             if case .neuralNetworkClassifier(let classifier)? = model.type { kept.insert(classifier.labelProbabilityLayerName) }
             Network.fuseConvolutionChains(nodes, keeping: kept)
+            Network.fuseResidualAdds(nodes, keeping: kept)
         }
     }
 }

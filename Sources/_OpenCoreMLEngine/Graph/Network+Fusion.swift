@@ -8,19 +8,10 @@ extension Network {
     /// running the layers one by one; only a clip's gradient for an input exactly on a bound differs
     /// (see `FusedActivation`).
     static func fuseConvolutionChains(_ nodes: [LayerNode], keeping kept: Set<String>) {
-        var readers: [ObjectIdentifier: [LayerNode]] = [:]
-        for node in nodes {
-            for input in node.inputs { readers[ObjectIdentifier(input), default: []].append(node) }
-        }
-        /// The one layer reading `blob`, when exactly one does (once) and the blob can go.
-        func soleReader(_ blob: Blob) -> LayerNode? {
-            guard !kept.contains(blob.name), let list = readers[ObjectIdentifier(blob)], list.count == 1,
-                  list[0].inputs.count == 1 else { return nil }
-            return list[0]
-        }
+        let soleReader = soleReaders(of: nodes, keeping: kept)
         for case let convolution as ConvolutionNode in nodes where convolution.outputs.count == 1 {
             guard let reader = soleReader(convolution.output), reader.outputs.count == 1,
-                  let activation = FusedActivation(reader) else { continue }
+                  let activation = FusedActivation(reader, into: .convolution) else { continue }
             var pool: PoolingNode?
             if activation.bounds == nil, let next = soleReader(reader.output) as? PoolingNode, next.fusesAsMaxPooling, next.outputs.count == 1 {
                 pool = next
@@ -32,6 +23,38 @@ extension Network {
                 pool.fusedInto = convolution
                 reader.output.isElided = true
             }
+        }
+    }
+
+    /// Fuses every residual `add` → activation (or clip) pair whose sum only the activation reads,
+    /// that is not in `kept`, and whose activation ``ActivationProducer/residualAdd`` absorbs (none
+    /// with per-channel parameters): the add applies the activation to its output in place, and
+    /// the sum's blob is never allocated. While training, an activation whose derivative needs its
+    /// input (``Activation/differentiatesFromOutput``) has the add keep the sum in a buffer of its
+    /// own; the others differentiate from the output. Results are those of the layers one by one
+    /// (a clip's gradient for a sum exactly on a bound aside, as for a convolution).
+    static func fuseResidualAdds(_ nodes: [LayerNode], keeping kept: Set<String>) {
+        let soleReader = soleReaders(of: nodes, keeping: kept)
+        for case let add as AddNode in nodes where add.outputs.count == 1 && add.fusedInto == nil {
+            guard let reader = soleReader(add.output), reader.outputs.count == 1, reader.output !== add.output,
+                  let activation = FusedActivation(reader, into: .residualAdd) else { continue }
+            add.fuse(activation)
+            reader.fusedInto = add
+            add.output.isElided = true
+        }
+    }
+
+    /// The one layer reading a blob, when exactly one does (once, as its only input) and the blob
+    /// can go (it is not in `kept`).
+    private static func soleReaders(of nodes: [LayerNode], keeping kept: Set<String>) -> (Blob) -> LayerNode? {
+        var readers: [ObjectIdentifier: [LayerNode]] = [:]
+        for node in nodes {
+            for input in node.inputs { readers[ObjectIdentifier(input), default: []].append(node) }
+        }
+        return { blob in
+            guard !kept.contains(blob.name), let list = readers[ObjectIdentifier(blob)], list.count == 1,
+                  list[0].inputs.count == 1 else { return nil }
+            return list[0]
         }
     }
 }

@@ -36,7 +36,8 @@ package final class Network: @unchecked Sendable {
 
     /// Compiles the neural network inside `model` (a `neuralNetwork`, classifier or regressor).
     /// With `fusingLayers`, a convolution followed by a ReLU (and a max pooling) that nothing else
-    /// reads runs as one layer, image by image, without filling the blobs in between.
+    /// reads runs as one layer, image by image, without filling the blobs in between; so does a
+    /// residual `add` followed by an activation.
     /// `extras` adds training-only dropout and per-step loss weights (see ``TrainingGraphExtras``).
     /// With `memoryLimit`, the blobs' values for one example are checked against it before any layer
     /// is built, because layers size their own tables (index maps, upsampling axes) from the shapes

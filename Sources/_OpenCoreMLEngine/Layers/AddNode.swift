@@ -20,8 +20,46 @@ final class AddNode: LayerNode, @unchecked Sendable {
         broadcasts = try ClassicElementwiseBroadcast.broadcasts(of: self)
     }
 
+    /// The activation that runs on the sum in place, when fused (`Network.fuseResidualAdds`): the
+    /// add then writes the activation's output blob, and its own output is never filled.
+    private(set) var fusedActivation: FusedActivation?
+    /// The sum before the fused activation, kept while training when the activation's derivative
+    /// needs its input (``Activation/differentiatesFromOutput``).
+    private let preActivation = FloatBuffer()
+    /// The gradient of the sum, from the fused activation's output gradient (training).
+    private let sumGradient = FloatBuffer()
+
+    /// Runs `activation` on this layer's sum, in place.
+    func fuse(_ activation: FusedActivation) {
+        fusedActivation = activation
+    }
+
+    override var producedOutputs: [Blob] { [fusedActivation?.output ?? output] }
+
+    /// Whether the sum is kept for the fused activation's backward pass.
+    private var keepsSum: Bool { fusedActivation.map { !$0.activation.differentiatesFromOutput } ?? false }
+
+    override func reserve(batch: Int, training: Bool) {
+        guard training, fusedActivation != nil else { return }
+        let count = batch * output.shape.count
+        sumGradient.reserve(count)
+        if keepsSum { preActivation.reserve(count) }
+    }
+
     override func forward(batch: Int, training: Bool) {
-        let y = output.value.pointer
+        guard let fused = fusedActivation else { return sum(into: output.value.pointer, batch: batch) }
+        let count = batch * output.shape.count, y = fused.output.value.pointer
+        if training && keepsSum {
+            sum(into: preActivation.pointer, batch: batch)
+            fused.activation.forward(preActivation.pointer, y, count: count)
+        } else {
+            sum(into: y, batch: batch)
+            fused.forward(y, count: count)
+        }
+    }
+
+    /// The sum of the inputs (or `x + alpha`) for `batch` examples, into `y`.
+    private func sum(into y: UnsafeMutablePointer<Float>, batch: Int) {
         broadcasts[0].assign(inputs[0].value.pointer, to: y, batch: batch)
         if inputs.count == 1 {
             if alpha != 0 {
@@ -36,7 +74,17 @@ final class AddNode: LayerNode, @unchecked Sendable {
     }
 
     override func backward(batch: Int) {
-        let dy = output.gradient.pointer
+        var dy = UnsafePointer(output.gradient.pointer)
+        if let fused = fusedActivation {
+            // The gradient through the activation, from its output (or from the kept sum).
+            let count = batch * output.shape.count, y = fused.output.value.pointer, g = fused.output.gradient.pointer
+            if keepsSum {
+                fused.activation.backward(x: preActivation.pointer, y: y, dy: g, into: sumGradient.pointer, count: count)
+            } else {
+                fused.backward(output: y, gradient: g, into: sumGradient.pointer, count: count)
+            }
+            dy = UnsafePointer(sumGradient.pointer)
+        }
         for (input, broadcast) in zip(inputs, broadcasts) where input.needsGradient {
             // The sum passes the gradient through, summed over the axes the input was repeated on.
             let count = batch * input.shape.count

@@ -1,21 +1,25 @@
 import _OpenCoreMLKernels
 
-/// A classic ReLU or clip layer (ReLU6 in MobileNet and EfficientNet) that runs inside the
-/// convolution before it (`Network.fuseConvolutionChains`, by ``ActivationProducer``'s rule): its
-/// ``Activation`` forward on that layer's output in place, and backward from its own output, since
-/// the input it would read is never written.
+/// A classic activation or clip layer that runs inside the layer before it, by
+/// ``ActivationProducer``'s rule: a ReLU or clip (ReLU6 in MobileNet and EfficientNet) inside a
+/// convolution (`Network.fuseConvolutionChains`), any activation without per-channel parameters
+/// inside a residual `add` (`Network.fuseResidualAdds`). Its ``Activation`` runs forward on that
+/// layer's output in place, and backward from its own output, since the input it would read is
+/// never written (an `add` keeps the sum while training for the activations whose derivative needs
+/// it, ``Activation/differentiatesFromOutput``).
 struct FusedActivation {
     /// The activation or clip layer; its output blob is the one the fusing layer fills.
     let node: LayerNode
     let activation: Activation
 
-    init?(_ node: LayerNode) {
+    /// The activation of `node` when `producer` absorbs it; nil otherwise.
+    init?(_ node: LayerNode, into producer: ActivationProducer) {
         switch node {
         case let layer as ActivationNode: activation = layer.activation
         case let clip as ClipNode: activation = clip.activation
         default: return nil
         }
-        guard ActivationProducer.convolution.absorbs(activation) else { return nil }
+        guard producer.absorbs(activation) else { return nil }
         self.node = node
     }
 
@@ -38,7 +42,8 @@ struct FusedActivation {
     }
 
     /// The gradient before the activation from its `output` and output `gradient`
-    /// (``Activation/fusedBackward(output:gradient:into:count:)``).
+    /// (``Activation/fusedBackward(output:gradient:into:count:)``), for an activation that
+    /// ``Activation/differentiatesFromOutput``.
     func backward(output: UnsafePointer<Float>, gradient: UnsafePointer<Float>, into dx: UnsafeMutablePointer<Float>, count: Int) {
         activation.fusedBackward(output: output, gradient: gradient, into: dx, count: count)
     }

@@ -87,15 +87,30 @@ extension Activation {
         }
     }
 
+    /// Whether f′ follows from the output alone, so that an activation fused into the layer before
+    /// it needs no copy of its input to train: a clamp (see ``fusedBackward(output:gradient:into:count:)``),
+    /// and the activations whose derivative read at the output is the derivative at the input —
+    /// ReLU, leaky ReLU and ELU whose output is positive exactly where the input is (a slope or
+    /// scale not negative), sigmoid and tanh (written in the output), linear (constant).
+    var differentiatesFromOutput: Bool {
+        switch self {
+        case .relu, .clamp, .sigmoid, .tanh, .linear: return true
+        case .leakyReLU(let alpha): return alpha >= 0
+        case .elu(let alpha): return alpha >= 0
+        default: return false
+        }
+    }
+
     /// The gradient before an activation fused into the layer before it, from the activation's
-    /// `output` alone (the input is never written): a clamp passes it where the output lies strictly
-    /// inside the bounds (the clip layer itself tests its input inclusively; the two differ only
-    /// for inputs exactly on a bound); a ReLU where the output is positive.
+    /// `output` alone (the input is never written), for one that ``differentiatesFromOutput``: a
+    /// clamp passes it where the output lies strictly inside the bounds (the clip layer itself
+    /// tests its input inclusively; the two differ only for inputs exactly on a bound); the others
+    /// are differentiated at the output in place of the input, which gives the same values.
     func fusedBackward(output: UnsafePointer<Float>, gradient: UnsafePointer<Float>, into dx: UnsafeMutablePointer<Float>, count: Int) {
         if let (lower, upper) = clampBounds, self != .relu {
             ocm_clamp_backward(output, gradient, dx, count, lower, upper)
         } else {
-            ocm_relu_backward(output, gradient, dx, count)
+            backward(x: output, y: output, dy: gradient, into: dx, count: count)
         }
     }
 }

@@ -8,7 +8,8 @@ package enum ActivationProducer: Sendable {
     /// activations that are clamps (ReLU, ReLU6, clip). PReLU after an ML Program convolution runs
     /// in the convolution's step instead, on its output in place (``ProgramPlan/Builder``).
     case convolution
-    /// A residual `add`: the sum's step applies any activation to its output in place.
+    /// A residual `add`: the sum's step (the classic `AddNode`, `Network.fuseResidualAdds`)
+    /// applies any activation without per-channel parameters to its output in place.
     case residualAdd
 
     /// The producer an ML Program operation type is, nil for one that fuses nothing.
