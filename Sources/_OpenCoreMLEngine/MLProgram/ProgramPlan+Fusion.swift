@@ -267,3 +267,14 @@ extension ProgramPlan.Builder {
         }
     }
 }
+
+extension ActivationProducer {
+    /// The producer an ML Program operation type is, nil for one that fuses nothing.
+    init?(milType: String) {
+        switch milType {
+        case "conv": self = .convolution
+        case "add": self = .residualAdd
+        default: return nil
+        }
+    }
+}

@@ -12,15 +12,6 @@ package enum ActivationProducer: Sendable {
     /// applies any activation without per-channel parameters to its output in place.
     case residualAdd
 
-    /// The producer an ML Program operation type is, nil for one that fuses nothing.
-    init?(milType: String) {
-        switch milType {
-        case "conv": self = .convolution
-        case "add": self = .residualAdd
-        default: return nil
-        }
-    }
-
     /// Whether this producer can run `activation` itself.
     func absorbs(_ activation: Activation) -> Bool {
         switch self {
