@@ -132,6 +132,23 @@ struct ProgramPlanFusionTests {
         #expect(throws: EngineError.self) { try pool("avg_pool", size: 5, kernel: 2, stride: 2, pad: [0, 0, 0, 0]) }
     }
 
+    /// An empty plane is refused, padded or not: a padded window over it would read padding only,
+    /// and its output would never be written.
+    @Test func anEmptyPlaneIsRefused() throws {
+        var p = Program()
+        p.input("x", [1, 1, 0, 3])
+        p.constant("kernel", ints: [2, 2], shape: [2])
+        p.constant("strides", ints: [1, 1], shape: [2])
+        p.constant("custom", string: "custom", shape: [])
+        p.constant("pad", ints: [1, 1, 1, 1], shape: [4])
+        p.operation("max_pool", ["x": ["x"], "kernel_sizes": ["kernel"], "strides": ["strides"], "pad_type": ["custom"], "pad": ["pad"]],
+                    output: "pooled")
+        let plan = try p.plan(outputs: ["pooled"])
+        var message = ""
+        do { _ = try plan.run(["x": MILTensor(shape: [1, 1, 0, 3], values: [])]) } catch { message = "\(error)" }
+        #expect(message.contains("the input plane 0×3 is empty"))
+    }
+
     @Test func maxPoolingWithPadding() throws {
         var p = Program()
         p.input("x", [1, 1, 3, 3])

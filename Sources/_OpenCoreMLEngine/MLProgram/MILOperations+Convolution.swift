@@ -16,6 +16,9 @@ extension MILOperations {
               stride.0 <= 1 << 30, stride.1 <= 1 << 30 else {
             throw context.fail("kernel \(kernel), strides \(stride) and dilations \(dilation) must be positive (kernel and dilations at most 65536)")
         }
+        // An empty plane has nothing for a window to read, padded or not (its output would be
+        // padding only, or nothing).
+        guard size.0 > 0, size.1 > 0 else { throw context.fail("the input plane \(size.0)×\(size.1) is empty") }
         var pads = [0, 0, 0, 0]
         switch padType {
         case "valid": break
