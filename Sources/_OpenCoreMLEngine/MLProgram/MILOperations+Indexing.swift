@@ -103,7 +103,7 @@ extension MILOperations {
                 starts[d] = first
                 shape[d] = step > 0 ? max(0, (last - first + step - 1) / step) : max(0, (first - last - step - 1) / -step)
             }
-            let inStrides = strides(input.shape)
+            let inStrides = Broadcast.strides(input.shape)
             var result = try remap(input, to: shape, &slots, context) { index in
                 var offset = 0
                 for d in 0..<rank { offset += (starts[d] + index[d] * steps[d]) * inStrides[d] }
@@ -136,7 +136,7 @@ extension MILOperations {
                     throw context.fail("begin \(begins) and size \(sizes) reach outside input \(input.shape)")
                 }
             }
-            let inStrides = strides(input.shape)
+            let inStrides = Broadcast.strides(input.shape)
             slots[outputs[0]] = try remap(input, to: shape, &slots, context) { index in
                 var offset = 0
                 for d in 0..<rank { offset += (starts[d] + index[d]) * inStrides[d] }
@@ -199,7 +199,7 @@ extension MILOperations {
             guard chosen.shape.count == rank, (0..<rank).allSatisfy({ $0 == axis || chosen.shape[$0] == input.shape[$0] }) else {
                 throw context.fail("indices \(chosen.shape) must match x \(input.shape) everywhere but axis \(axisValue)")
             }
-            let inStrides = strides(input.shape)
+            let inStrides = Broadcast.strides(input.shape)
             var position = 0
             slots[outputs[0]] = try remap(input, to: chosen.shape, &slots, context) { index in
                 defer { position += 1 }
@@ -221,7 +221,7 @@ extension MILOperations {
                 throw context.fail("reps \(counts) must hold \(input.shape.count) counts of 0 or more")
             }
             let shape = zip(input.shape, counts).map { $0 * $1 }
-            let inStrides = strides(input.shape)
+            let inStrides = Broadcast.strides(input.shape)
             slots[outputs[0]] = try remap(input, to: shape, &slots, context) { index in
                 var offset = 0
                 for d in index.indices { offset += (index[d] % input.shape[d]) * inStrides[d] }

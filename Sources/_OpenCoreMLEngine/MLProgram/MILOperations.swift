@@ -205,13 +205,6 @@ enum MILOperations {
         return (broadcast.shape, broadcast.strides)
     }
 
-    /// Row-major strides of `shape`.
-    static func strides(_ shape: [Int]) -> [Int] {
-        var strides = [Int](repeating: 1, count: shape.count)
-        for d in stride(from: shape.count - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * shape[d + 1] }
-        return strides
-    }
-
     /// `cast`: values are held as float32 whatever the declared type, so a cast to fp32 or fp64
     /// shares its input's storage, a cast to fp16 rounds to the nearest float16 value, one to an
     /// integer type rounds toward zero and one to bool gives 1 or 0. (In an fp16 program the builder

@@ -98,6 +98,13 @@ package struct Broadcast: Sendable {
         self.init(shape: shape, strides: padded.map(Self.strides(repeatingOnes:)))
     }
 
+    /// Row-major strides of `shape` (the last axis 1).
+    package static func strides(_ shape: [Int]) -> [Int] {
+        var strides = [Int](repeating: 1, count: shape.count)
+        for d in shape.indices.dropLast().reversed() { strides[d] = strides[d + 1] * shape[d + 1] }
+        return strides
+    }
+
     /// Row-major strides of `shape`, 0 along its axes of size 1.
     package static func strides(repeatingOnes shape: [Int]) -> [Int] {
         var strides = [Int](repeating: 0, count: shape.count)

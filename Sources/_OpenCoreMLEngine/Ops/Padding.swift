@@ -44,14 +44,8 @@ struct Padding: Sendable {
         let firstPadded = (0..<rank).first { before[$0] + after[$0] > 0 } ?? rank
         self.firstPadded = min(firstPadded, max(rank - 1, 0))
         blocks = inputShape[..<self.firstPadded].reduce(1, *)
-        inStrides = Self.strides(inputShape)
-        outStrides = Self.strides(outputShape)
-    }
-
-    private static func strides(_ shape: [Int]) -> [Int] {
-        var strides = [Int](repeating: 1, count: shape.count)
-        for d in shape.indices.dropLast().reversed() { strides[d] = strides[d + 1] * shape[d + 1] }
-        return strides
+        inStrides = Broadcast.strides(inputShape)
+        outStrides = Broadcast.strides(outputShape)
     }
 
     /// The input index an output index `index` of axis `d` copies (counted from the input's start,
