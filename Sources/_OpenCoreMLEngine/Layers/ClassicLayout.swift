@@ -18,16 +18,9 @@ struct ClassicBroadcast {
     /// Nil when some axis of `source` is neither 1 nor the target's size.
     init?(_ source: ClassicShape, to target: ClassicShape, perExample: Bool) {
         let s = source.array, t = target.array
-        var strides = [Int](repeating: 0, count: 5)
-        var stride = 1
-        for axis in (0..<4).reversed() {
-            guard s[axis] == t[axis] || s[axis] == 1 else { return nil }
-            strides[axis + 1] = s[axis] == 1 ? 0 : stride
-            stride *= s[axis]
-        }
-        strides[0] = perExample ? stride : 0
+        guard zip(s, t).allSatisfy({ $0 == $1 || $0 == 1 }) else { return nil }
         self.target = target
-        self.strides = strides
+        strides = [perExample ? source.count : 0] + Broadcast.strides(repeatingOnes: s)
         isIdentity = s == t && perExample
     }
 
