@@ -87,7 +87,7 @@ for suite in "${suites[@]}"; do
 done
 
 # shellcheck disable=SC2086
-python3 Scripts/coremltools_suites_report.py --results "$out" --output "$report" \
+"$venv/bin/python" Scripts/coremltools_suites_report.py --results "$out" --output "$report" \
     --command "Scripts/coremltools-suites.sh${arguments:+ $arguments}" \
     --library "$(git rev-parse --short HEAD 2>/dev/null || echo "(not a git checkout)")" ${REPORT_ARGS:-}
 echo "coremltools-suites: wrote $report"

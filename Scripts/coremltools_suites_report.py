@@ -228,6 +228,54 @@ def suite_section(name: str, tests: list[dict], session: dict) -> list[str]:
     return lines
 
 
+def core_operations() -> list[str]:
+    """coremltools' MIL operation types (`SSAOpRegistry.core_ops`), or none when coremltools is not importable."""
+    try:
+        from coremltools.converters.mil.mil.ops.registry import SSAOpRegistry
+    except Exception:
+        return []
+    return sorted(SSAOpRegistry.core_ops)
+
+
+def operations_section(suites: dict) -> list[str]:
+    """Every MIL operation type: the tests of every suite whose ML Program used it, how many of those
+    that reached OpenCoreML passed, and the test classes they belong to. A test's models are listed
+    by the plugin with the operation types of their programs; a test counts for each type it used."""
+    per_op = collections.defaultdict(lambda: {"reached": 0, "passed": 0, "classes": collections.Counter()})
+    for tests, _ in suites.values():
+        for test in tests:
+            if test["outcome"] == "skipped" or not reached(test):
+                continue
+            used = {op for model in test.get("models") or [] for op in model.get("ops") or []}
+            for op in used:
+                entry = per_op[op]
+                entry["reached"] += 1
+                entry["passed"] += test["outcome"] == "passed"
+                entry["classes"][operation(test["nodeid"])] += 1
+    core = core_operations()
+    names = sorted(set(core) | set(per_op))
+    if not names:
+        return []
+    lines = ["## Every MIL operation", "",
+             f"Each of coremltools 9.0's {len(core) or len(names)} MIL operation types (`SSAOpRegistry.core_ops`) with the tests, "
+             "across all suites above, whose ML Programs used it: how many reached OpenCoreML and passed. A test "
+             "using several operations counts for each, so a failure may be another operation's. Operations no "
+             "test here reached are tested by OpenCoreML's own tests (`Tests/OpenCoreMLEngineTests`).", "",
+             "| Operation | Tests reached | Passed | Passed of reached | Test classes (most tests first) |",
+             "|---|---:|---:|---:|---|"]
+    for name in names:
+        entry = per_op.get(name)
+        if entry is None:
+            lines.append(f"| `{name}` | 0 | 0 | – | (no test in these suites reached OpenCoreML with it) |")
+            continue
+        classes = ", ".join(f"`{c}`" for c, _ in entry["classes"].most_common(3))
+        more = f" and {len(entry['classes']) - 3} more" if len(entry["classes"]) > 3 else ""
+        lines.append(f"| `{name}` | {entry['reached']} | {entry['passed']} | "
+                     f"{percent(entry['passed'], entry['reached'])} | {classes}{more} |")
+    lines.append("")
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", required=True, help="folder of SUITE.jsonl files")
@@ -274,6 +322,7 @@ def main() -> int:
             if suite == name and rate < float(minimum):
                 failures.append(f"{name}: {rate:.3f} of the tests that reached OpenCoreML passed; at least {minimum} required")
     lines.append("")
+    lines += operations_section(suites)
     for name, (tests, session) in suites.items():
         lines += suite_section(name, tests, session)
 
