@@ -126,7 +126,7 @@ struct MLProgramImageTests {
         #expect {
             try model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["image": MLFeatureValue(multiArray: array)]))
         } throws: { error in
-            "\(error)".contains("input 'image' is a multiArray; the model expects an image of 8×6 pixels")
+            "\(error)".contains("input 'image' is a MultiArray; the model expects an image of 8×6 pixels")
         }
         // A file is scaled to the input's size (MLFeatureValue(imageAt:constraint:)), so it predicts.
         let big = try #require(PixelBuffer(width: 16, height: 12, pixelFormatType: kCVPixelFormatType_32BGRA))
