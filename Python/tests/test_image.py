@@ -50,3 +50,19 @@ def test_image_output_is_rgba_pil_image(image_to_image):
     assert isinstance(out, Image.Image), f"an image output came back as {type(out).__name__}"
     assert out.mode == "RGBA" and out.size == (5, 4)  # what coremltools gives on macOS
     np.testing.assert_array_equal(np.asarray(out)[..., :3], pixels)
+
+
+def test_ml_program_image_in_and_out():
+    """An ML Program converted with ct.ImageType input and output (the Swift tests' fixture, made by
+    Scripts/make_image_program_fixtures.py): PIL image in, PIL image out, PyTorch's pixels ±1."""
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "Tests" / "Fixtures" / "mlprogram" / "images"
+    facts = json.loads((folder / "image_facts.json").read_text())["ImageToImage.mlpackage"]["outputs"]["styled"]
+    model = opencoreml.MLModel(str(folder / "ImageToImage.mlpackage"))
+    out = model.predict({"image": Image.open(folder / "photo.png")})["styled"]
+    assert out.mode == "RGBA" and out.size == (8, 6)
+    expected = np.clip(np.round(np.array(facts["values"]).reshape(3, 6, 8)), 0, 255)
+    got = np.asarray(out)[..., :3].transpose(2, 0, 1).astype(np.float64)
+    assert np.abs(got - expected).max() <= 1

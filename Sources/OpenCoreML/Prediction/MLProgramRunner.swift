@@ -3,12 +3,14 @@ import Foundation
 import _OpenCoreMLEngine
 
 /// Runs an ML Program's `main` function (compiled once by the engine's `ProgramPlan`): multi-array
-/// inputs in, float32 multi-arrays out (double where the model declares double outputs).
+/// and image inputs in, multi-arrays and images out (MLProgramRunner+Images.swift).
 final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     private let plan: ProgramPlan
     private let outputs: [CoreML_Specification_FeatureDescription]
     /// The shapes each multi-array input accepts, by name.
     private let inputShapes: [String: MLMultiArrayConstraint]
+    /// The image inputs, by name (MLProgramRunner+Images.swift).
+    private let imageInputs: [String: CoreML_Specification_ImageFeatureType]
 
     /// Compiles the program, its steps and constants reserved from `budget`, which its
     /// predictions draw from too.
@@ -21,12 +23,19 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
             if case .multiArrayType(let array)? = input.type.type { shapes[input.name] = MLMultiArrayConstraint(array) }
         }
         inputShapes = shapes
+        imageInputs = Dictionary(specification.description_p.input.compactMap { input in
+            FeatureEncoding.imageType(of: input).map { (input.name, $0) }
+        }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The program's inputs from `example`'s multi-arrays.
     private func inputs(_ example: MLFeatureProvider) throws -> [String: MILTensor] {
         var inputs: [String: MILTensor] = [:]
         for name in plan.inputNames {
+            if let image = imageInputs[name] {
+                inputs[name] = try Self.imageTensor(example.featureValue(for: name), name: name, type: image)
+                continue
+            }
             guard let array = example.featureValue(for: name)?.multiArrayValue else {
                 throw MLModelError(.featureType, "input '\(name)' is missing or not a multi-array")
             }
@@ -72,6 +81,10 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
             var features: [String: MLFeatureValue] = [:]
             for output in outputs {
                 guard let tensor = results[output.name] else { continue }
+                if case .imageType(let image)? = output.type.type {
+                    features[output.name] = try Self.imageOutput(tensor, name: output.name, type: image)
+                    continue
+                }
                 // The declared type, as Core ML returns it (the program computes in float32).
                 var dataType = MLMultiArrayDataType.float32
                 if case .multiArrayType(let declared)? = output.type.type {

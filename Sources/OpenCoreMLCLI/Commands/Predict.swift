@@ -3,14 +3,17 @@ import Foundation
 import OpenCoreML
 import OpenCreateML
 
-/// `opencoreml predict MODEL --input NAME=FILE …`: one prediction from array files.
+/// `opencoreml predict MODEL --input NAME=FILE … [--output-dir DIR]`: one prediction from array
+/// and image files; image outputs written as PNG files to DIR.
 struct Predict: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run one prediction; inputs come from .npy, .json or .csv files.",
+        abstract: "Run one prediction; inputs come from .npy, .json, .csv, .jpg or .png files.",
         discussion: """
         Each --input NAME=FILE fills the model input NAME: a number or multi-array from an array file (.npy, .json, .csv), \
         reshaped to the input's shape when the counts agree; a String from a JSON string ("dog"); a dictionary from a JSON \
-        object of numbers ({"a": 1.5}, or {"3": 1} for Int64 keys). With --json, dictionaries print as objects {label: value} \
+        object of numbers ({"a": 1.5}, or {"3": 1} for Int64 keys); an image from a JPEG or PNG file (image=photo.jpg), \
+        scaled to the input's size as MLFeatureValue(imageAt:constraint:) does. With --output-dir DIR, image outputs are \
+        written to DIR/NAME.png (each through a temporary file and a rename); other outputs print as before. With --json, dictionaries print as objects {label: value} \
         (JSON keys are text), Int64 values as integers, multi-arrays as {"shape": …, "values": …}, and NaN and infinities \
         as the strings "NaN", "Infinity" and "-Infinity".
         """
@@ -19,8 +22,11 @@ struct Predict: ParsableCommand {
     @Argument(help: "The .mlmodel file or .mlmodelc folder.")
     var model: String
 
-    @Option(name: .customLong("input"), help: "NAME=FILE (.npy, .json or .csv); repeat for several inputs.")
+    @Option(name: .customLong("input"), help: "NAME=FILE (.npy, .json, .csv, or .jpg/.png for image inputs); repeat for several inputs.")
     var inputs: [String] = []
+
+    @Option(name: .customLong("output-dir"), help: "Write image outputs to this folder as NAME.png (created if missing).")
+    var outputDirectory: String?
 
     @OptionGroup var memory: MemoryLimitOption
 
@@ -49,21 +55,29 @@ struct Predict: ParsableCommand {
             throw CLIError.wrap(error)
         }
         let names = loaded.modelDescription.outputDescriptions.map(\.name)
+        let files = try outputDirectory.map { try Self.writeImages(output, names: names, to: $0) } ?? [:]
         if json {
             var object: [String: Any] = [:]
-            for name in names { object[name] = output.featureValue(for: name).map(Self.jsonValue) }
+            for name in names { object[name] = output.featureValue(for: name).map { Self.jsonValue($0, file: files[name]) } }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))
             return
         }
         for name in names {
             guard let value = output.featureValue(for: name) else { continue }
-            print("\(name): \(Self.text(value))".terminalEscaped())  // names, labels and strings come from the model
+            let file = files[name].map { " → \($0)" } ?? ""
+            print("\(name): \(Self.text(value))\(file)".terminalEscaped())  // names, labels and strings come from the model
         }
     }
 
-    static func jsonValue(_ value: MLFeatureValue) -> Any {
+    /// `value` as JSON; an image as its size and the PNG `file` it was written to.
+    static func jsonValue(_ value: MLFeatureValue, file: String? = nil) -> Any {
         switch value.type {
+        case .image:
+            guard let image = value.imageBufferValue else { return NSNull() }
+            var object: [String: Any] = ["width": image.width, "height": image.height]
+            if let file { object["file"] = file }
+            return object
         case .int64: return value.int64Value
         case .double: return jsonNumber(value.doubleValue)
         case .string: return value.stringValue
@@ -106,6 +120,39 @@ struct Predict: ParsableCommand {
         default:
             return value.description
         }
+    }
+}
+
+extension Predict {
+    /// Writes the image outputs among `names` to `folder` as NAME.png (a name's characters other
+    /// than letters, digits, `-`, `_` and `.` as `_`: names come from the model file), each
+    /// through a temporary file and a rename. Returns the paths written, by output name.
+    static func writeImages(_ output: MLFeatureProvider, names: [String], to folder: String) throws -> [String: String] {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError.file(folder, "could not create the folder: \(error.localizedDescription)")
+        }
+        var written: [String: String] = [:]
+        for name in names {
+            guard let image = output.featureValue(for: name)?.imageBufferValue else { continue }
+            let path = URL(fileURLWithPath: folder).appendingPathComponent(fileName(name) + ".png").path
+            guard !written.values.contains(path) else {
+                throw CLIError.model("outputs '\(name)' and '\(written.first { $0.value == path }!.key)' would both be written to \(path)")
+            }
+            try writeFile(try CLIError.wrapping { try image.pngData() }, to: path)
+            written[name] = path
+        }
+        return written
+    }
+
+    /// `name` as a file name: letters, digits, `-`, `_` and `.` kept, anything else (a `/`, a
+    /// control character) as `_`, and never a hidden, empty, `.` or `..` name.
+    static func fileName(_ name: String) -> String {
+        let safe = String(name.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar)) ? Character(scalar) : "_"
+        })
+        return safe.isEmpty || safe.hasPrefix(".") ? "_" + safe : safe
     }
 }
 

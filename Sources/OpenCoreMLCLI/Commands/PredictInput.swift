@@ -5,7 +5,8 @@ import OpenCreateML
 /// The value of one `predict --input NAME=FILE`, read as the model declares the input: a String
 /// input from a JSON string (`"dog"`), a dictionary input from a JSON object of numbers
 /// (`{"a": 1.5}`; for Int64 keys the names are whole numbers, `{"3": 1}`), and numbers and
-/// multi-arrays from array files (`.npy`, `.json` — a number or nested arrays —, `.csv`).
+/// multi-arrays from array files (`.npy`, `.json` — a number or nested arrays —, `.csv`), and
+/// images from JPEG and PNG files.
 /// Errors name the input and the file.
 enum PredictInput {
     static func value(path: String, for description: MLFeatureDescription) throws -> MLFeatureValue {
@@ -27,6 +28,15 @@ enum PredictInput {
                 return MLFeatureValue(string: text)
             }
             return try dictionary(data, path: path, for: description)
+        case .image:
+            // A JPEG or PNG, scaled to the input's size as Core ML's MLFeatureValue(imageAt:constraint:) does.
+            guard let constraint = description.imageConstraint else {
+                throw CLIError.model("input '\(description.name)' is an image without a size")
+            }
+            guard ["jpg", "jpeg", "png"].contains(URL(fileURLWithPath: path).pathExtension.lowercased()) else {
+                throw CLIError.file(path, "input '\(description.name)' is an image; give it as a .jpg or .png file")
+            }
+            return try CLIError.wrapping { try MLFeatureValue(imageAt: URL(fileURLWithPath: path), constraint: constraint) }
         default:
             return try CLIError.wrapping { try MLFeatureValue(contentsOf: URL(fileURLWithPath: path), for: description) }
         }
