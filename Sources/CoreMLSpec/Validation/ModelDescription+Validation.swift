@@ -1,6 +1,11 @@
 extension CoreML_Specification_ModelDescription {
     /// Names present, unique and typed; array shapes, image sizes and data types well-formed.
     func validateFeatures(specificationVersion: Int32, in context: inout ValidationContext) {
+        guard functions.isEmpty else {
+            validateFunctions(specificationVersion: specificationVersion, in: &context)
+            return
+        }
+        validateStates(specificationVersion: specificationVersion, in: &context)
         if input.isEmpty {
             context.fail("the model has no inputs")
         }

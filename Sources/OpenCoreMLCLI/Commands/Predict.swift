@@ -8,7 +8,8 @@ struct Predict: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run one prediction; inputs come from .npy, .json or .csv files.",
         discussion: """
-        Each --input NAME=FILE fills the model input NAME: a number or multi-array from an array file (.npy, .json, .csv), \
+        --function NAME runs that function of a multifunction model (`inspect` lists them); a stateful model predicts \
+        from new, zero-filled states. Each --input NAME=FILE fills the model input NAME: a number or multi-array from an array file (.npy, .json, .csv), \
         reshaped to the input's shape when the counts agree; a String from a JSON string ("dog"); a dictionary from a JSON \
         object of numbers ({"a": 1.5}, or {"3": 1} for Int64 keys). With --json, dictionaries print as objects {label: value} \
         (JSON keys are text), Int64 values as integers, multi-arrays as {"shape": …, "values": …}, and NaN and infinities \
@@ -22,6 +23,9 @@ struct Predict: ParsableCommand {
     @Option(name: .customLong("input"), help: "NAME=FILE (.npy, .json or .csv); repeat for several inputs.")
     var inputs: [String] = []
 
+    @Option(name: .customLong("function"), help: ArgumentHelp("The function of a multifunction model to run (default: its default function).", valueName: "NAME"))
+    var function: String?
+
     @OptionGroup var memory: MemoryLimitOption
 
     @Flag(help: "Print one JSON object.")
@@ -29,7 +33,9 @@ struct Predict: ParsableCommand {
 
     func run() throws {
         memory.apply()
-        let loaded = try loadModel(model)
+        let configuration = MLModelConfiguration()
+        configuration.functionName = function
+        let loaded = try loadModel(model, configuration: configuration)
         let descriptions = loaded.modelDescription.inputDescriptionsByName
         var values: [String: MLFeatureValue] = [:]
         for assignment in inputs {
@@ -44,7 +50,10 @@ struct Predict: ParsableCommand {
         }
         let output: MLFeatureProvider
         do {
-            output = try loaded.prediction(from: MLDictionaryFeatureProvider(featureValues: values))
+            let input = MLDictionaryFeatureProvider(featureValues: values)
+            // A stateful model predicts from new (zero) states.
+            output = loaded.modelDescription.stateDescriptions.isEmpty
+                ? try loaded.prediction(from: input) : try loaded.prediction(from: input, using: loaded.makeState())
         } catch {
             throw CLIError.wrap(error)
         }
