@@ -6,7 +6,7 @@ extension CoreML_Specification_ModelDescription {
             return
         }
         validateStates(specificationVersion: specificationVersion, in: &context)
-        if input.isEmpty {
+        if input.isEmpty && state.isEmpty {  // a stateful model may read only its states
             context.fail("the model has no inputs")
         }
         if output.isEmpty {
