@@ -40,14 +40,23 @@ struct CStateAndFunctionTests {
         return zip(logits, reference).map { abs(Double($0) - $1) }.max()! / max(reference.map(abs).max()!, 1)
     }
 
-    @Test func aStatefulModelPredictsTokenByTokenWithAState() throws {
-        let model = try CInterfaceTests.load(Self.programs.appendingPathComponent("TorchKVCache.mlpackage").path)
+    /// `package` loaded and a new state made for it, both freed after `body`.
+    static func withModelAndState(_ package: String, _ body: (OpaquePointer, OpaquePointer) throws -> Void) throws {
+        let model = try CInterfaceTests.load(programs.appendingPathComponent(package).path)
         defer { ocm_model_free(model) }
         let state = try #require(ocm_model_make_state(model, nil))
         defer { ocm_state_free(state) }
+        try body(model, state)
+    }
+
+    @Test func aStatefulModelPredictsTokenByTokenWithAState() throws {
+        try Self.withModelAndState("TorchKVCache.mlpackage") { model, state in try Self.predictsTokenByToken(model, state) }
+    }
+
+    static func predictsTokenByToken(_ model: OpaquePointer, _ state: OpaquePointer) throws {
         #expect(ocm_state_count(state) == 2)
         #expect(String(cString: try #require(ocm_state_name(state, 0))) == "k_cache")
-        for index in 0..<5 { #expect(try Self.predict(model, state, step: index) <= 2e-3, "step \(index)") }
+        for index in 0..<5 { #expect(try predict(model, state, step: index) <= 2e-3, "step \(index)") }
 
         // The buffer is the state's float16 cache, shaped as declared, no longer zero.
         var dtype = OCM_DTYPE_FLOAT32, rank = 0
@@ -65,11 +74,11 @@ struct CStateAndFunctionTests {
         for name in ["k_cache", "v_cache"] {
             #expect(ocm_state_write(state, name, OCM_DTYPE_FLOAT32, 3, cacheShape, nil, zeros.baseAddress, nil) == OCM_OK)
         }
-        #expect(try Self.predict(model, state, step: 0) <= 2e-3)
+        #expect(try predict(model, state, step: 0) <= 2e-3)
 
         // Without a state the prediction fails, naming the states.
-        #expect(throws: CInterfaceTests.LoadFailure.self) { try Self.predict(model, nil, step: 0) }
-        do { _ = try Self.predict(model, nil, step: 0) } catch let failure as CInterfaceTests.LoadFailure {
+        #expect(throws: CInterfaceTests.LoadFailure.self) { try predict(model, nil, step: 0) }
+        do { _ = try predict(model, nil, step: 0) } catch let failure as CInterfaceTests.LoadFailure {
             #expect(failure.message.contains("k_cache"), "\(failure.message)")
         }
     }

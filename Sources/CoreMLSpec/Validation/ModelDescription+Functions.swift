@@ -11,12 +11,8 @@ extension CoreML_Specification_ModelDescription {
         }
         var seen = Set(input.map(\.name) + output.map(\.name))
         for (index, feature) in state.enumerated() {
-            let part = feature.name.isEmpty ? "state #\(index + 1)" : "state '\(feature.name)'"
-            if feature.name.isEmpty {
-                context.fail("a state needs a name", at: part)
-            } else if !seen.insert(feature.name).inserted {
-                context.fail("the name is used twice among the inputs, outputs and states", at: part)
-            }
+            let part = context.checkName(feature.name, of: "state", index: index, seen: &seen,
+                                         missing: "a state needs a name", twice: "the name is used twice among the inputs, outputs and states")
             context.within(part) { context in
                 guard case .stateType(let wrapped)? = feature.type.type, case .arrayType(let array)? = wrapped.type else {
                     context.fail("a state must be of state type, wrapping a multi-array")
@@ -40,12 +36,8 @@ extension CoreML_Specification_ModelDescription {
         }
         var names = Set<String>()
         for (index, function) in functions.enumerated() {
-            let part = function.name.isEmpty ? "function #\(index + 1)" : "function '\(function.name)'"
-            if function.name.isEmpty {
-                context.fail("a function needs a name", at: part)
-            } else if !names.insert(function.name).inserted {
-                context.fail("two functions have this name", at: part)
-            }
+            let part = context.checkName(function.name, of: "function", index: index, seen: &names,
+                                         missing: "a function needs a name", twice: "two functions have this name")
             var features = CoreML_Specification_ModelDescription()
             features.input = function.input
             features.output = function.output

@@ -15,12 +15,8 @@ extension CoreML_Specification_ModelDescription {
         for (kind, features) in [("input", input), ("output", output), ("training input", trainingInput)] {
             var seen = Set<String>()
             for (index, feature) in features.enumerated() {
-                let part = feature.name.isEmpty ? "\(kind) #\(index + 1)" : "\(kind) '\(feature.name)'"
-                if feature.name.isEmpty {
-                    context.fail("a feature needs a name", at: part)
-                } else if !seen.insert(feature.name).inserted {
-                    context.fail("the name is used by two \(kind)s", at: part)
-                }
+                let part = context.checkName(feature.name, of: kind, index: index, seen: &seen,
+                                             missing: "a feature needs a name", twice: "the name is used by two \(kind)s")
                 context.within(part) { context in
                     feature.type.validate(specificationVersion: specificationVersion, needsShape: kind != "output", in: &context)
                 }
