@@ -3,42 +3,43 @@ import CoreMLSpec
 import Foundation
 import OpenCoreML
 
-/// An `ocm_model`: a loaded model, compiled for prediction, and the state features it declares.
+/// An `ocm_model`: a loaded model (one function of a multifunction model), compiled for prediction.
 final class CModel {
     let model: MLModel
-    let states: [CoreML_Specification_FeatureDescription]
 
-    /// Loads, validates and compiles the model at `path`.
+    /// Loads, validates and compiles the model at `path` (its function `functionName`; empty for
+    /// the default function).
     init(path: String, functionName: String, memoryLimit: Int64) throws {
         guard memoryLimit >= 0 else { throw CInterfaceError.argument("memory_limit \(memoryLimit) is negative") }
         let configuration = MLModelConfiguration()
         if memoryLimit > 0 { configuration.memoryLimit = Int(clamping: memoryLimit) }
-        model = try MLModel(contentsOf: URL(fileURLWithPath: path), configuration: configuration)
+        // The default function first: the file is read once, and an unknown name is told apart.
+        var model = try MLModel(contentsOf: URL(fileURLWithPath: path), configuration: configuration)
         let description = model.specification.description_p
-        let isDefault = functionName.isEmpty || functionName == description.defaultFunctionName
-            || (description.functions.isEmpty && functionName == CoreML_Specification_MILSpec_Program.mainFunctionName)
-        if !isDefault {
-            guard description.functions.contains(where: { $0.name == functionName }) else {
+        let functions = description.functions.isEmpty ? [CoreML_Specification_MILSpec_Program.mainFunctionName] : description.functions.map(\.name)
+        let loaded = description.functions.isEmpty ? CoreML_Specification_MILSpec_Program.mainFunctionName : description.defaultFunctionName
+        if !functionName.isEmpty && functionName != loaded {
+            guard functions.contains(functionName) else {
                 throw CInterfaceError(OCM_ERROR_NOT_FOUND, "\(path): the model has no function '\(functionName)'"
-                    + (description.functions.isEmpty ? " (it is not a multifunction model; its function is 'main')" : ""))
+                    + (description.functions.isEmpty ? " (it is not a multifunction model; its function is 'main')" : " (it has \(functions.joined(separator: ", ")))"))
             }
-            throw CInterfaceError(OCM_ERROR_UNSUPPORTED, "\(path): function '\(functionName)': OpenCoreML runs only the default function of a multifunction model")
+            configuration.functionName = functionName
+            model = try MLModel(specification: model.specification, configuration: configuration)
         }
-        states = description.state
+        self.model = model
         try model.prepareForPrediction()
     }
 
-    /// Predicts `examples` together, with `state` for a stateful model.
+    /// Predicts `examples` together, with `state` for a stateful model (one example only).
     func predict(_ examples: [CFeatures], state: CState?) throws -> [CFeatures] {
         if let state, state.model !== self {
             throw CInterfaceError.argument("the state was made by another model")
         }
-        if !states.isEmpty {
-            let names = states.map { "'\($0.name)'" }.joined(separator: ", ")
-            throw CInterfaceError(OCM_ERROR_UNSUPPORTED, "the model reads and writes states (\(names)); OpenCoreML does not run stateful models yet")
-        }
         let outputs: [MLFeatureProvider]
-        if examples.count == 1 {
+        if let state {
+            guard examples.count == 1 else { throw CInterfaceError.argument("a state serves one prediction at a time, not a batch") }
+            outputs = [try model.prediction(from: examples[0].provider, using: state.state)]
+        } else if examples.count == 1 {
             outputs = [try model.prediction(from: examples[0].provider)]
         } else {
             let batch = try model.predictions(fromBatch: MLArrayBatchProvider(array: examples.map(\.provider)))
@@ -72,7 +73,9 @@ public func ocmModelFree(_ model: OpaquePointer?) {
 public func ocmModelDescriptionJSON(_ model: OpaquePointer?, _ error: UnsafeMutablePointer<OpaquePointer?>?) -> UnsafeMutablePointer<CChar>? {
     catching(error, failure: nil) {
         guard let model else { throw CInterfaceError.argument("model is NULL") }
-        return strdup(try DescriptionJSON.text(of: Handle<CModel>.borrow(model).model.specification))
+        // A multifunction model's description is its loaded function's.
+        let loaded = Handle<CModel>.borrow(model).model
+        return strdup(try DescriptionJSON.text(of: loaded.specification.selectingFunction(loaded.configuration.functionName).model))
     }
 }
 

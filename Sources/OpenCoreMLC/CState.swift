@@ -2,26 +2,26 @@ import COpenCoreML
 import Foundation
 import OpenCoreML
 
-/// An `ocm_state`: one zero-filled buffer per state the model declares (Core ML's `MLState`).
+/// An `ocm_state`: the model's ``MLState`` (one zero-filled buffer per state the model declares),
+/// with the names and shapes the C interface hands out as C strings and arrays.
 final class CState {
     let model: CModel
+    let state: MLState
     let names: [UnsafeMutablePointer<CChar>]
-    private(set) var buffers: [String: MLMultiArray] = [:]
     private var shapes: [String: UnsafeMutablePointer<Int64>] = [:]
 
     init(model: CModel) throws {
         self.model = model
-        for state in model.states {
-            let array = state.type.stateType.arrayType
-            let type = MLMultiArrayDataType(rawValue: array.dataType.rawValue) ?? .float32
-            buffers[state.name] = try MLMultiArray(shape: array.shape.map { NSNumber(value: $0) }, dataType: type)
-        }
-        names = model.states.map { strdup($0.name)! }
-        for state in model.states {
-            let dimensions = state.type.stateType.arrayType.shape
+        state = model.model.makeState()
+        names = state.stateNames.map { strdup($0)! }
+        for name in state.stateNames {
+            guard let buffer = state.buffer(named: name) else {
+                throw CInterfaceError(OCM_ERROR_UNSUPPORTED, "state '\(name)' is larger than the model's memory limit allows")
+            }
+            let dimensions = buffer.shape.map(\.int64Value)
             let shape = UnsafeMutablePointer<Int64>.allocate(capacity: max(dimensions.count, 1))
             shape.initialize(from: dimensions, count: dimensions.count)
-            shapes[state.name] = shape
+            shapes[name] = shape
         }
     }
 
@@ -30,8 +30,9 @@ final class CState {
         shapes.values.forEach { $0.deallocate() }
     }
 
+    /// The state `name`'s buffer (its storage, which predictions update in place) and its shape.
     func buffer(_ name: String) throws -> (MLMultiArray, UnsafePointer<Int64>) {
-        guard let buffer = buffers[name], let shape = shapes[name] else {
+        guard let buffer = state.buffer(named: name), let shape = shapes[name] else {
             throw CInterfaceError(OCM_ERROR_NOT_FOUND, "the model has no state named '\(name)'")
         }
         return (buffer, UnsafePointer(shape))
@@ -43,7 +44,9 @@ final class CState {
         guard source.shape == buffer.shape else {
             throw CInterfaceError(OCM_ERROR_FEATURE_TYPE, "state '\(name)' has shape \(buffer.shape.map(\.intValue)); the value has \(source.shape.map(\.intValue))")
         }
-        for index in 0..<buffer.count { buffer[index] = source[index] }
+        state.withMultiArray(for: name) { buffer in
+            for index in 0..<buffer.count { buffer[index] = source[index] }
+        }
     }
 }
 

@@ -5,7 +5,8 @@ extension CoreML_Specification_MILSpec_Program {
     public static let mainFunctionName = "main"
 
     /// Core ML's rules for an ML Program: a version that has them, not updatable, a `main`
-    /// function whose inputs are the model's, each function's body for its opset, and every name
+    /// function whose inputs (and states) are the model's — for a multifunction model, a function
+    /// for each the model describes, with its inputs — each function's body for its opset, and every name
     /// an operation reads defined before it (function or block inputs, earlier outputs, outer
     /// blocks' names).
     func validate(model: CoreML_Specification_Model, in context: inout ValidationContext) {
@@ -15,15 +16,19 @@ extension CoreML_Specification_MILSpec_Program {
         if model.isUpdatable {
             context.fail("an ML Program cannot be updatable: Core ML trains only neural networks and k-NN classifiers")
         }
-        guard let main = functions[Self.mainFunctionName] else {
-            let names = functions.keys.sorted()
-            context.fail("the program has no function '\(Self.mainFunctionName)'" + (names.isEmpty ? " (it has no functions)" : " (it has \(names.joined(separator: ", ")))"))
-            return
-        }
-        let declared = Set(model.description_p.input.map(\.name))
-        let inputs = Set(main.inputs.map(\.name))
-        for missing in declared.subtracting(inputs).sorted() {
-            context.fail("model input '\(missing)' is not an input of function '\(Self.mainFunctionName)'")
+        // A multifunction model (iOS 18) describes each of its functions; any other runs `main`.
+        var described = model.description_p.functions.map { ($0.name, $0.input + $0.state) }
+        if described.isEmpty { described = [(Self.mainFunctionName, model.description_p.input + model.description_p.state)] }
+        for (name, features) in described {
+            guard let function = functions[name] else {
+                let names = functions.keys.sorted()
+                context.fail("the program has no function '\(name)'" + (names.isEmpty ? " (it has no functions)" : " (it has \(names.joined(separator: ", ")))"))
+                continue
+            }
+            let inputs = Set(function.inputs.map(\.name))
+            for missing in Set(features.map(\.name)).subtracting(inputs).sorted() {
+                context.fail("model input '\(missing)' is not an input of function '\(name)'")
+            }
         }
         for name in functions.keys.sorted() {
             context.within("function '\(name)'") { context in

@@ -1,7 +1,12 @@
 extension CoreML_Specification_ModelDescription {
     /// Names present, unique and typed; array shapes, image sizes and data types well-formed.
     func validateFeatures(specificationVersion: Int32, in context: inout ValidationContext) {
-        if input.isEmpty {
+        guard functions.isEmpty else {
+            validateFunctions(specificationVersion: specificationVersion, in: &context)
+            return
+        }
+        validateStates(specificationVersion: specificationVersion, in: &context)
+        if input.isEmpty && state.isEmpty {  // a stateful model may read only its states
             context.fail("the model has no inputs")
         }
         if output.isEmpty {
@@ -10,12 +15,8 @@ extension CoreML_Specification_ModelDescription {
         for (kind, features) in [("input", input), ("output", output), ("training input", trainingInput)] {
             var seen = Set<String>()
             for (index, feature) in features.enumerated() {
-                let part = feature.name.isEmpty ? "\(kind) #\(index + 1)" : "\(kind) '\(feature.name)'"
-                if feature.name.isEmpty {
-                    context.fail("a feature needs a name", at: part)
-                } else if !seen.insert(feature.name).inserted {
-                    context.fail("the name is used by two \(kind)s", at: part)
-                }
+                let part = context.checkName(feature.name, of: kind, index: index, seen: &seen,
+                                             missing: "a feature needs a name", twice: "the name is used by two \(kind)s")
                 context.within(part) { context in
                     feature.type.validate(specificationVersion: specificationVersion, needsShape: kind != "output", in: &context)
                 }

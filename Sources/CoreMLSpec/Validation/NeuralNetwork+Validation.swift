@@ -13,12 +13,8 @@ extension CoreML_Specification_Model {
         var names = Set<String>()
         var producer: [String: String] = [:]  // blob → layer that writes it
         for (index, layer) in layers.enumerated() {
-            let part = layer.name.isEmpty ? "layer #\(index + 1)" : "layer '\(layer.name)'"
-            if layer.name.isEmpty {
-                context.fail("a layer needs a name", at: part)
-            } else if !names.insert(layer.name).inserted {
-                context.fail("two layers have this name", at: part)
-            }
+            let part = context.checkName(layer.name, of: "layer", index: index, seen: &names,
+                                         missing: "a layer needs a name", twice: "two layers have this name")
             if layer.layer == nil && layer.layerTypeName == "none" {
                 context.fail("the layer has no type", at: part)
             }

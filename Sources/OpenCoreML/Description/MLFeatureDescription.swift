@@ -17,13 +17,16 @@ public final class MLFeatureDescription: @unchecked Sendable, CustomStringConver
     public let dictionaryConstraint: MLDictionaryConstraint?
     /// The element type and length of a sequence feature; nil for other types.
     public let sequenceConstraint: MLSequenceConstraint?
+    /// The buffer shape and element type of a state feature (iOS 18); nil for other types.
+    public let stateConstraint: MLStateConstraint?
     /// The feature's documentation in the model (an OpenCoreML addition).
     public let shortDescription: String
 
     init(
         name: String, type: MLFeatureType, isOptional: Bool = false, shortDescription: String = "",
         multiArrayConstraint: MLMultiArrayConstraint? = nil, imageConstraint: MLImageConstraint? = nil,
-        dictionaryConstraint: MLDictionaryConstraint? = nil, sequenceConstraint: MLSequenceConstraint? = nil
+        dictionaryConstraint: MLDictionaryConstraint? = nil, sequenceConstraint: MLSequenceConstraint? = nil,
+        stateConstraint: MLStateConstraint? = nil
     ) {
         self.name = name
         self.type = type
@@ -33,6 +36,7 @@ public final class MLFeatureDescription: @unchecked Sendable, CustomStringConver
         self.imageConstraint = imageConstraint
         self.dictionaryConstraint = dictionaryConstraint
         self.sequenceConstraint = sequenceConstraint
+        self.stateConstraint = stateConstraint
     }
 
     convenience init(_ feature: CoreML_Specification_FeatureDescription) {
@@ -42,6 +46,7 @@ public final class MLFeatureDescription: @unchecked Sendable, CustomStringConver
         var image: MLImageConstraint?
         var dictionary: MLDictionaryConstraint?
         var sequence: MLSequenceConstraint?
+        var state: MLStateConstraint?
         switch type.type {
         case .int64Type?: kind = .int64
         case .doubleType?: kind = .double
@@ -71,13 +76,15 @@ public final class MLFeatureDescription: @unchecked Sendable, CustomStringConver
             let lower = min(Int(clamping: spec.sizeRange.lowerBound), upper)
             sequence = MLSequenceConstraint(
                 valueDescription: MLFeatureDescription(name: "", type: element), countRange: lower...upper)
-        case .stateType?: kind = .state
+        case .stateType(let spec)?:
+            kind = .state
+            state = MLStateConstraint(spec.arrayType)
         case nil: kind = .invalid
         }
         self.init(
             name: feature.name, type: kind, isOptional: type.isOptional, shortDescription: feature.shortDescription,
             multiArrayConstraint: array, imageConstraint: image, dictionaryConstraint: dictionary,
-            sequenceConstraint: sequence)
+            sequenceConstraint: sequence, stateConstraint: state)
     }
 
     /// The name and type, such as `image : MultiArray`.

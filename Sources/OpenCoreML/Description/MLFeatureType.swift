@@ -16,7 +16,7 @@ public enum MLFeatureType: Int, Sendable, CustomStringConvertible {
     case dictionary = 6
     /// A sequence of strings or 64-bit integers.
     case sequence = 7
-    /// A state feature of a stateful model (listed for completeness; OpenCoreML does not run such models).
+    /// A state of a stateful model (iOS 18): a buffer an ``MLState`` carries from one prediction to the next.
     case state = 8
 
     /// The type's name, such as `MultiArray`.

@@ -7,6 +7,9 @@ public final class MLModelDescription: @unchecked Sendable, CustomStringConverti
     public let inputDescriptionsByName: [String: MLFeatureDescription]
     /// The model's outputs, by name.
     public let outputDescriptionsByName: [String: MLFeatureDescription]
+    /// The states of a stateful model (iOS 18), by name: the buffers an ``MLState`` made by
+    /// ``MLModel/makeState()`` carries from one prediction to the next. Empty for other models.
+    public let stateDescriptionsByName: [String: MLFeatureDescription]
     /// The features an update reads, by name: the inputs it trains on plus the loss target or, for a
     /// classifier, the true label. Empty for models that are not updatable.
     public let trainingInputDescriptionsByName: [String: MLFeatureDescription]
@@ -33,12 +36,16 @@ public final class MLModelDescription: @unchecked Sendable, CustomStringConverti
     public let outputDescriptions: [MLFeatureDescription]
     /// The training inputs in the model's order (an OpenCoreML addition).
     public let trainingInputDescriptions: [MLFeatureDescription]
+    /// The states in the model's order (an OpenCoreML addition).
+    public let stateDescriptions: [MLFeatureDescription]
 
     init(specification: CoreML_Specification_Model) {
         let description = specification.description_p
         inputDescriptions = description.input.map(MLFeatureDescription.init)
         outputDescriptions = description.output.map(MLFeatureDescription.init)
         trainingInputDescriptions = description.trainingInput.map(MLFeatureDescription.init)
+        stateDescriptions = description.state.map(MLFeatureDescription.init)
+        stateDescriptionsByName = Dictionary(stateDescriptions.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         inputDescriptionsByName = Dictionary(inputDescriptions.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         outputDescriptionsByName = Dictionary(outputDescriptions.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         trainingInputDescriptionsByName = Dictionary(trainingInputDescriptions.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })

@@ -23,6 +23,9 @@ open class MLModel: MLWritable, @unchecked Sendable {
     /// affect the model).
     public let configuration: MLModelConfiguration
     private let runnerCache = RunnerCache()
+    /// The function of the program that predicts: the configuration's ``MLModelConfiguration/functionName``
+    /// or the default one (`main` for every model that is not a multifunction ML Program).
+    let functionName: String
     /// The specification with its linked models replaced by the models their files hold (set once,
     /// while loading from a file); nil when it has none.
     private var linkedSpecification: CoreML_Specification_Model?
@@ -73,7 +76,9 @@ open class MLModel: MLWritable, @unchecked Sendable {
         } catch {
             throw MLModelError(wrapping: error)
         }
-        let description = MLModelDescription(specification: specification)
+        let function = try specification.selectingFunction(configuration.functionName)
+        functionName = function.function
+        let description = MLModelDescription(specification: function.model)
         let overrides = try description.checkOverrides(configuration.parameters ?? [:])
         // Layer weights given in the configuration replace the file's (checked: layer, blob, count).
         let specification = try Self.applyingLayerWeights(overrides, to: specification)
@@ -88,13 +93,15 @@ open class MLModel: MLWritable, @unchecked Sendable {
         self.specification = specification
         modelDescription = MLModelDescription(specification: specification)
         self.configuration = configuration.copy()
+        functionName = CoreML_Specification_MILSpec_Program.mainFunctionName
     }
 
     /// The compiled runner for predictions, made on first use.
     func runner() throws -> any ModelRunner {
-        try runnerCache.runner { [specification, linkedSpecification, configuration] in
-            try ModelRunners.make(linkedSpecification ?? specification, parameters: configuration.parameters ?? [:], memoryLimit: configuration.resolvedMemoryLimit,
-                                  loopWorkLimit: configuration.resolvedLoopWorkLimit)
+        try runnerCache.runner { [specification, linkedSpecification, configuration, functionName] in
+            let function = try (linkedSpecification ?? specification).selectingFunction(functionName)
+            return try ModelRunners.make(function.model, parameters: configuration.parameters ?? [:], memoryLimit: configuration.resolvedMemoryLimit,
+                                         loopWorkLimit: configuration.resolvedLoopWorkLimit, functionName: function.function)
         }
     }
 

@@ -26,6 +26,10 @@ open class MLModelConfiguration: @unchecked Sendable {
     /// addition (nil: ``OpenCoreMLRuntime/defaultLoopWorkLimit``, 2⁴⁰). A loop that would do more
     /// ends the prediction with an error naming it, so a hostile model cannot keep a server busy.
     public var loopWorkLimit: Int?
+    /// The function of a multifunction ML Program to load (Core ML: iOS 18); nil loads the model's
+    /// default function. The model's description is then that function's: its inputs, outputs and
+    /// states. A model with one function takes nil or `"main"`.
+    public var functionName: String?
 
     /// A configuration with the defaults: all compute units and no parameter overrides.
     public init() {}
@@ -45,6 +49,7 @@ open class MLModelConfiguration: @unchecked Sendable {
         copy.modelDisplayName = modelDisplayName
         copy.memoryLimit = memoryLimit
         copy.loopWorkLimit = loopWorkLimit
+        copy.functionName = functionName
         return copy
     }
 }

@@ -5,7 +5,7 @@ import _OpenCoreMLEngine
 /// Runs an ML Program's `main` function (compiled once by the engine's `ProgramPlan`): multi-array
 /// and image inputs in, multi-arrays and images out (MLProgramRunner+Images.swift).
 final class MLProgramRunner: ModelRunner, @unchecked Sendable {
-    private let plan: ProgramPlan
+    let plan: ProgramPlan
     private let outputs: [CoreML_Specification_FeatureDescription]
     /// The shapes each multi-array input accepts, by name.
     private let inputShapes: [String: MLMultiArrayConstraint]
@@ -14,9 +14,10 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
 
     /// Compiles the program, its steps and constants reserved from `budget`, which its
     /// predictions draw from too.
-    init(specification: CoreML_Specification_Model, budget: MemoryBudget, loopWorkLimit: Int) throws {
+    init(specification: CoreML_Specification_Model, budget: MemoryBudget, loopWorkLimit: Int,
+         functionName: String = CoreML_Specification_MILSpec_Program.mainFunctionName) throws {
         guard case .mlProgram(let program)? = specification.type else { preconditionFailure("not an ML Program") }
-        plan = try Self.engine { try ProgramPlan(program: program, budget: budget, loopWorkLimit: loopWorkLimit) }
+        plan = try Self.engine { try ProgramPlan(program: program, budget: budget, functionName: functionName, loopWorkLimit: loopWorkLimit) }
         outputs = specification.description_p.output
         var shapes: [String: MLMultiArrayConstraint] = [:]
         for input in specification.description_p.input {
@@ -48,7 +49,7 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     }
 
     /// `body`, with the engine's errors as Core ML's.
-    private static func engine<Result>(_ body: () throws -> Result) throws -> Result {
+    static func engine<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             return try body()
         } catch let error as EngineError {
@@ -75,9 +76,14 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     }
 
     func predictions(_ examples: [MLFeatureProvider]) throws -> [MLFeatureProvider] {
+        try predictions(examples, state: nil)
+    }
+
+    /// The predictions for `examples`, reading and updating `state`'s buffers (see ``run(_:state:)``).
+    func predictions(_ examples: [MLFeatureProvider], state: MLState?) throws -> [MLFeatureProvider] {
         try examples.map { example in
             let inputs = try inputs(example)
-            let results = try Self.engine { try plan.run(inputs) }
+            let results = try run(inputs, state: state)
             var features: [String: MLFeatureValue] = [:]
             for output in outputs {
                 guard let tensor = results[output.name] else { continue }

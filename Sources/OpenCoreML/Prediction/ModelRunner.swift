@@ -11,9 +11,10 @@ enum ModelRunners {
     /// (for pipelines they apply to the last model, the one that declares parameters); neural
     /// networks refuse to size buffers beyond `memoryLimit` bytes; ML Programs draw from `budget`
     /// (one of `memoryLimit` bytes when nil, so a pipeline's stages can share one) and stop loops
-    /// past `loopWorkLimit` multiply-adds' worth of work.
+    /// past `loopWorkLimit` multiply-adds' worth of work; an ML Program runs its function `functionName`.
     static func make(_ specification: CoreML_Specification_Model, parameters: [MLParameterKey: Any], memoryLimit: Int,
-                     loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit, budget: MemoryBudget? = nil) throws -> any ModelRunner {
+                     loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit, budget: MemoryBudget? = nil,
+                     functionName: String = CoreML_Specification_MILSpec_Program.mainFunctionName) throws -> any ModelRunner {
         switch specification.type {
         case .kNearestNeighborsClassifier?:
             return try NearestNeighborsRunner(specification: specification, parameters: parameters)
@@ -60,7 +61,8 @@ enum ModelRunners {
         case .treeEnsembleRegressor?, .treeEnsembleClassifier?:
             return try TreeEnsembleRunner(specification: specification, memoryLimit: memoryLimit)
         case .mlProgram?:
-            return try MLProgramRunner(specification: specification, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit)
+            return try MLProgramRunner(specification: specification, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit,
+                                       functionName: functionName)
         default:
             guard specification.neuralNetworkSpecification != nil else {
                 throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")

@@ -9,7 +9,8 @@ struct Predict: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run one prediction; inputs come from .npy, .json, .csv, .jpg or .png files.",
         discussion: """
-        Each --input NAME=FILE fills the model input NAME: a number or multi-array from an array file (.npy, .json, .csv), \
+        --function NAME runs that function of a multifunction model (`inspect` lists them); a stateful model predicts \
+        from new, zero-filled states. Each --input NAME=FILE fills the model input NAME: a number or multi-array from an array file (.npy, .json, .csv), \
         reshaped to the input's shape when the counts agree; a String from a JSON string ("dog"); a dictionary from a JSON \
         object of numbers ({"a": 1.5}, or {"3": 1} for Int64 keys); an image from a JPEG or PNG file (image=photo.jpg), \
         scaled to the input's size as MLFeatureValue(imageAt:constraint:) does. With --output-dir DIR, image outputs are \
@@ -28,6 +29,9 @@ struct Predict: ParsableCommand {
     @Option(name: .customLong("output-dir"), help: "Write image outputs to this folder as NAME.png (created if missing).")
     var outputDirectory: String?
 
+    @Option(name: .customLong("function"), help: ArgumentHelp("The function of a multifunction model to run (default: its default function).", valueName: "NAME"))
+    var function: String?
+
     @OptionGroup var memory: MemoryLimitOption
 
     @Flag(help: "Print one JSON object.")
@@ -35,7 +39,9 @@ struct Predict: ParsableCommand {
 
     func run() throws {
         memory.apply()
-        let loaded = try loadModel(model)
+        let configuration = MLModelConfiguration()
+        configuration.functionName = function
+        let loaded = try loadModel(model, configuration: configuration)
         let descriptions = loaded.modelDescription.inputDescriptionsByName
         var values: [String: MLFeatureValue] = [:]
         for assignment in inputs {
@@ -50,7 +56,10 @@ struct Predict: ParsableCommand {
         }
         let output: MLFeatureProvider
         do {
-            output = try loaded.prediction(from: MLDictionaryFeatureProvider(featureValues: values))
+            let input = MLDictionaryFeatureProvider(featureValues: values)
+            // A stateful model predicts from new (zero) states.
+            output = loaded.modelDescription.stateDescriptions.isEmpty
+                ? try loaded.prediction(from: input) : try loaded.prediction(from: input, using: loaded.makeState())
         } catch {
             throw CLIError.wrap(error)
         }

@@ -18,6 +18,11 @@ extension ModelReport {
         inputs = description.input.map(Feature.init)
         outputs = description.output.map(Feature.init)
         trainingInputs = description.trainingInput.map(Feature.init)
+        states = description.state.map(Feature.init)
+        functions = description.functions.isEmpty ? nil : description.functions.map {
+            DescribedFunction(name: $0.name, isDefault: $0.name == description.defaultFunctionName, inputs: $0.input.map(Feature.init),
+                              outputs: $0.output.map(Feature.init), states: $0.state.map(Feature.init))
+        }
         predictedFeatureName = description.predictedFeatureName.nonEmpty
         predictedProbabilitiesName = description.predictedProbabilitiesName.nonEmpty
         let labels = model.classLabelSet
@@ -101,7 +106,12 @@ extension ModelReport.Feature {
             type = "Dictionary"
             if case .stringKeyType? = dictionary.keyType { keyType = "String" } else { keyType = "Int64" }
         case .sequenceType?: type = "Sequence"
-        case .stateType?: type = "State"
+        case .stateType(let state)?:
+            type = "State"
+            if case .arrayType(let array)? = state.type {
+                shape = array.shape
+                dataType = array.dataType.displayName
+            }
         case nil: type = "invalid"
         }
     }

@@ -24,7 +24,12 @@ extension ModelReport {
         for (key, value) in metadata.userDefined.sorted(by: { $0.key < $1.key }) {
             lines.append("\(indent)\(key): \(value)")
         }
-        for (title, features) in [("Inputs", inputs), ("Outputs", outputs), ("Training inputs", trainingInputs)] where !features.isEmpty {
+        var sections = [("Inputs", inputs), ("Outputs", outputs), ("States", states), ("Training inputs", trainingInputs)]
+        for function in functions ?? [] {
+            let title = "Function '\(function.name)'" + (function.isDefault ? " (default)" : "")
+            sections += [("\(title): inputs", function.inputs), ("\(title): outputs", function.outputs), ("\(title): states", function.states)]
+        }
+        for (title, features) in sections where !features.isEmpty {
             lines.append("")
             lines.append("\(indent)\(title)")
             var table = TextTable(["", "", ""])

@@ -17,6 +17,15 @@ struct ModelReport: Encodable {
         var shortDescription: String?
     }
 
+    /// One function a multifunction model describes (iOS 18): what `--function NAME` predicts with.
+    struct DescribedFunction: Encodable {
+        var name: String
+        var isDefault: Bool
+        var inputs: [Feature]
+        var outputs: [Feature]
+        var states: [Feature]
+    }
+
     struct Metadata: Encodable {
         var author: String?
         var license: String?
@@ -130,6 +139,10 @@ struct ModelReport: Encodable {
     var inputs: [Feature]
     var outputs: [Feature]
     var trainingInputs: [Feature]
+    /// The states of a stateful model (iOS 18), empty for others.
+    var states: [Feature]
+    /// A multifunction model's functions, the default one marked; nil for other models.
+    var functions: [DescribedFunction]?
     var predictedFeatureName: String?
     var predictedProbabilitiesName: String?
     var classLabels: [String]?

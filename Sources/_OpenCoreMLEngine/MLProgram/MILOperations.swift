@@ -32,7 +32,7 @@ enum MILOperations {
         table["crop"] = crop
         table["max_pool"] = pooling(max: true)
         table["avg_pool"] = pooling(max: false)
-        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention] {
+        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention, states] {
             table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
         }
         return table
@@ -40,6 +40,9 @@ enum MILOperations {
 
     /// The operation types that may have more than one output (the others have exactly one).
     static let multipleOutputs: Set<String> = ["split", "topk", "lstm", "gru", "rnn"]
+
+    /// The operation types that have no outputs (they change a state).
+    static let noOutputs: Set<String> = ["write_state"]
 
     // MARK: Arguments
 

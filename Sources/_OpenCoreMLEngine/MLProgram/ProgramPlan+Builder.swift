@@ -198,8 +198,10 @@ extension ProgramPlan {
             guard let make = MILOperations.table[operation.type] else {
                 throw EngineError("\(place): operation type '\(operation.type)' is not supported yet")
             }
-            guard operation.outputs.count == 1 || (MILOperations.multipleOutputs.contains(operation.type) && !operation.outputs.isEmpty) else {
-                throw EngineError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has one")
+            guard operation.outputs.count == 1 || (MILOperations.multipleOutputs.contains(operation.type) && !operation.outputs.isEmpty)
+                    || (MILOperations.noOutputs.contains(operation.type) && operation.outputs.isEmpty) else {
+                let expected = MILOperations.noOutputs.contains(operation.type) ? "none" : "one"
+                throw EngineError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has \(expected)")
             }
             try reservations.reserve(ProgramPlan.stepBytes, for: place)
             var context = context(for: operation, at: place)

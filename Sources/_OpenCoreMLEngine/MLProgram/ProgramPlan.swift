@@ -51,8 +51,12 @@ package final class ProgramPlan: @unchecked Sendable {
     /// reserved from the budget while the plan lives.
     package static let stepBytes = 2048
 
+    /// The function's inputs that are not states, in its order.
     package let inputNames: [String]
     package let outputNames: [String]
+    /// The function's state inputs (iOS 18), in its order: what a run reads and updates (see
+    /// ``run(_:states:)``).
+    package let stateNames: [String]
     /// The most `while_loop` iterations one run may take, all loops together.
     package let iterationLimit: Int
     /// The most work the loops of one run may do, in multiply-adds (see ``valueWork``).
@@ -63,6 +67,9 @@ package final class ProgramPlan: @unchecked Sendable {
     package let compiledBytes: Int
     private let inputSlots: [Int]
     private let outputSlots: [Int]
+    /// Per state, its slot, its shape and whether it holds float16 values.
+    let stateSlots: [Int]
+    let stateTypes: [(shape: [Int], isHalf: Bool)]
     /// Per slot, whether a step fills it (and a released tensor's buffer may be pooled).
     private let filledByStep: [Bool]
     private let steps: StepList
@@ -93,32 +100,40 @@ package final class ProgramPlan: @unchecked Sendable {
         }
     }
 
-    /// Compiles `program`'s `main` function with a budget of its own of `memoryLimit` bytes.
+    /// Compiles `program`'s function `functionName` (`main` unless named) with a budget of its own
+    /// of `memoryLimit` bytes.
     package convenience init(program: CoreML_Specification_MILSpec_Program, memoryLimit: Int,
+                             functionName: String = CoreML_Specification_MILSpec_Program.mainFunctionName,
                              iterationLimit: Int = ProgramPlan.defaultIterationLimit,
                              loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit) throws {
-        try self.init(program: program, budget: MemoryBudget(limit: memoryLimit), iterationLimit: iterationLimit, loopWorkLimit: loopWorkLimit)
+        try self.init(program: program, budget: MemoryBudget(limit: memoryLimit), functionName: functionName,
+                      iterationLimit: iterationLimit, loopWorkLimit: loopWorkLimit)
     }
 
-    /// Compiles `program`'s `main` function, its steps and constants reserved from `budget`.
+    /// Compiles `program`'s function `functionName` (`main` unless named: a multifunction
+    /// program's other functions run the same way), its steps and constants reserved from `budget`.
     ///
     /// - Throws: `EngineError` naming the first operation that cannot run (its type, or the
     ///   input whose value is not supported), nested blocks included; `EngineError.memoryLimit` naming
     ///   the operation at which the compiled program would pass the budget's limit.
     package init(program: CoreML_Specification_MILSpec_Program, budget: MemoryBudget,
+                 functionName: String = CoreML_Specification_MILSpec_Program.mainFunctionName,
                  iterationLimit: Int = ProgramPlan.defaultIterationLimit,
                  loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit) throws {
-        guard let function = program.functions[CoreML_Specification_MILSpec_Program.mainFunctionName],
-              let block = function.blockSpecializations[function.opset] else {
-            throw EngineError("the program has no 'main' function with a body for its opset")
+        guard let function = program.functions[functionName], let block = function.blockSpecializations[function.opset] else {
+            throw EngineError("the program has no '\(functionName)' function with a body for its opset")
         }
         let reservations = CompileBudget(budget)
         // What compiling reserved is given back if it fails, and when the plan goes.
         var compiled = false
         defer { if !compiled { budget.release(reservations.bytes) } }
         var builder = Builder(reservations: reservations)
-        inputNames = function.inputs.map(\.name)
-        inputSlots = function.inputs.map { builder.newSlot(named: $0.name, type: $0.type, isInput: true) }
+        let (tensors, states) = try Self.splitStates(function.inputs)
+        inputNames = tensors.map(\.name)
+        inputSlots = tensors.map { builder.newSlot(named: $0.name, type: $0.type, isInput: true) }
+        stateNames = states.map(\.name)
+        stateTypes = states.map { ($0.shape, $0.isHalf) }
+        stateSlots = states.map { builder.newSlot(named: $0.name, type: $0.type, isInput: true) }
         steps = try builder.compile(block.operations + Self.constantOutputCopies(block), outputs: block.outputs, scope: "")
         outputNames = block.outputs
         outputSlots = try block.outputs.map { name in
@@ -146,13 +161,23 @@ package final class ProgramPlan: @unchecked Sendable {
         try measuredRun(inputs).outputs
     }
 
+    /// Runs the program on `inputs`, reading each state's value from `states` (by name) and
+    /// leaving its new value there (see ``stateNames``).
+    ///
+    /// - Throws: `EngineError` for a missing input or state, a state of another shape, or what
+    ///   ``run(_:)`` throws for.
+    package func run(_ inputs: [String: MILTensor], states: inout [String: MILTensor]) throws -> [String: MILTensor] {
+        try execute(inputs, states: &states) { try steps.run(&$0) }.outputs
+    }
+
     /// Runs the program on `inputs` and says what the run held (see ``RunStatistics``).
     ///
     /// Step outputs come from a pool of the buffers earlier steps and runs released (see
     /// ``BufferPool``): the pool stays with the plan between runs, as Core ML keeps a loaded
     /// model's buffers.
     package func measuredRun(_ inputs: [String: MILTensor]) throws -> (outputs: [String: MILTensor], statistics: RunStatistics) {
-        try execute(inputs) { try steps.run(&$0) }
+        var states = zeroStates()
+        return try execute(inputs, states: &states) { try steps.run(&$0) }
     }
 
     /// One step of `main`, timed: the value it makes, its operation type and its seconds per run
@@ -169,7 +194,8 @@ package final class ProgramPlan: @unchecked Sendable {
         var seconds = [Double](repeating: 0, count: steps.steps.count)
         var statistics = RunStatistics()
         for _ in 0..<max(runs, 1) {
-            statistics = try execute(inputs) { try steps.run(&$0, timing: clock, into: &seconds) }.statistics
+            var states = zeroStates()
+            statistics = try execute(inputs, states: &states) { try steps.run(&$0, timing: clock, into: &seconds) }.statistics
         }
         let timings = zip(steps.labels, seconds).map { label, total in
             StepTiming(name: label.name, type: label.type, seconds: total / Double(max(runs, 1)))
@@ -177,9 +203,10 @@ package final class ProgramPlan: @unchecked Sendable {
         return (timings, statistics)
     }
 
-    /// A frame with the pool of an earlier run and `inputs` in their slots, `body` running it,
-    /// the outputs, and the pool back for the next run.
-    private func execute(_ inputs: [String: MILTensor], _ body: (inout Frame) throws -> Void) throws -> (outputs: [String: MILTensor], statistics: RunStatistics) {
+    /// A frame with the pool of an earlier run and `inputs` and `states` in their slots, `body`
+    /// running it, the outputs, the states' new values in `states`, and the pool back for the next run.
+    private func execute(_ inputs: [String: MILTensor], states: inout [String: MILTensor],
+                         _ body: (inout Frame) throws -> Void) throws -> (outputs: [String: MILTensor], statistics: RunStatistics) {
         var frame = Frame(poolable: filledByStep, pool: pools.take(), budget: budget, iterationLimit: iterationLimit, loopWorkLimit: loopWorkLimit)
         let pooledBefore = frame.pool.bytes
         // Whatever happens, the budget keeps only what the pool keeps: the outputs are the caller's.
@@ -189,7 +216,9 @@ package final class ProgramPlan: @unchecked Sendable {
             _ = try MILTensor.checkedCount(tensor.shape, limit: Int(Int32.max), "input '\(name)'")
             frame[slot] = tensor
         }
+        try placeStates(states, in: &frame)
         try body(&frame)
+        takeStates(&states, from: frame)
         var outputs: [String: MILTensor] = [:]
         for (name, slot) in zip(outputNames, outputSlots) { outputs[name] = frame[slot] }
         return (outputs, frame.statistics)
@@ -269,6 +298,11 @@ struct OperationContext {
     /// on its input's type (a bool mask against a float one) asks here, when it is compiled.
     func declaredDataType(of parameter: String) -> CoreML_Specification_MILSpec_DataType? {
         ProgramPlan.Builder.tensorType(declaredTypes[parameter]).map(\.dataType).flatMap { $0 == .unusedType ? nil : $0 }
+    }
+
+    /// The type the program declares for `parameter`'s (first) argument, nil when it declares none.
+    func declaredType(of parameter: String) -> CoreML_Specification_MILSpec_ValueType? {
+        declaredTypes[parameter]
     }
 
     func fail(_ message: String) -> EngineError { EngineError("\(place): \(message)") }
