@@ -55,26 +55,37 @@ struct MILLayoutOpsTests {
 
     // MARK: Channels and space
 
-    @Test func pixelShuffleAndUnshuffle() throws {
+    /// Channels into space and back, by a block of 2: `pixel_shuffle` and `pixel_unshuffle` are
+    /// PyTorch's (CRD), `depth_to_space` and `space_to_depth` TensorFlow's (DCR).
+    @Test(arguments: [
         // torch.pixel_shuffle(torch.arange(48.).reshape(1, 8, 2, 3), 2)
-        #expect(try Self.run("pixel_shuffle", [1, 8, 2, 3], ints: ["upscale_factor": Self.scalar(2)]) == MILTensor(shape: [1, 2, 4, 6], values: [
-            0, 6, 1, 7, 2, 8, 12, 18, 13, 19, 14, 20, 3, 9, 4, 10, 5, 11, 15, 21, 16, 22, 17, 23,
-            24, 30, 25, 31, 26, 32, 36, 42, 37, 43, 38, 44, 27, 33, 28, 34, 29, 35, 39, 45, 40, 46, 41, 47]))
+        ("pixel_shuffle", "upscale_factor", [1, 8, 2, 3], [1, 2, 4, 6], [
+            0, 6, 1, 7, 2, 8, 12, 18, 13, 19, 14, 20, 3, 9, 4, 10,
+            5, 11, 15, 21, 16, 22, 17, 23, 24, 30, 25, 31, 26, 32, 36, 42,
+            37, 43, 38, 44, 27, 33, 28, 34, 29, 35, 39, 45, 40, 46, 41, 47
+        ]),
         // torch.pixel_unshuffle(torch.arange(48.).reshape(1, 2, 4, 6), 2)
-        #expect(try Self.run("pixel_unshuffle", [1, 2, 4, 6], ints: ["downscale_factor": Self.scalar(2)]) == MILTensor(shape: [1, 8, 2, 3], values: [
+        ("pixel_unshuffle", "downscale_factor", [1, 2, 4, 6], [1, 8, 2, 3], [
             0, 2, 4, 12, 14, 16, 1, 3, 5, 13, 15, 17, 6, 8, 10, 18, 20, 22, 7, 9, 11, 19, 21, 23,
-            24, 26, 28, 36, 38, 40, 25, 27, 29, 37, 39, 41, 30, 32, 34, 42, 44, 46, 31, 33, 35, 43, 45, 47]))
+            24, 26, 28, 36, 38, 40, 25, 27, 29, 37, 39, 41, 30, 32, 34, 42, 44, 46, 31, 33, 35, 43, 45, 47
+        ]),
+        // np.arange(48.).reshape(1, 2, 2, 2, 2, 3).transpose(0, 3, 4, 1, 5, 2).reshape(1, 2, 4, 6)
+        ("depth_to_space", "block_size", [1, 8, 2, 3], [1, 2, 4, 6], [
+            0, 12, 1, 13, 2, 14, 24, 36, 25, 37, 26, 38,
+            3, 15, 4, 16, 5, 17, 27, 39, 28, 40, 29, 41,
+            6, 18, 7, 19, 8, 20, 30, 42, 31, 43, 32, 44,
+            9, 21, 10, 22, 11, 23, 33, 45, 34, 46, 35, 47
+        ]),
+        // np.arange(48.).reshape(1, 2, 2, 2, 3, 2).transpose(0, 3, 5, 1, 2, 4).reshape(1, 8, 2, 3)
+        ("space_to_depth", "block_size", [1, 2, 4, 6], [1, 8, 2, 3], [
+            0, 2, 4, 12, 14, 16, 24, 26, 28, 36, 38, 40, 1, 3, 5, 13, 15, 17, 25, 27, 29, 37, 39, 41, 6, 8, 10, 18, 20, 22, 30, 32, 34, 42, 44, 46, 7, 9, 11, 19, 21, 23, 31, 33, 35, 43, 45, 47
+        ]),
+    ] as [(String, String, [Int], [Int], [Float])])
+    func blockRearrangements(type: String, parameter: String, shape: [Int], expectedShape: [Int], expected: [Float]) throws {
+        #expect(try Self.run(type, shape, ints: [parameter: Self.scalar(2)]) == MILTensor(shape: expectedShape, values: expected))
     }
 
-    @Test func depthToSpaceAndSpaceToDepthAreDCR() throws {
-        // x.reshape(1, 2, 2, 2, 2, 3).transpose(0, 3, 4, 1, 5, 2).reshape(1, 2, 4, 6), x = np.arange(48.).reshape(1, 8, 2, 3)
-        #expect(try Self.run("depth_to_space", [1, 8, 2, 3], ints: ["block_size": Self.scalar(2)]) == MILTensor(shape: [1, 2, 4, 6], values: [
-            0, 12, 1, 13, 2, 14, 24, 36, 25, 37, 26, 38, 3, 15, 4, 16, 5, 17, 27, 39, 28, 40, 29, 41,
-            6, 18, 7, 19, 8, 20, 30, 42, 31, 43, 32, 44, 9, 21, 10, 22, 11, 23, 33, 45, 34, 46, 35, 47]))
-        // u.reshape(1, 2, 2, 2, 3, 2).transpose(0, 3, 5, 1, 2, 4).reshape(1, 8, 2, 3), u = np.arange(48.).reshape(1, 2, 4, 6)
-        #expect(try Self.run("space_to_depth", [1, 2, 4, 6], ints: ["block_size": Self.scalar(2)]) == MILTensor(shape: [1, 8, 2, 3], values: [
-            0, 2, 4, 12, 14, 16, 24, 26, 28, 36, 38, 40, 1, 3, 5, 13, 15, 17, 25, 27, 29, 37, 39, 41,
-            6, 8, 10, 18, 20, 22, 30, 32, 34, 42, 44, 46, 7, 9, 11, 19, 21, 23, 31, 33, 35, 43, 45, 47]))
+    @Test func blockThatDoesNotFitIsAnError() {
         let message = Self.failure { try Self.run("depth_to_space", [1, 6, 2, 3], ints: ["block_size": Self.scalar(2)]) }
         #expect(message?.contains("does not fit input [1, 6, 2, 3]") == true, "\(message ?? "no error")")
     }
@@ -176,6 +187,12 @@ struct MILLayoutOpsTests {
                          xName: "data")
         }
         #expect(farOutside?.contains("index -4.0 is out of range") == true, "\(farOutside ?? "no error")")
+        // iOS 17's scatters (with validate_indices) take no negative index.
+        let negative = Self.failure {
+            try Self.run("scatter_nd", [2, 3], ints: ["validate_indices": Self.scalar(1)],
+                         extra: ["indices": MILTensor(shape: [1, 2], values: [0, -1]), "updates": MILTensor(shape: [1], values: [1])], xName: "data")
+        }
+        #expect(negative?.contains("index -1.0 is negative") == true, "\(negative ?? "no error")")
         let mode = Self.failure { try Self.run("scatter_nd", [2, 3], strings: ["mode": "xor"], extra: ["indices": MILTensor(shape: [1, 1], values: [0]),
                                                                                                        "updates": MILTensor(shape: [1, 3], values: [1, 1, 1])], xName: "data") }
         #expect(mode?.contains("scatter mode 'xor'") == true, "\(mode ?? "no error")")

@@ -115,12 +115,10 @@ extension MILOperations {
     /// reversed, the rest as they are.
     static let reverseSequence: Make = { arguments, outputs, context in
         let x = try argument(arguments, "x", context), lengthsArgument = try argument(arguments, "lengths", context)
-        let seqAxisValue = try constantInts(arguments, "seq_axis", context)?.first ?? 0
-        let batchAxisValue = try constantInts(arguments, "batch_axis", context)?.first ?? 0
+        let axisValues = try ["seq_axis", "batch_axis"].map { try constantInts(arguments, $0, context)?.first ?? 0 }
         return { slots in
             let input = fetch(x, slots), lengthsTensor = fetch(lengthsArgument, slots)
-            let rank = input.shape.count
-            let seqAxis = try axis(seqAxisValue, rank: rank, context), batchAxis = try axis(batchAxisValue, rank: rank, context)
+            let seqAxis = try axis(axisValues[0], rank: input.shape.count, context), batchAxis = try axis(axisValues[1], rank: input.shape.count, context)
             guard seqAxis != batchAxis else { throw context.fail("seq_axis and batch_axis are both \(seqAxis)") }
             let n = input.shape[seqAxis]
             let lengths = try integers(lengthsTensor.values, "lengths", context)
