@@ -32,7 +32,7 @@ enum MILOperations {
         table["crop"] = crop
         table["max_pool"] = pooling(max: true)
         table["avg_pool"] = pooling(max: false)
-        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention, states] {
+        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention, states, layout] {
             table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
         }
         return table
@@ -303,16 +303,7 @@ enum MILOperations {
                 slots[outputs[0]] = MILTensor(shape: shape, values: values)
                 return
             }
-            let inStrides = input.shape.indices.map { input.shape[($0 + 1)...].reduce(1, *) }
-            var values = try slots.unfilledBuffer(shape, context)
-            var index = [Int](repeating: 0, count: rank)
-            for position in 0..<input.count {
-                var offset = 0
-                for d in 0..<rank { offset += index[d] * inStrides[order[d]] }
-                values[position] = input.values[offset]
-                Broadcast.advance(&index, within: shape)
-            }
-            slots[outputs[0]] = MILTensor(shape: shape, values: values)
+            slots[outputs[0]] = try rearranged(input, Layout.transpose(input.shape, order), &slots, context)
         }
     }
 
