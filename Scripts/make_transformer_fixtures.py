@@ -22,7 +22,6 @@ import os
 import shutil
 import sys
 import warnings
-from collections import Counter
 
 warnings.filterwarnings("ignore")
 import numpy as np  # noqa: E402
@@ -30,7 +29,11 @@ import torch  # noqa: E402
 import coremltools as ct  # noqa: E402
 import transformers  # noqa: E402
 
-HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Tests", "Fixtures", "transformers")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.join(ROOT, "Tests", "Fixtures", "transformers")
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "mlprogram"))
+from make_torch_mlprograms import operation_counts  # noqa: E402  (the MIL operation types a package holds)
+
 VOCABULARY, WIDTH, LAYERS, HEADS, LONGEST = 100, 32, 2, 2, 128
 TRACED_LENGTH = 8
 LENGTHS = [1, 5, 8, 17, 128]
@@ -61,15 +64,6 @@ class LastHiddenState(torch.nn.Module):
 
     def forward(self, input_ids):
         return self.model(input_ids=input_ids).last_hidden_state
-
-
-def operation_counts(path):
-    program = ct.utils.load_spec(path).mlProgram
-    counts = Counter()
-    for function in program.functions.values():
-        for operation in function.block_specializations[function.opset].operations:
-            counts[operation.type] += 1
-    return dict(sorted(counts.items()))
 
 
 def tokens(length, seed):

@@ -5,7 +5,8 @@ import Testing
 
 /// A flexible multi-array input refuses a shape it does not accept with an error that names the
 /// input, the shape given and the shapes it accepts: ranges as `lower...upper` (`lower...` when
-/// unbounded, one number when fixed), enumerated shapes joined by "or".
+/// unbounded, one number when fixed), enumerated shapes joined by "or" (the enumerated case is in
+/// ``MLProgramInputShapeTests``).
 @Suite("Flexible input shapes: what a refusal says")
 struct FlexibleShapeTests {
     static func message(_ model: MLModel, shape: [Int]) throws -> String? {
@@ -36,20 +37,6 @@ struct FlexibleShapeTests {
         let unbounded = try Self.ranged([(1, -1), (32, 32)])
         try MLProgramInputShapeTests.predict(unbounded, shape: [300, 32])
         #expect(try Self.message(unbounded, shape: [2, 16]) == "input 'x' has shape [2, 16]; the model accepts [1..., 32]")
-    }
-
-    @Test func enumeratedShapesAreNamed() throws {
-        var specification = try CoreML_Specification_Model(selfContainedContentsOf: MLProgramInputShapeTests.dense)
-        var shapes = CoreML_Specification_ArrayFeatureType.EnumeratedShapes()
-        shapes.shapes = ([[1, 32], [3, 32]] as [[Int64]]).map { dimensions in
-            var shape = CoreML_Specification_ArrayFeatureType.Shape()
-            shape.shape = dimensions
-            return shape
-        }
-        specification.description_p.input[0].type.multiArrayType.enumeratedShapes = shapes
-        let model = try MLModel(specification: specification)
-        try MLProgramInputShapeTests.predict(model, shape: [3, 32])
-        #expect(try Self.message(model, shape: [2, 32]) == "input 'x' has shape [2, 32]; the model accepts [1, 32] or [3, 32]")
     }
 
     @Test func aFixedShapeIsNamed() throws {
