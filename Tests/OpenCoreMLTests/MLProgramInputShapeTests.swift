@@ -56,6 +56,7 @@ struct MLProgramInputShapeTests {
         let model = try MLModel(specification: specification)
         try Self.predict(model, shape: [1, 32])
         #expect { try Self.predict(model, shape: [2, 32]) } throws: { Self.isShapeError($0) }
+        #expect(try FlexibleShapeTests.message(model, shape: [2, 32]) == "input 'x' has shape [2, 32]; the model accepts [1, 32] or [3, 32]")
     }
 }
 

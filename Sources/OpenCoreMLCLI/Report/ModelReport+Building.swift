@@ -91,6 +91,11 @@ extension ModelReport.Feature {
             type = "MultiArray"
             shape = array.shape
             dataType = array.dataType.displayName
+            switch array.shapeFlexibility {
+            case .shapeRange(let ranges)?: shapeRanges = ranges.sizeRanges.map { [Int64(clamping: $0.lowerBound), max($0.upperBound, -1)] }
+            case .enumeratedShapes(let shapes)?: enumeratedShapes = shapes.shapes.map(\.shape)
+            case nil: break
+            }
         case .imageType(let image)?:
             type = "Image"
             width = image.width

@@ -163,11 +163,19 @@ extension ModelReport {
 }
 
 extension ModelReport.Feature {
-    /// `MultiArray Float32 [1, 28, 28]`, `Image RGB 224×224`, `Dictionary String → Double`, ...
+    /// `MultiArray Float32 [1, 28, 28]`, `MultiArray Int32 [1, 8] (sizes [1, 1...128])`,
+    /// `Image RGB 224×224`, `Dictionary String → Double`, ...
     var typeText: String {
         var text = type
         if let dataType { text += " \(dataType)" }
         if let shape { text += " [\(shape.map(String.init).joined(separator: ", "))]" }
+        if let shapeRanges {
+            let sizes = shapeRanges.map { $0[0] == $0[1] ? "\($0[0])" : "\($0[0])...\($0[1] < 0 ? "" : String($0[1]))" }
+            text += " (sizes [\(sizes.joined(separator: ", "))])"
+        }
+        if let enumeratedShapes {
+            text += " (shapes \(enumeratedShapes.map { "[\($0.map(String.init).joined(separator: ", "))]" }.joined(separator: " or ")))"
+        }
         if let colorSpace, let width, let height { text += " \(colorSpace) \(width)×\(height)" }
         if let keyType { text += " \(keyType) → Double" }
         if isOptional { text += " (optional)" }

@@ -9,6 +9,10 @@ struct ModelReport: Encodable {
         var type: String
         var dataType: String?
         var shape: [Int64]?
+        /// A flexible multi-array's size ranges, `[lower, upper]` per dimension (upper -1 when unbounded).
+        var shapeRanges: [[Int64]]?
+        /// A flexible multi-array's enumerated shapes.
+        var enumeratedShapes: [[Int64]]?
         var keyType: String?
         var colorSpace: String?
         var width: Int64?

@@ -57,8 +57,9 @@ extension MLMultiArray {
 extension MLFeatureValue {
     /// The value in an array file (see ``MLMultiArray/init(contentsOf:dataType:)``) for a model input
     /// described by `description` (an OpenCoreML addition; what `opencoreml predict --input` reads):
-    /// one number for an integer or double input, or a multi-array reshaped to the input's declared
-    /// shape when the element counts agree.
+    /// one number for an integer or double input, or a multi-array: in the file's shape when the
+    /// input is flexible and accepts it, else reshaped to the input's declared shape when the
+    /// element counts agree.
     public convenience init(contentsOf url: URL, for description: MLFeatureDescription) throws {
         let path = url.path
         let (numbers, shape) = try ArrayFile.read(path: path)
@@ -74,9 +75,13 @@ extension MLFeatureValue {
         case .double where numbers.count == 1:
             self.init(double: numbers[0])
         case .multiArray:
-            let declared = description.multiArrayConstraint?.shape.map(\.intValue) ?? shape
+            let constraint = description.multiArrayConstraint
+            var declared = constraint?.shape.map(\.intValue) ?? shape
+            // A flexible input takes the file's own shape when it is one the input accepts.
+            if let constraint, constraint.shapeConstraint.type != .unspecified, constraint.accepts(shape: shape) { declared = shape }
             guard checkedProduct(declared) == numbers.count else {
-                throw CreateMLError(path, "holds \(numbers.count) values (shape \(shape)); input '\(description.name)' takes shape \(declared)")
+                let accepted = constraint.map { $0.shapeConstraint.type == .unspecified ? "takes shape \(declared)" : "accepts shapes \($0.acceptedShapesText)" }
+                throw CreateMLError(path, "holds \(numbers.count) values (shape \(shape)); input '\(description.name)' \(accepted ?? "takes shape \(declared)")")
             }
             let array = try MLMultiArray(shape: declared.map { NSNumber(value: $0) }, dataType: .float32)
             for (index, number) in numbers.enumerated() { array[index] = NSNumber(value: number) }

@@ -1,10 +1,11 @@
 /// Operations that make tensors from shapes and numbers, as loops need them: `shape` (a tensor's
 /// dimensions), `fill` (a computed or constant shape filled with `value`), `fill_like` (a tensor's
-/// shape filled with `value`) and `range_1d` (NumPy's `arange(start, end, step)`). Every size is
-/// checked against the memory limit before anything is allocated.
+/// shape filled with `value`), `range_1d` (NumPy's `arange(start, end, step)`) and `band_part` (a
+/// band of the innermost matrices kept, the rest zero: the masks of attention over a length known
+/// only at run time). Every size is checked against the memory limit before anything is allocated.
 extension MILOperations {
     static let creation: [String: Make] = [
-        "shape": shape, "fill": fill, "fill_like": fillLike, "range_1d": range1D,
+        "shape": shape, "fill": fill, "fill_like": fillLike, "range_1d": range1D, "band_part": bandPart,
     ]
 
     static let shape: Make = { arguments, outputs, context in
@@ -57,6 +58,39 @@ extension MILOperations {
             var values = try slots.unfilledBuffer([count], context)
             for index in 0..<count { values[index] = first + Float(index) * increment }
             slots[outputs[0]] = MILTensor(shape: [count], values: values)
+        }
+    }
+
+    /// `band_part(x, lower, upper)`: in each innermost matrix, element `[m, n]` kept where
+    /// `m - n <= lower` and `n - m <= upper` (a negative count keeps the whole triangle on its
+    /// side; both default to -1), zero elsewhere.
+    static let bandPart: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        let lower = try constantInts(arguments, "lower", context)?.first ?? -1
+        let upper = try constantInts(arguments, "upper", context)?.first ?? -1
+        return { slots in
+            let input = fetch(x, slots)
+            guard input.shape.count >= 2 else { throw context.fail("band_part needs a tensor of rank 2 or more, not \(input.shape)") }
+            let (rows, columns) = (input.shape[input.shape.count - 2], input.shape[input.shape.count - 1])
+            var values = try slots.unfilledBuffer(input.shape, context)
+            if input.count > 0 {
+                input.values.withUnsafeBufferPointer { x in
+                    values.withUnsafeMutableBufferPointer { y in
+                        for matrix in 0..<(input.count / (rows * columns)) {
+                            for m in 0..<rows {
+                                let row = (matrix * rows + m) * columns
+                                // Columns m - lower ... m + upper, clipped to the row.
+                                let first = lower < 0 ? 0 : min(max(m - lower, 0), columns)
+                                let last = upper < 0 ? columns : min(max(m + upper + 1, first), columns)
+                                y.baseAddress!.advanced(by: row).update(repeating: 0, count: first)
+                                y.baseAddress!.advanced(by: row + first).update(from: x.baseAddress!.advanced(by: row + first), count: last - first)
+                                y.baseAddress!.advanced(by: row + last).update(repeating: 0, count: columns - last)
+                            }
+                        }
+                    }
+                }
+            }
+            slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
         }
     }
 

@@ -210,14 +210,23 @@ enum MILOperations {
 
     /// `cast`: values are held as float32 whatever the declared type, so a cast to fp32 or fp64
     /// shares its input's storage, a cast to fp16 rounds to the nearest float16 value, one to an
-    /// integer type rounds toward zero and one to bool gives 1 or 0. (In an fp16 program the builder
+    /// integer type rounds toward zero (a float16 input rounded to float16 first) and one to bool
+    /// gives 1 or 0. (In an fp16 program the builder
     /// removes the casts around arithmetic it runs in float32 anyway: ``ProgramPlan/Builder/removableCast(_:kept:at:)``.)
     static let cast: Make = { arguments, outputs, context in
         let dtype = try constantString(arguments, "dtype", context) ?? "fp32"
         switch dtype {
         case "fp32", "fp64": return try identity(arguments, outputs, context)
         case "fp16": return try function(.roundToHalf)(arguments, outputs, context)
-        case "int32", "int16", "int8", "uint8", "uint16", "int64": return try function(.truncate)(arguments, outputs, context)
+        case "int32", "int16", "int8", "uint8", "uint16", "int64":
+            // A float16 value is rounded to float16 first, as Core ML holds it: computed here in
+            // float32, a value such as 0.99978 (float16's 1.0) would otherwise truncate to 0 (a T5
+            // relative-position bucket computed with float16 constants lands on such values).
+            guard context.declaredDataType(of: "x") == .float16 else { return try function(.truncate)(arguments, outputs, context) }
+            return try map { x, y, count, _ in
+                UnaryFunction.roundToHalf.forward(x, y, count: count)
+                UnaryFunction.truncate.forward(y, y, count: count)
+            }(arguments, outputs, context)
         case "bool": return try function(.boolean)(arguments, outputs, context)
         default: throw context.fail("cast to '\(dtype)' is not supported")
         }
@@ -239,23 +248,38 @@ enum MILOperations {
         }
     }
 
+    /// `reshape` to `shape`, a constant or a shape computed while the program runs (from `shape`,
+    /// `gather`, `concat`…, in a program converted with flexible inputs). A `0` keeps the input's
+    /// size of the dimension it lines up with counting from the last (iOS 17's rule; iOS 15 and 16
+    /// allow `0` only where the ranks agree, where both rules pick the same dimension), or 1 past
+    /// the input's first dimension; one `-1` takes the size the others leave.
     static let reshape: Make = { arguments, outputs, context in
         let x = try argument(arguments, "x", context)
-        guard let target = try constantInts(arguments, "shape", context) else { throw context.fail("reshape needs a constant shape") }
+        guard let target = try IntegerParameter(arguments, "shape", context) else { throw context.fail("input 'shape' is missing") }
         return { slots in
             let input = fetch(x, slots)
-            var shape = target
-            for (d, size) in shape.enumerated() where size == 0 && d < input.shape.count { shape[d] = input.shape[d] }
-            guard shape.filter({ $0 == -1 }).count <= 1, shape.allSatisfy({ $0 >= -1 }) else {
-                throw context.fail("cannot reshape \(input.shape) to \(target)")
-            }
-            let known = try MILTensor.checkedCount(shape.filter { $0 != -1 }, limit: context.limit, context.place)
-            if let unknown = shape.firstIndex(of: -1) { shape[unknown] = known == 0 ? 0 : input.count / known }
-            guard try MILTensor.checkedCount(shape, limit: context.limit, context.place) == input.count else {
-                throw context.fail("cannot reshape \(input.shape) to \(target)")
-            }
-            slots[outputs[0]] = MILTensor(shape: shape, values: input.values)
+            let requested = try target.values("shape", slots, context)
+            slots[outputs[0]] = MILTensor(shape: try reshaped(input.shape, count: input.count, to: requested, context), values: input.values)
         }
+    }
+
+    /// The shape `reshape` of a tensor of `shape` (`count` values) to `requested` gives, or an
+    /// error naming both.
+    static func reshaped(_ shape: [Int], count: Int, to requested: [Int], _ context: OperationContext) throws -> [Int] {
+        var result = requested
+        let offset = shape.count - requested.count
+        for (d, size) in requested.enumerated() where size == 0 {
+            result[d] = d + offset >= 0 ? shape[d + offset] : 1
+        }
+        guard result.filter({ $0 == -1 }).count <= 1, result.allSatisfy({ $0 >= -1 }) else {
+            throw context.fail("cannot reshape \(shape) to \(requested)")
+        }
+        let known = try MILTensor.checkedCount(result.filter { $0 != -1 }, limit: context.limit, context.place)
+        if let unknown = result.firstIndex(of: -1) { result[unknown] = known == 0 ? 0 : count / known }
+        guard try MILTensor.checkedCount(result, limit: context.limit, context.place) == count else {
+            throw context.fail("cannot reshape \(shape) to \(requested)")
+        }
+        return result
     }
 
     static let expandDims: Make = { arguments, outputs, context in
@@ -307,26 +331,51 @@ enum MILOperations {
         }
     }
 
+    /// `values` joined along `axis`; with `interleave`, one slice of each value in turn along it (all
+    /// of one shape). Rank-0 values (the scalars of a shape computed at run time) count as one value
+    /// each along the only axis, as coremltools' type inference has it: scalars alone make a vector
+    /// whatever `axis` says, and joined with vectors each is a vector of one.
     static let concat: Make = { arguments, outputs, context in
         guard let parts = arguments["values"], !parts.isEmpty else { throw context.fail("concat needs values") }
         guard let axisValue = try constantInts(arguments, "axis", context)?.first else { throw context.fail("concat needs a constant axis") }
+        let interleave = (try constantInts(arguments, "interleave", context)?.first ?? 0) != 0
         return { slots in
-            let tensors = parts.map { fetch($0, slots) }
+            var tensors = parts.map { fetch($0, slots) }
+            let scalarsOnly = tensors.allSatisfy { $0.shape.isEmpty }
+            if tensors.contains(where: { $0.shape.isEmpty }) && tensors.allSatisfy({ $0.shape.count <= 1 }) {
+                tensors = tensors.map { $0.shape.isEmpty ? MILTensor(shape: [1], values: $0.values) : $0 }
+            }
             let rank = tensors[0].shape.count
-            let axis = try axis(axisValue, rank: rank, context)
+            let axis = scalarsOnly ? 0 : try axis(axisValue, rank: rank, context)
             for tensor in tensors where tensor.shape.count != rank || tensor.shape.indices.contains(where: { $0 != axis && tensor.shape[$0] != tensors[0].shape[$0] }) {
                 throw context.fail("shapes \(tensors.map(\.shape)) do not concatenate along axis \(axisValue)")
+            }
+            if interleave, let different = tensors.first(where: { $0.shape != tensors[0].shape }) {
+                throw context.fail("shapes \(tensors[0].shape) and \(different.shape) differ; an interleaving concat needs one shape")
             }
             var shape = tensors[0].shape
             shape[axis] = tensors.reduce(0) { $0 + $1.shape[axis] }
             var values = try slots.unfilledBuffer(shape, context)
             let outer = shape[..<axis].reduce(1, *), inner = shape[(axis + 1)...].reduce(1, *)
             var position = 0
-            for o in 0..<outer {
-                for tensor in tensors {
-                    let run = tensor.shape[axis] * inner
-                    values[position..<(position + run)] = tensor.values[(o * run)..<((o + 1) * run)]
-                    position += run
+            if interleave {
+                let length = tensors[0].shape[axis]
+                for o in 0..<outer {
+                    for k in 0..<length {
+                        let start = (o * length + k) * inner
+                        for tensor in tensors {
+                            values[position..<(position + inner)] = tensor.values[start..<(start + inner)]
+                            position += inner
+                        }
+                    }
+                }
+            } else {
+                for o in 0..<outer {
+                    for tensor in tensors {
+                        let run = tensor.shape[axis] * inner
+                        values[position..<(position + run)] = tensor.values[(o * run)..<((o + 1) * run)]
+                        position += run
+                    }
                 }
             }
             slots[outputs[0]] = MILTensor(shape: shape, values: values)
