@@ -62,20 +62,16 @@ UNARY_SCALAR(logical_not, v == 0.0f ? 1.0f : 0.0f)
 UNARY_SCALAR(round_half, round_to_half(v))
 UNARY_SCALAR(trunc, truncf(v))
 UNARY_SCALAR(bool, v != 0.0f ? 1.0f : 0.0f)
-UNARY_SCALAR(sin, sinf(v))
-UNARY_SCALAR(cos, cosf(v))
-UNARY_SCALAR(tan, tanf(v))
-UNARY_SCALAR(asin, asinf(v))
-UNARY_SCALAR(acos, acosf(v))
-UNARY_SCALAR(atan, atanf(v))
-UNARY_SCALAR(sinh, sinhf(v))
-UNARY_SCALAR(cosh, coshf(v))
-UNARY_SCALAR(atanh, atanhf(v))
-UNARY_SCALAR(erf, erff(v))
-UNARY_SCALAR(exp2, exp2f(v))
-UNARY_SCALAR(floor, floorf(v))
-UNARY_SCALAR(ceil, ceilf(v))
-UNARY_SCALAR(round, nearbyintf(v)) /* the default rounding mode: ties to even */
+/* The functions the C library computes, X(OP, name, its float function), written out here and
+ * entered in the table below from this one list (round: the default rounding mode, ties to even). */
+#define LIBRARY_FUNCTIONS(X)                                                                 \
+    X(SIN, sin, sinf) X(COS, cos, cosf) X(TAN, tan, tanf) X(ASIN, asin, asinf)              \
+    X(ACOS, acos, acosf) X(ATAN, atan, atanf) X(SINH, sinh, sinhf) X(COSH, cosh, coshf)     \
+    X(ATANH, atanh, atanhf) X(ERF, erf, erff) X(EXP2, exp2, exp2f) X(FLOOR, floor, floorf)  \
+    X(CEIL, ceil, ceilf) X(ROUND, round, nearbyintf)
+#define LIBRARY_SCALAR(OP, name, fn) UNARY_SCALAR(name, fn(v))
+LIBRARY_FUNCTIONS(LIBRARY_SCALAR)
+#undef LIBRARY_SCALAR
 UNARY_SCALAR(sign, v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v == 0.0f ? 0.0f : v)
 UNARY_SCALAR(clamped_relu, clamp_above(v >= 0.0f ? v : p * v, q))
 
@@ -101,23 +97,13 @@ const ocm_unary_fn ocm_unary_scalar[OCM_UNARY_COUNT] = {
     [OCM_UNARY_ROUND_HALF] = round_half_scalar,
     [OCM_UNARY_TRUNC] = trunc_scalar,
     [OCM_UNARY_BOOL] = bool_scalar,
-    [OCM_UNARY_SIN] = sin_scalar,
-    [OCM_UNARY_COS] = cos_scalar,
-    [OCM_UNARY_TAN] = tan_scalar,
-    [OCM_UNARY_ASIN] = asin_scalar,
-    [OCM_UNARY_ACOS] = acos_scalar,
-    [OCM_UNARY_ATAN] = atan_scalar,
-    [OCM_UNARY_SINH] = sinh_scalar,
-    [OCM_UNARY_COSH] = cosh_scalar,
-    [OCM_UNARY_ATANH] = atanh_scalar,
-    [OCM_UNARY_ERF] = erf_scalar,
-    [OCM_UNARY_EXP2] = exp2_scalar,
-    [OCM_UNARY_FLOOR] = floor_scalar,
-    [OCM_UNARY_CEIL] = ceil_scalar,
-    [OCM_UNARY_ROUND] = round_scalar,
+#define LIBRARY_ENTRY(OP, name, fn) [OCM_UNARY_##OP] = name##_scalar,
+    LIBRARY_FUNCTIONS(LIBRARY_ENTRY)
+#undef LIBRARY_ENTRY
     [OCM_UNARY_SIGN] = sign_scalar,
     [OCM_UNARY_CLAMPED_RELU] = clamped_relu_scalar,
 };
+#undef LIBRARY_FUNCTIONS
 
 /* MARK: - Portable two-input functions, in their three forms */
 

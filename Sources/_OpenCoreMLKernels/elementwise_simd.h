@@ -94,18 +94,23 @@ TGT static inline VT SFX(vtanh)(VT x) {
     return V_SELECT_GT(ax, V_SET1(0.625f), big, small);
 }
 
-/* GELU by erf: x·Φ(x) = x − h for x > 0, else h, with h = x/2·(1 − erf(|x|/√2)) and that
- * 1 − erf by Abramowitz and Stegun's 7.1.26 (absolute error below 1.5·10⁻⁷), so negative inputs
- * keep their small values without cancellation. NaN stays NaN. */
-TGT static inline VT SFX(vgelu_erf)(VT x) {
-    VT a = V_MUL(V_ABS(x), V_SET1(0.70710678118654752f));
+/* 1 − erf(a) for a ≥ 0 by Abramowitz and Stegun's 7.1.26: t·P(t)·e^(−a²), t = 1/(1 + 0.3275911·a)
+ * (absolute error below 1.5·10⁻⁷). */
+TGT static inline VT SFX(verfc_positive)(VT a) {
     VT t = V_DIV(V_SET1(1.0f), V_FMA(a, V_SET1(0.3275911f), V_SET1(1.0f)));
     VT p = V_SET1(1.061405429f);
     p = V_FMA(p, t, V_SET1(-1.453152027f));
     p = V_FMA(p, t, V_SET1(1.421413741f));
     p = V_FMA(p, t, V_SET1(-0.284496736f));
     p = V_FMA(p, t, V_SET1(0.254829592f));
-    VT q = V_MUL(V_MUL(p, t), SFX(vexp)(V_SUB(V_SET1(0.0f), V_MUL(a, a))));
+    return V_MUL(V_MUL(p, t), SFX(vexp)(V_SUB(V_SET1(0.0f), V_MUL(a, a))));
+}
+
+/* GELU by erf: x·Φ(x) = x − h for x > 0, else h, with h = x/2·(1 − erf(|x|/√2)) and that
+ * 1 − erf by verfc_positive, so negative inputs keep their small values without cancellation.
+ * NaN stays NaN. */
+TGT static inline VT SFX(vgelu_erf)(VT x) {
+    VT q = SFX(verfc_positive)(V_MUL(V_ABS(x), V_SET1(0.70710678118654752f)));
     VT h = V_MUL(V_MUL(x, V_SET1(0.5f)), q);
     return V_SELECT_GT(x, V_SET1(0.0f), V_SUB(x, h), h);
 }
@@ -329,8 +334,8 @@ SIMD_UNARY(round, V_ROUND(vx))
 SIMD_UNARY(clamped_relu, V_MIN(vq, V_SELECT_GT(V_SET1(0.0f), vx, V_MUL(vp, vx), vx)))
 
 /* erf: below |x| = 0.5 the odd Taylor polynomial x·Σ cₙx²ⁿ to n = 6 (relative error below 10⁻⁹
- * before rounding), above it sign(x)·(1 − t·P(t)·e^(−x²)), t = 1/(1 + 0.3275911·|x|), by
- * Abramowitz and Stegun's 7.1.26 (absolute error below 1.5·10⁻⁷). NaN stays NaN; ±∞ gives ±1. */
+ * before rounding), above it sign(x)·(1 − verfc_positive(|x|)) (absolute error below 1.5·10⁻⁷).
+ * NaN stays NaN; ±∞ gives ±1. */
 TGT static inline VT SFX(verf)(VT x) {
     VT ax = V_ABS(x), z = V_MUL(x, x);
     VT s = V_SET1(1.2055332981789664e-4f);
@@ -341,13 +346,7 @@ TGT static inline VT SFX(verf)(VT x) {
     s = V_FMA(s, z, V_SET1(-3.7612638903183754e-1f));
     s = V_FMA(s, z, V_SET1(1.1283791670955126f));
     VT small = V_MUL(s, x);
-    VT t = V_DIV(V_SET1(1.0f), V_FMA(ax, V_SET1(0.3275911f), V_SET1(1.0f)));
-    VT p = V_SET1(1.061405429f);
-    p = V_FMA(p, t, V_SET1(-1.453152027f));
-    p = V_FMA(p, t, V_SET1(1.421413741f));
-    p = V_FMA(p, t, V_SET1(-0.284496736f));
-    p = V_FMA(p, t, V_SET1(0.254829592f));
-    VT big = V_SUB(V_SET1(1.0f), V_MUL(V_MUL(p, t), SFX(vexp)(V_SUB(V_SET1(0.0f), z))));
+    VT big = V_SUB(V_SET1(1.0f), SFX(verfc_positive)(ax));
     big = V_SELECT_GT(V_SET1(0.0f), x, V_SUB(V_SET1(0.0f), big), big);
     return V_SELECT_GT(V_SET1(0.5f), ax, small, big);
 }

@@ -1,4 +1,6 @@
+import CoreMLSpec
 import Testing
+import _OpenCoreMLTestSupport
 @testable import _OpenCoreMLEngine
 
 /// The ML Program's trigonometric, rounding and other one-input functions, `floor_div` and `mod`,
@@ -119,6 +121,14 @@ struct MILElementwiseOpsTests {
         // 1/(np.array([1,3,-0.5], np.float32) + np.float32(1e-4)): the default epsilon 1e-4.
         #expect(Self.close(try Self.run("inverse", [1, 3, -0.5]), [0.9998999834060669, 0.3333222270011902, -2.0004000663757324]))
         #expect(try Self.run("inverse", [1, 3, -0.5], parameters: ["epsilon": 0]) == [1, 1 / 3, -2])
+    }
+
+    @Test func classicLogAddsItsEpsilon() throws {
+        // np.log(np.array([1,2,3], np.float32) + np.float32(0.1)) = [0.09531018, 0.7419373, 1.1314021]
+        typealias Layers = ElementwiseLayerGradientTests
+        var net = Layers.network([("x", [3])])
+        net.add("unary", ["x"], ["y"]) { $0.unary.type = .log; $0.unary.epsilon = 0.1 }
+        Layers.expectClose(try Layers.run(net, ["x": [1, 2, 3]], output: "y").values, [0.09531018, 0.7419373, 1.1314021])
     }
 
     @Test func classicUnaryFunctionsAreTheSameFunctions() {
