@@ -29,6 +29,9 @@ static inline float round_to_half(float x) {
     return y;
 }
 
+/* t > bound ? bound : t, so that a NaN t stays NaN. */
+static inline float clamp_above(float t, float bound) { return t > bound ? bound : t; }
+
 #define UNARY_SCALAR(name, EXPR)                                                           \
     static void name##_scalar(const float *x, float *y, size_t n, float p, float q) {     \
         (void)p, (void)q;                                                                  \
@@ -59,6 +62,18 @@ UNARY_SCALAR(logical_not, v == 0.0f ? 1.0f : 0.0f)
 UNARY_SCALAR(round_half, round_to_half(v))
 UNARY_SCALAR(trunc, truncf(v))
 UNARY_SCALAR(bool, v != 0.0f ? 1.0f : 0.0f)
+/* The functions the C library computes, X(OP, name, its float function), written out here and
+ * entered in the table below from this one list (round: the default rounding mode, ties to even). */
+#define LIBRARY_FUNCTIONS(X)                                                                 \
+    X(SIN, sin, sinf) X(COS, cos, cosf) X(TAN, tan, tanf) X(ASIN, asin, asinf)              \
+    X(ACOS, acos, acosf) X(ATAN, atan, atanf) X(SINH, sinh, sinhf) X(COSH, cosh, coshf)     \
+    X(ATANH, atanh, atanhf) X(ERF, erf, erff) X(EXP2, exp2, exp2f) X(FLOOR, floor, floorf)  \
+    X(CEIL, ceil, ceilf) X(ROUND, round, nearbyintf)
+#define LIBRARY_SCALAR(OP, name, fn) UNARY_SCALAR(name, fn(v))
+LIBRARY_FUNCTIONS(LIBRARY_SCALAR)
+#undef LIBRARY_SCALAR
+UNARY_SCALAR(sign, v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v == 0.0f ? 0.0f : v)
+UNARY_SCALAR(clamped_relu, clamp_above(v >= 0.0f ? v : p * v, q))
 
 const ocm_unary_fn ocm_unary_scalar[OCM_UNARY_COUNT] = {
     [OCM_UNARY_EXP] = exp_scalar,
@@ -82,9 +97,33 @@ const ocm_unary_fn ocm_unary_scalar[OCM_UNARY_COUNT] = {
     [OCM_UNARY_ROUND_HALF] = round_half_scalar,
     [OCM_UNARY_TRUNC] = trunc_scalar,
     [OCM_UNARY_BOOL] = bool_scalar,
+#define LIBRARY_ENTRY(OP, name, fn) [OCM_UNARY_##OP] = name##_scalar,
+    LIBRARY_FUNCTIONS(LIBRARY_ENTRY)
+#undef LIBRARY_ENTRY
+    [OCM_UNARY_SIGN] = sign_scalar,
+    [OCM_UNARY_CLAMPED_RELU] = clamped_relu_scalar,
 };
+#undef LIBRARY_FUNCTIONS
 
 /* MARK: - Portable two-input functions, in their three forms */
+
+/* Floored division and its remainder, the pair Python and NumPy define: the remainder takes the
+ * divisor's sign (fmod's result moved by one divisor when the signs differ), and the quotient is
+ * (a − remainder)/b, which is an integer up to rounding, rounded to the nearest one. A zero
+ * divisor gives a/b (±∞ or NaN) and fmod's NaN. */
+static inline float floored_remainder(float a, float b) {
+    float r = fmodf(a, b);
+    if (r != 0.0f && (r < 0.0f) != (b < 0.0f)) r += b;
+    return r;
+}
+
+static inline float floored_quotient(float a, float b) {
+    if (b == 0.0f) return a / b;
+    float r = fmodf(a, b), q = (a - r) / b;
+    if (r != 0.0f && (r < 0.0f) != (b < 0.0f)) q -= 1.0f;
+    float f = floorf(q);
+    return q - f > 0.5f ? f + 1.0f : f;
+}
 
 #define BINARY_SCALAR(name, EXPR)                                                          \
     static void name##_vv(const float *a, const float *b, float *y, size_t n) {            \
@@ -125,6 +164,8 @@ BINARY_SCALAR(and, u != 0.0f && v != 0.0f ? 1.0f : 0.0f)
 BINARY_SCALAR(or, u != 0.0f || v != 0.0f ? 1.0f : 0.0f)
 BINARY_SCALAR(xor, (u != 0.0f) != (v != 0.0f) ? 1.0f : 0.0f)
 BINARY_SCALAR(right, ((void)u, v))
+BINARY_SCALAR(floor_div, floored_quotient(u, v))
+BINARY_SCALAR(mod, floored_remainder(u, v))
 
 #define FORMS(name) {name##_vv, name##_vs, name##_sv}
 
@@ -146,6 +187,8 @@ const ocm_binary_fn ocm_binary_scalar[OCM_BINARY_COUNT][3] = {
     [OCM_BINARY_OR] = FORMS(or),
     [OCM_BINARY_XOR] = FORMS(xor),
     [OCM_BINARY_RIGHT] = FORMS(right),
+    [OCM_BINARY_FLOOR_DIV] = FORMS(floor_div),
+    [OCM_BINARY_MOD] = FORMS(mod),
 };
 
 /* MARK: - Choosing a level's function */

@@ -8,7 +8,8 @@
  *   SFX(name)             name with the instruction set's suffix
  *   V_LOAD(p) V_STORE(p, v) V_SET1(s)
  *   V_ADD V_SUB V_MUL V_DIV V_MAX V_MIN (a, b)   V_FMA(a, b, c) = a·b + c
- *   V_SQRT(v) V_ABS(v) V_ROUND(v) (to nearest)  V_POW2(n) (2ⁿ for integral n in [−127, 128])
+ *   V_SQRT(v) V_ABS(v) V_ROUND(v) (to nearest, ties to even) V_FLOOR(v) V_CEIL(v)
+ *   V_POW2(n) (2ⁿ for integral n in [−127, 128])
  *   V_SELECT_GT(x, t, a, b) = x > t ? a : b (per lane)
  *   V_HSUM(v) V_HMAX(v)   horizontal sum / maximum
  *   SFX(copy_rows), SFX(add_rows)   (they need masked loads and stores, so the includer
@@ -93,18 +94,23 @@ TGT static inline VT SFX(vtanh)(VT x) {
     return V_SELECT_GT(ax, V_SET1(0.625f), big, small);
 }
 
-/* GELU by erf: x·Φ(x) = x − h for x > 0, else h, with h = x/2·(1 − erf(|x|/√2)) and that
- * 1 − erf by Abramowitz and Stegun's 7.1.26 (absolute error below 1.5·10⁻⁷), so negative inputs
- * keep their small values without cancellation. NaN stays NaN. */
-TGT static inline VT SFX(vgelu_erf)(VT x) {
-    VT a = V_MUL(V_ABS(x), V_SET1(0.70710678118654752f));
+/* 1 − erf(a) for a ≥ 0 by Abramowitz and Stegun's 7.1.26: t·P(t)·e^(−a²), t = 1/(1 + 0.3275911·a)
+ * (absolute error below 1.5·10⁻⁷). */
+TGT static inline VT SFX(verfc_positive)(VT a) {
     VT t = V_DIV(V_SET1(1.0f), V_FMA(a, V_SET1(0.3275911f), V_SET1(1.0f)));
     VT p = V_SET1(1.061405429f);
     p = V_FMA(p, t, V_SET1(-1.453152027f));
     p = V_FMA(p, t, V_SET1(1.421413741f));
     p = V_FMA(p, t, V_SET1(-0.284496736f));
     p = V_FMA(p, t, V_SET1(0.254829592f));
-    VT q = V_MUL(V_MUL(p, t), SFX(vexp)(V_SUB(V_SET1(0.0f), V_MUL(a, a))));
+    return V_MUL(V_MUL(p, t), SFX(vexp)(V_SUB(V_SET1(0.0f), V_MUL(a, a))));
+}
+
+/* GELU by erf: x·Φ(x) = x − h for x > 0, else h, with h = x/2·(1 − erf(|x|/√2)) and that
+ * 1 − erf by verfc_positive, so negative inputs keep their small values without cancellation.
+ * NaN stays NaN. */
+TGT static inline VT SFX(vgelu_erf)(VT x) {
+    VT q = SFX(verfc_positive)(V_MUL(V_ABS(x), V_SET1(0.70710678118654752f)));
     VT h = V_MUL(V_MUL(x, V_SET1(0.5f)), q);
     return V_SELECT_GT(x, V_SET1(0.0f), V_SUB(x, h), h);
 }
@@ -320,6 +326,31 @@ SIMD_UNARY(softsign, V_DIV(vx, V_ADD(V_SET1(1.0f), V_ABS(vx))))
 SIMD_UNARY(silu, V_DIV(vx, V_ADD(V_SET1(1.0f), SFX(vexp)(V_SUB(V_SET1(0.0f), vx)))))
 SIMD_UNARY(hard_sigmoid, V_MIN(V_MAX(V_FMA(vp, vx, vq), V_SET1(0.0f)), V_SET1(1.0f)))
 SIMD_UNARY(scaled_tanh, V_MUL(vp, SFX(vtanh)(V_MUL(vq, vx))))
+SIMD_UNARY(floor, V_FLOOR(vx))
+SIMD_UNARY(ceil, V_CEIL(vx))
+SIMD_UNARY(round, V_ROUND(vx))
+/* min(x >= 0 ? x : p·x, q): x·p below 0 by a select on −x > 0 (NaN passes as NaN), then q where
+ * the result is above it (V_MIN gives its second operand, the NaN, when one is NaN). */
+SIMD_UNARY(clamped_relu, V_MIN(vq, V_SELECT_GT(V_SET1(0.0f), vx, V_MUL(vp, vx), vx)))
+
+/* erf: below |x| = 0.5 the odd Taylor polynomial x·Σ cₙx²ⁿ to n = 6 (relative error below 10⁻⁹
+ * before rounding), above it sign(x)·(1 − verfc_positive(|x|)) (absolute error below 1.5·10⁻⁷).
+ * NaN stays NaN; ±∞ gives ±1. */
+TGT static inline VT SFX(verf)(VT x) {
+    VT ax = V_ABS(x), z = V_MUL(x, x);
+    VT s = V_SET1(1.2055332981789664e-4f);
+    s = V_FMA(s, z, V_SET1(-8.548327023450853e-4f));
+    s = V_FMA(s, z, V_SET1(5.223977625442188e-3f));
+    s = V_FMA(s, z, V_SET1(-2.6866170645131252e-2f));
+    s = V_FMA(s, z, V_SET1(1.1283791670955126e-1f));
+    s = V_FMA(s, z, V_SET1(-3.7612638903183754e-1f));
+    s = V_FMA(s, z, V_SET1(1.1283791670955126f));
+    VT small = V_MUL(s, x);
+    VT big = V_SUB(V_SET1(1.0f), SFX(verfc_positive)(ax));
+    big = V_SELECT_GT(V_SET1(0.0f), x, V_SUB(V_SET1(0.0f), big), big);
+    return V_SELECT_GT(V_SET1(0.5f), ax, small, big);
+}
+SIMD_UNARY(erf, SFX(verf)(vx))
 
 static const ocm_unary_fn SFX(unary_table)[OCM_UNARY_COUNT] = {
     [OCM_UNARY_EXP] = SFX(unary_exp),
@@ -335,6 +366,11 @@ static const ocm_unary_fn SFX(unary_table)[OCM_UNARY_COUNT] = {
     [OCM_UNARY_SILU] = SFX(unary_silu),
     [OCM_UNARY_HARD_SIGMOID] = SFX(unary_hard_sigmoid),
     [OCM_UNARY_SCALED_TANH] = SFX(unary_scaled_tanh),
+    [OCM_UNARY_FLOOR] = SFX(unary_floor),
+    [OCM_UNARY_CEIL] = SFX(unary_ceil),
+    [OCM_UNARY_ROUND] = SFX(unary_round),
+    [OCM_UNARY_CLAMPED_RELU] = SFX(unary_clamped_relu),
+    [OCM_UNARY_ERF] = SFX(unary_erf),
 };
 
 /* OP(u, v) in the three forms: two runs, a run and b[0], a[0] and a run. */

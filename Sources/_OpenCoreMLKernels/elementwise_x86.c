@@ -99,6 +99,8 @@ OCM_TARGET_AVX2 static void add_rows_avx2(float *d, size_t ldd, const float *s, 
 #define V_SQRT(v) _mm256_sqrt_ps(v)
 #define V_ABS(v) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), (v))
 #define V_ROUND(v) _mm256_round_ps((v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define V_FLOOR(v) _mm256_round_ps((v), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
+#define V_CEIL(v) _mm256_round_ps((v), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
 #define V_POW2(n) pow2_256(n)
 #define V_SELECT_GT(x, t, a, b) _mm256_blendv_ps((b), (a), _mm256_cmp_ps((x), (t), _CMP_GT_OQ))
 #define V_HSUM(v) hsum256(v)
@@ -125,6 +127,8 @@ const ocm_elementwise_ops ocm_elementwise_avx2 = SIMD_ELEMENTWISE_TABLE;
 #undef V_SQRT
 #undef V_ABS
 #undef V_ROUND
+#undef V_FLOOR
+#undef V_CEIL
 #undef V_POW2
 #undef V_SELECT_GT
 #undef V_HSUM
@@ -194,6 +198,8 @@ OCM_TARGET_AVX512 static void add_rows_avx512(float *d, size_t ldd, const float 
 #define V_SQRT(v) _mm512_sqrt_ps(v)
 #define V_ABS(v) abs512(v)
 #define V_ROUND(v) _mm512_roundscale_ps((v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define V_FLOOR(v) _mm512_roundscale_ps((v), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
+#define V_CEIL(v) _mm512_roundscale_ps((v), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
 #define V_POW2(n) pow2_512(n)
 #define V_SELECT_GT(x, t, a, b)                                                              \
     _mm512_mask_blend_ps(_mm512_cmp_ps_mask((x), (t), _CMP_GT_OQ), (b), (a))

@@ -2,8 +2,10 @@ import CoreMLSpec
 import _OpenCoreMLKernels
 
 /// Core ML's classic `unary` function layer: `y = f(scale·x + shift)` with f one of
-/// sqrt, rsqrt `1/√(v + ε)`, inverse `1/(v + ε)`, power `v^α`, exp, log, abs and threshold
-/// `max(α, v)` (a ``UnaryFunction``). `scale` defaults to 1 when 0, ε to 1e-6 when 0.
+/// sqrt, rsqrt `1/√(v + ε)`, inverse `1/(v + ε)`, power `v^α`, exp, log `log(v + ε)`, abs and
+/// threshold `max(α, v)` (a ``UnaryFunction``). `scale` defaults to 1 when 0, ε to 1e-6 when 0
+/// (for log: 0, so that a layer without ε is `log(v)`; coremltools writes 1e-45 or the MIL
+/// `log`'s epsilon, and its tests expect `log(v + ε)` of Core ML).
 ///
 /// Outside a function's domain the result follows IEEE arithmetic (NaN or ±∞), as on Core ML's
 /// CPU. The gradient of abs at 0 and of threshold at v = α is taken as 0.
@@ -29,7 +31,7 @@ final class UnaryNode: LayerNode, @unchecked Sendable {
         case .inverse: return .inverse(epsilon: epsilon)
         case .power: return .power(params.alpha)
         case .exp: return .exp
-        case .log: return .log(epsilon: 0)
+        case .log: return .log(epsilon: params.epsilon)
         case .abs: return .abs
         case .threshold: return .threshold(params.alpha)
         case .UNRECOGNIZED: return nil

@@ -10,11 +10,16 @@ extension MILOperations {
             "rsqrt": withEpsilon(1e-12) { .rsqrt(epsilon: $0) },
             // The opsets' default epsilon for log, 1e-45, is float32's smallest positive value.
             "log": withEpsilon(.leastNonzeroMagnitude) { .log(epsilon: $0) },
+            "inverse": withEpsilon(1e-4) { .inverse(epsilon: $0) },
+            "threshold": { arguments, outputs, context in
+                guard let alpha = try constantFloat(arguments, "alpha", context) else { throw context.fail("threshold needs a constant alpha") }
+                return try function(.threshold(alpha))(arguments, outputs, context)
+            },
             "prelu": prelu,
             "softplus_parametric": softplusParametric,
         ]
         for type in ["relu", "relu6", "clip", "sigmoid", "tanh", "gelu", "silu", "softplus", "softsign", "leaky_relu", "elu",
-                     "thresholded_relu", "sigmoid_hard", "scaled_tanh", "linear_activation"] {
+                     "thresholded_relu", "sigmoid_hard", "scaled_tanh", "linear_activation", "clamped_relu"] {
             table[type] = { arguments, outputs, context in
                 let activation = try Activation(milType: type, arguments, context)
                 return try map { x, y, count, _ in activation.forward(x, y, count: count) }(arguments, outputs, context)
@@ -119,6 +124,9 @@ extension Activation {
         case "scaled_tanh":
             let (alpha, beta) = try alphaAndBeta()
             self = .scaledTanh(alpha: alpha, beta: beta)
+        case "clamped_relu":
+            let (alpha, beta) = try alphaAndBeta()
+            self = .clampedReLU(alpha: alpha, beta: beta)
         case "linear_activation": self = .linear(alpha: try required("alpha"), beta: try MILOperations.constantFloat(arguments, "beta", context) ?? 0)
         default: throw context.fail("'\(type)' is not an activation")
         }

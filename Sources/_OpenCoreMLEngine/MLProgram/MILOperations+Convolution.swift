@@ -1,7 +1,7 @@
 import CoreMLSpec
 import _OpenCoreMLKernels
 
-/// 2-D convolution (`conv`, any group count) and pooling (`max_pool`, `avg_pool`) over N×C×H×W
+/// 2-D convolution (`conv`, any group count) and pooling (`max_pool`, `avg_pool`, `l2_pool`) over N×C×H×W
 /// inputs, with `valid`, `custom`, `same` and `same_lower` padding: adapters from MIL arguments
 /// onto ``Window2D``, ``Conv2DPlan`` and ``Pooling2D``.
 extension MILOperations {
@@ -109,30 +109,40 @@ extension MILOperations {
         }
     }
 
-    static func pooling(max isMax: Bool) -> Make {
+    /// `max_pool`, `avg_pool` (`kind` read for its `exclude_padding_from_average`) and `l2_pool`
+    /// over N×C×H×W, or N×C×W (1-D pooling, run as planes of one row).
+    static func pooling(_ kind: Pooling2D.Kind) -> Make {
         { arguments, outputs, context in
             let x = try argument(arguments, "x", context)
-            guard let kernel = try constantInts(arguments, "kernel_sizes", context), kernel.count == 2 else {
-                throw context.fail("2-D pooling needs two kernel sizes (other ranks are not supported yet)")
+            guard let kernel = try constantInts(arguments, "kernel_sizes", context), kernel.count == 2 || kernel.count == 1 else {
+                throw context.fail("pooling needs one or two kernel sizes (3-D pooling is not supported yet)")
             }
-            let strides = try constantInts(arguments, "strides", context) ?? [1, 1]
-            guard strides.count == 2 else { throw context.fail("2-D pooling needs two strides") }
+            let spatial = kernel.count
+            let strides = try constantInts(arguments, "strides", context) ?? [Int](repeating: 1, count: spatial)
+            guard strides.count == spatial else { throw context.fail("\(spatial)-D pooling needs \(spatial) strides") }
             let padType = try constantString(arguments, "pad_type", context) ?? "valid"
-            let pad = try constantInts(arguments, "pad", context)
+            var pad = try constantInts(arguments, "pad", context)
+            if spatial == 1, let given = pad {
+                guard given.count == 2 else { throw context.fail("1-D pooling needs 2 pad values") }
+                pad = [0, 0] + given
+            }
             let excludePadding = (try constantInts(arguments, "exclude_padding_from_average", context)?.first ?? 0) != 0
             let ceilMode = (try constantInts(arguments, "ceil_mode", context)?.first ?? 0) != 0
-            let kind: Pooling2D.Kind = isMax ? .max : .average(excludePadding: excludePadding)
+            let kind: Pooling2D.Kind = kind == .average(excludePadding: false) ? .average(excludePadding: excludePadding) : kind
+            let (kernelHeight, kernelWidth) = spatial == 2 ? (kernel[0], kernel[1]) : (1, kernel[0])
+            let (strideHeight, strideWidth) = spatial == 2 ? (strides[0], strides[1]) : (1, strides[0])
             return { slots in
                 let input = fetch(x, slots)
-                guard input.shape.count == 4 else { throw context.fail("input \(input.shape) is not N×C×H×W") }
+                guard input.shape.count == spatial + 2 else { throw context.fail("input \(input.shape) is not N×C×\(spatial == 2 ? "H×W" : "W")") }
                 let (n, c) = (input.shape[0], input.shape[1])
-                let window = try window(padType, pad: pad, size: (input.shape[2], input.shape[3]), kernel: (kernel[0], kernel[1]),
-                                        stride: (strides[0], strides[1]), dilation: (1, 1), ceilMode: ceilMode, context)
+                let (height, width) = spatial == 2 ? (input.shape[2], input.shape[3]) : (1, input.shape[2])
+                let window = try window(padType, pad: pad, size: (height, width), kernel: (kernelHeight, kernelWidth),
+                                        stride: (strideHeight, strideWidth), dilation: (1, 1), ceilMode: ceilMode, context)
                 // An average whose last window runs past the padded input would need a divisor of its own (PyTorch clips the window).
                 if kind == .average(excludePadding: false) && window.overrunsPadding {
                     throw context.fail("avg_pool with ceil_mode counting the padding, where a window runs past the padded input, is not supported yet")
                 }
-                let shape = [n, c, window.outputHeight, window.outputWidth]
+                let shape = spatial == 2 ? [n, c, window.outputHeight, window.outputWidth] : [n, c, window.outputWidth]
                 var values = try slots.unfilledBuffer(shape, context)
                 input.values.withUnsafeBufferPointer { x in
                     values.withUnsafeMutableBufferPointer { y in

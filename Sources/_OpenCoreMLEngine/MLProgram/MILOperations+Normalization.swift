@@ -1,10 +1,12 @@
 /// Normalizations: `batch_norm` with constant statistics, `instance_norm` over each channel's
 /// spatial values, `layer_norm` over any set of axes. Variances are the population variance, and
-/// `epsilon` (default 1e-5) is added to the variance before its square root. The arithmetic is
+/// `epsilon` (default 1e-5) is added to the variance before its square root. Also `l2_norm` over
+/// the last three dimensions and `local_response_norm` across channels. The arithmetic is
 /// ``Normalization``'s, shared with the classic layers; each step writes into the run's buffer pool.
 extension MILOperations {
     static let normalizations: [String: Make] = [
         "batch_norm": batchNorm, "instance_norm": instanceNorm, "layer_norm": layerNorm,
+        "l2_norm": l2Norm, "local_response_norm": localResponseNorm,
     ]
 
     /// A constant per-channel parameter of `count` values (`fallback` for each when absent).
@@ -99,6 +101,49 @@ extension MILOperations {
             }
             var values = try slots.unfilledBuffer(input.shape, context)
             Normalization.layerNorm(input.values, &values, shape: input.shape, axes: axes, gamma: gamma?.values, beta: beta?.values, epsilon: epsilon)
+            slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
+        }
+    }
+
+    /// `x / √(Σx² + epsilon)` (epsilon default 1e-6), the sum over the last three dimensions of x
+    /// (rank 3 or more), the leading ones each a batch of its own.
+    static let l2Norm: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        let epsilon = try constantFloat(arguments, "epsilon", context) ?? 1e-6
+        return { slots in
+            let input = fetch(x, slots)
+            guard input.shape.count >= 3 else { throw context.fail("input \(input.shape) has rank below 3") }
+            let size = input.shape.suffix(3).reduce(1, *)
+            var values = try slots.unfilledBuffer(input.shape, context)
+            if input.count > 0 {
+                let blocks = input.count / size
+                var inverseNorms = try slots.unfilledBuffer([blocks], context)
+                Normalization.l2Normalize(input.values, &values, blocks: blocks, size: size, epsilon: epsilon, inverseNorms: &inverseNorms)
+                slots.recycle(inverseNorms)
+            }
+            slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
+        }
+    }
+
+    /// `x / (k + alpha/size · Σ x²)^beta` across `size` neighbouring channels (axis 1 of N×C×…),
+    /// alpha, beta and k defaulting to 1e-4, 0.75 and 1.
+    static let localResponseNorm: Make = { arguments, outputs, context in
+        let x = try argument(arguments, "x", context)
+        guard let size = try constantInts(arguments, "size", context)?.first, size > 0 else {
+            throw context.fail("local_response_norm needs a constant positive size")
+        }
+        let alpha = try constantFloat(arguments, "alpha", context) ?? 1e-4
+        let beta = try constantFloat(arguments, "beta", context) ?? 0.75
+        let k = try constantFloat(arguments, "k", context) ?? 1
+        return { slots in
+            let input = fetch(x, slots)
+            guard input.shape.count >= 3 else { throw context.fail("input \(input.shape) is not N×C×spatial (rank 3 or more)") }
+            let channels = input.shape[1], plane = input.shape[2...].reduce(1, *)
+            var values = try slots.unfilledBuffer(input.shape, context)
+            if input.count > 0 {
+                Normalization.localResponseNorm(input.values, &values, blocks: input.shape[0], channels: channels, plane: plane,
+                                                size: size, alpha: alpha, beta: beta, k: k)
+            }
             slots[outputs[0]] = MILTensor(shape: input.shape, values: values)
         }
     }

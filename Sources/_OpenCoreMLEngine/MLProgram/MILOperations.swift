@@ -16,6 +16,11 @@ enum MILOperations {
             "identity": identity,
             "add": binary(OCM_BINARY_ADD), "sub": binary(OCM_BINARY_SUB), "mul": binary(OCM_BINARY_MUL), "real_div": binary(OCM_BINARY_DIV),
             "maximum": binary(OCM_BINARY_MAX), "minimum": binary(OCM_BINARY_MIN), "pow": binary(OCM_BINARY_POW),
+            "floor_div": binary(OCM_BINARY_FLOOR_DIV), "mod": binary(OCM_BINARY_MOD),
+            "sin": function(.sin), "cos": function(.cos), "tan": function(.tan), "asin": function(.asin), "acos": function(.acos),
+            "atan": function(.atan), "sinh": function(.sinh), "cosh": function(.cosh), "atanh": function(.atanh),
+            "erf": function(.erf), "exp2": function(.exp2), "floor": function(.floor), "ceil": function(.ceil), "round": function(.round),
+            "sign": function(.sign),
         ]
         table["softmax"] = softmax
         table["linear"] = linear
@@ -30,9 +35,10 @@ enum MILOperations {
         table["conv"] = convolution
         table["conv_transpose"] = convolutionTranspose
         table["crop"] = crop
-        table["max_pool"] = pooling(max: true)
-        table["avg_pool"] = pooling(max: false)
-        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention, states, layout] {
+        table["max_pool"] = pooling(.max)
+        table["avg_pool"] = pooling(.average(excludePadding: false))
+        table["l2_pool"] = pooling(.l2)
+                for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention, states, layout] {
             table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
         }
         return table

@@ -36,6 +36,7 @@ extension Activation {
         case .leakyReLU(let alpha): return x > 0 ? 1 : alpha
         case .prelu: return x > 0 ? 1 : channelAlpha
         case .linear(let alpha, _): return alpha
+        case .clampedReLU(let alpha, let beta): return y >= beta ? 0 : x >= 0 ? 1 : alpha
         case .thresholdedReLU(let alpha, let inclusive): return (inclusive ? x >= alpha : x > alpha) ? 1 : 0
         case .tanh: return 1 - y * y
         case .scaledTanh(let alpha, let beta):

@@ -16,6 +16,8 @@ package enum Activation: Equatable, Sendable {
     case relu
     /// `min(max(x, lower), upper)`, NaN staying NaN (ReLU6, clip; an infinite bound is none).
     case clamp(lower: Float, upper: Float)
+    /// `min(x >= 0 ? x : alpha·x, beta)`, NaN staying NaN (MIL's `clamped_relu`).
+    case clampedReLU(alpha: Float, beta: Float)
     /// `x > 0 ? x : alpha·x`.
     case leakyReLU(alpha: Float)
     /// Leaky ReLU with one slope per channel (``ChannelParameters/alpha``).
@@ -71,6 +73,7 @@ package enum Activation: Equatable, Sendable {
         case .gelu(let mode): ocm_gelu(x, y, count, mode.kernelMode)
         case .silu: ocm_unary(OCM_UNARY_SILU, x, y, count, 0, 0)
         case .linear(let alpha, let beta): ocm_unary(OCM_UNARY_AFFINE, x, y, count, alpha, beta)
+        case .clampedReLU(let alpha, let beta): ocm_unary(OCM_UNARY_CLAMPED_RELU, x, y, count, alpha, beta)
         case .thresholdedReLU(let alpha, let inclusive): ocm_unary(OCM_UNARY_THRESHOLDED_RELU, x, y, count, alpha, inclusive ? 1 : 0)
         case .scaledTanh(let alpha, let beta): ocm_unary(OCM_UNARY_SCALED_TANH, x, y, count, alpha, beta)
         case .sigmoidHard(let alpha, let beta): ocm_unary(OCM_UNARY_HARD_SIGMOID, x, y, count, alpha, beta)
@@ -103,6 +106,9 @@ package enum Activation: Equatable, Sendable {
         case .leakyReLU(let alpha): return x > 0 ? x : alpha * x
         case .prelu: return x > 0 ? x : channelAlpha * x
         case .linear(let alpha, let beta): return alpha * x + beta
+        case .clampedReLU(let alpha, let beta):
+            let t = x >= 0 ? x : alpha * x
+            return t > beta ? beta : t
         case .thresholdedReLU(let alpha, let inclusive): return (inclusive ? x >= alpha : x > alpha) ? x : 0
         case .tanh: return Foundation.tanh(x)
         case .scaledTanh(let alpha, let beta): return alpha * Foundation.tanh(beta * x)

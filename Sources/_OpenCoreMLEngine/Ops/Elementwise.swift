@@ -2,7 +2,8 @@ import Foundation
 import _OpenCoreMLKernels
 
 /// The elementwise math functions of one input that both interpreters share (the classic `unary`
-/// layer's, the ML Program's `exp`, `sqrt`, `rsqrt`, `log`, …), on the C kernels (``ocm_unary``).
+/// layer's, the ML Program's `exp`, `sqrt`, `rsqrt`, `log`, `inverse`, `threshold`, the
+/// trigonometric and rounding functions, …), on the C kernels (``ocm_unary``).
 package enum UnaryFunction: Equatable, Sendable {
     case exp
     /// `log(x + epsilon)`.
@@ -25,6 +26,15 @@ package enum UnaryFunction: Equatable, Sendable {
     case truncate
     /// `x != 0 ? 1 : 0` (a cast to bool).
     case boolean
+    case sin, cos, tan, asin, acos, atan, sinh, cosh, atanh
+    case erf
+    /// `2^x`.
+    case exp2
+    case floor, ceil
+    /// The nearest integer, ties to even (NumPy's `round`, which the opsets' reference uses).
+    case round
+    /// 1, −1 or 0 by the sign of x (NaN stays NaN).
+    case sign
 
     private var kernel: (op: ocm_unary_op, p: Float) {
         switch self {
@@ -41,6 +51,21 @@ package enum UnaryFunction: Equatable, Sendable {
         case .roundToHalf: (OCM_UNARY_ROUND_HALF, 0)
         case .truncate: (OCM_UNARY_TRUNC, 0)
         case .boolean: (OCM_UNARY_BOOL, 0)
+        case .sin: (OCM_UNARY_SIN, 0)
+        case .cos: (OCM_UNARY_COS, 0)
+        case .tan: (OCM_UNARY_TAN, 0)
+        case .asin: (OCM_UNARY_ASIN, 0)
+        case .acos: (OCM_UNARY_ACOS, 0)
+        case .atan: (OCM_UNARY_ATAN, 0)
+        case .sinh: (OCM_UNARY_SINH, 0)
+        case .cosh: (OCM_UNARY_COSH, 0)
+        case .atanh: (OCM_UNARY_ATANH, 0)
+        case .erf: (OCM_UNARY_ERF, 0)
+        case .exp2: (OCM_UNARY_EXP2, 0)
+        case .floor: (OCM_UNARY_FLOOR, 0)
+        case .ceil: (OCM_UNARY_CEIL, 0)
+        case .round: (OCM_UNARY_ROUND, 0)
+        case .sign: (OCM_UNARY_SIGN, 0)
         }
     }
 
@@ -51,7 +76,7 @@ package enum UnaryFunction: Equatable, Sendable {
     }
 
     /// f′(v), given v and y = f(v) (the classic trainer's; the gradient of abs at 0 and of
-    /// threshold at its floor is taken as 0).
+    /// threshold at its floor is taken as 0, that of the rounding functions and sign as 0 everywhere).
     @inline(__always)
     func derivative(_ v: Float, _ y: Float) -> Float {
         switch self {
@@ -64,7 +89,18 @@ package enum UnaryFunction: Equatable, Sendable {
         case .abs: return v > 0 ? 1 : v < 0 ? -1 : 0
         case .square: return 2 * v
         case .threshold(let floor): return v > floor ? 1 : 0
-        case .logicalNot, .roundToHalf, .truncate, .boolean: return 0
+        case .sin: return Foundation.cos(v)
+        case .cos: return -Foundation.sin(v)
+        case .tan: return 1 + y * y
+        case .asin: return 1 / (1 - v * v).squareRoot()
+        case .acos: return -1 / (1 - v * v).squareRoot()
+        case .atan: return 1 / (1 + v * v)
+        case .sinh: return Foundation.cosh(v)
+        case .cosh: return Foundation.sinh(v)
+        case .atanh: return 1 / (1 - v * v)
+        case .erf: return 1.1283791670955126 * Foundation.exp(-v * v)
+        case .exp2: return 0.6931471805599453 * y
+        case .logicalNot, .roundToHalf, .truncate, .boolean, .floor, .ceil, .round, .sign: return 0
         }
     }
 }

@@ -1,10 +1,12 @@
+import Foundation
 import _OpenCoreMLKernels
 
 /// Normalizations written once for both interpreters: batch normalization (stored statistics folded
 /// into one scale and shift per channel, or statistics computed over the batch or per instance,
-/// with the full gradient), instance and layer normalization, and L2 normalization. The classic
-/// `batchnorm` and `l2normalize` layers and the ML Program's `batch_norm`, `instance_norm` and
-/// `layer_norm` are adapters from their parameters to these.
+/// with the full gradient), instance and layer normalization, L2 normalization and local response
+/// normalization. The classic `batchnorm` and `l2normalize` layers and the ML Program's
+/// `batch_norm`, `instance_norm`, `layer_norm`, `l2_norm` and `local_response_norm` are adapters
+/// from their parameters to these.
 ///
 /// Variances are the population variance and ε is added to the variance before its square root.
 /// Computed statistics accumulate in double precision (two passes: the mean, then the squares
@@ -265,6 +267,33 @@ enum Normalization {
             var dot: Float = 0
             for i in base..<(base + size) { dot += dy[i] * y[i] }
             for i in base..<(base + size) { dx[i] = (dy[i] - y[i] * dot) * inverseNorms[block] }
+        }
+    }
+
+    // MARK: Local response normalization
+
+    /// `y = x / (k + alpha/size · Σ x²)^beta` for `blocks` examples of `channels` planes of `plane`
+    /// values, the sum over the `size` channels from `c − ⌊size/2⌋` to `c + ⌊(size − 1)/2⌋`, those
+    /// outside counting as 0. (For an even `size` this is PyTorch's `LocalResponseNorm` window,
+    /// which coremltools' tests compare `local_response_norm` with; Core ML's documentation of the
+    /// classic `lrn` layer places the extra channel after `c` instead.)
+    static func localResponseNorm(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, blocks: Int, channels: Int, plane: Int,
+                                  size: Int, alpha: Float, beta: Float, k: Float) {
+        guard plane > 0, channels > 0 else { return }
+        let sums = UnsafeMutablePointer<Float>.allocate(capacity: plane)
+        defer { sums.deallocate() }
+        let scale = alpha / Float(size)
+        for block in 0..<blocks {
+            let base = block * channels * plane
+            for c in 0..<channels {
+                sums.update(repeating: 0, count: plane)
+                for j in max(c - size / 2, 0)...min(c + (size - 1) / 2, channels - 1) {
+                    let row = x + base + j * plane
+                    for i in 0..<plane { sums[i] += row[i] * row[i] }
+                }
+                let offset = base + c * plane
+                for i in 0..<plane { y[offset + i] = x[offset + i] * Foundation.pow(k + scale * sums[i], -beta) }
+            }
         }
     }
 }

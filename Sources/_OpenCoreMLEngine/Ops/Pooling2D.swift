@@ -2,7 +2,7 @@ import CoreMLSpec
 import _OpenCoreMLKernels
 
 /// 2-D pooling over planes of H×W, written once for both interpreters: classic pooling layers
-/// (max, average, L2; windowed or global) and the ML Program `max_pool` and `avg_pool`.
+/// (max, average, L2; windowed or global) and the ML Program `max_pool`, `avg_pool` and `l2_pool`.
 ///
 /// Padding never wins a max (a window wholly in the padding gives 0). An average divides by the
 /// window's in-plane inputs when it excludes the padding (classic `avgPoolExcludePadding`, MIL
@@ -12,7 +12,7 @@ struct Pooling2D: Sendable {
     enum Kind: Equatable, Sendable {
         case max
         case average(excludePadding: Bool)
-        /// The square root of the window's sum of squares (classic only).
+        /// The square root of the window's sum of squares (the padding adds nothing).
         case l2
     }
 

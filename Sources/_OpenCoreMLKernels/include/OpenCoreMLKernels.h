@@ -323,6 +323,16 @@ typedef enum {
     OCM_UNARY_ROUND_HALF,       /* x rounded to the nearest float16 value (ties to even; overflow to ±∞) */
     OCM_UNARY_TRUNC,            /* x rounded toward zero */
     OCM_UNARY_BOOL,             /* x != 0 ? 1 : 0 (NaN gives 1) */
+    OCM_UNARY_SIN, OCM_UNARY_COS, OCM_UNARY_TAN, /* the C library's, as every function up to ERF */
+    OCM_UNARY_ASIN, OCM_UNARY_ACOS, OCM_UNARY_ATAN,
+    OCM_UNARY_SINH, OCM_UNARY_COSH, OCM_UNARY_ATANH,
+    OCM_UNARY_ERF,              /* the vector levels by polynomial (error below 2·10⁻⁷) */
+    OCM_UNARY_EXP2,             /* 2^x */
+    OCM_UNARY_FLOOR,            /* the integer at or below x */
+    OCM_UNARY_CEIL,             /* the integer at or above x */
+    OCM_UNARY_ROUND,            /* the nearest integer, ties to even (NumPy's round) */
+    OCM_UNARY_SIGN,             /* 1, −1 or 0 by x's sign */
+    OCM_UNARY_CLAMPED_RELU,     /* min(x >= 0 ? x : p·x, q) */
     OCM_UNARY_COUNT
 } ocm_unary_op;
 void ocm_unary(ocm_unary_op op, const float *x, float *y, size_t n, float p, float q);
@@ -337,6 +347,8 @@ typedef enum {
     OCM_BINARY_LESS, OCM_BINARY_LESS_EQUAL,
     OCM_BINARY_AND, OCM_BINARY_OR, OCM_BINARY_XOR,
     OCM_BINARY_RIGHT, /* y = b (a broadcast copy) */
+    OCM_BINARY_FLOOR_DIV, /* ⌊a/b⌋ (Python's and NumPy's: a/b computed as (a − mod)/b, exact for integers) */
+    OCM_BINARY_MOD,       /* a − b·⌊a/b⌋, the sign of b (Python's and NumPy's; fmod(a, b) when b is 0: NaN) */
     OCM_BINARY_COUNT
 } ocm_binary_op;
 /* y = a op b over n elements of one shape; y may alias a or b exactly. */
