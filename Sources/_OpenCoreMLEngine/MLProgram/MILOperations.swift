@@ -32,7 +32,8 @@ enum MILOperations {
         table["crop"] = crop
         table["max_pool"] = pooling(max: true)
         table["avg_pool"] = pooling(max: false)
-        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention] {
+        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention,
+                       quantization, random, lists] {
             table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
         }
         return table
@@ -50,7 +51,8 @@ enum MILOperations {
 
     static func fetch(_ argument: ProgramPlan.Argument, _ slots: ProgramPlan.Frame) -> MILTensor {
         switch argument {
-        case .slot(let slot): return slots[slot]!
+        // A slot holding a list (or, in a malformed program, nothing) reads as an empty tensor: never a trap.
+        case .slot(let slot): return slots[slot] ?? MILTensor(shape: [0], values: [])
         case .constant(let constant): return constant.tensor ?? MILTensor(shape: [0], values: [])
         }
     }
