@@ -23,13 +23,10 @@ struct MILRandomListQuantizeTests {
         program.block.operations.append(operation)
     }
 
+    /// The error `body` throws, described ("no error" when it throws none).
     static func failure(_ body: () throws -> Void) -> String {
-        do {
-            try body()
-            return "no error"
-        } catch {
-            return "\(error)"
-        }
+        guard case .failure(let error) = Result(catching: body) else { return "no error" }
+        return "\(error)"
     }
 
     // MARK: quantize, dequantize
