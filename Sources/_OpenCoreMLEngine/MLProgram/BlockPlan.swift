@@ -11,11 +11,11 @@ struct BlockPlan {
     let inputTypes: [CoreML_Specification_MILSpec_ValueType?]
     let outputTypes: [CoreML_Specification_MILSpec_ValueType?]
 
-    /// Runs the block on `inputs` (one per block input) and returns its outputs.
-    func run(_ inputs: [MILTensor], _ frame: inout ProgramPlan.Frame) throws -> [MILTensor] {
-        for (slot, tensor) in zip(inputSlots, inputs) { frame[slot] = tensor }
+    /// Runs the block on `inputs` (one per block input, tensors or lists) and returns its outputs.
+    func run(_ inputs: [MILValue], _ frame: inout ProgramPlan.Frame) throws -> [MILValue] {
+        for (slot, value) in zip(inputSlots, inputs) { frame.setValue(value, at: slot) }
         try steps.run(&frame)
-        return outputs.map { MILOperations.fetch($0, frame) }
+        return outputs.map { frame.value($0) }
     }
 }
 

@@ -38,7 +38,11 @@ enum MILOperations {
         table["max_pool"] = pooling(.max)
         table["avg_pool"] = pooling(.average(excludePadding: false))
         table["l2_pool"] = pooling(.l2)
-                for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention, states, layout] {
+        let families = [
+            activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting,
+            recurrent, attention, states, layout, quantization, random, lists,
+        ]
+        for family in families {
             table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
         }
         return table
@@ -59,7 +63,8 @@ enum MILOperations {
 
     static func fetch(_ argument: ProgramPlan.Argument, _ slots: ProgramPlan.Frame) -> MILTensor {
         switch argument {
-        case .slot(let slot): return slots[slot]!
+        // A slot holding a list (or, in a malformed program, nothing) reads as an empty tensor: never a trap.
+        case .slot(let slot): return slots[slot] ?? MILTensor(shape: [0], values: [])
         case .constant(let constant): return constant.tensor ?? MILTensor(shape: [0], values: [])
         }
     }

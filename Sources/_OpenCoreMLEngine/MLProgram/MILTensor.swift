@@ -29,3 +29,10 @@ package struct MILTensor: Equatable, Sendable {
         return shape.contains(0) ? 0 : span
     }
 }
+
+/// What a slot holds while an ML Program runs: a tensor, or a list (``MILList``). Only control
+/// flow passes values of either kind on; every other operation reads and writes tensors.
+enum MILValue {
+    case tensor(MILTensor)
+    case list(MILList)
+}

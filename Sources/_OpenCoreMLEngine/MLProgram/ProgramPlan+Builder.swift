@@ -171,9 +171,10 @@ extension ProgramPlan {
                               fusing fused: (activation: Activation?, output: CoreML_Specification_MILSpec_NamedValueType)? = nil,
                               at place: String) throws -> Step? {
             switch operation.type {
-            case "const":
+            case "const", "_const_symbolic":
+                // coremltools' internal `_const_symbolic` is a const; saved without its pass pipeline it has no value (refused here).
                 guard let value = operation.attributes["val"], let output = operation.outputs.first else {
-                    throw EngineError("\(place): a const without a value")
+                    throw EngineError("\(place): a \(operation.type) without a value")
                 }
                 define(constant: try reservations.decode(value, at: place), named: output.name, type: output.type)
                 return nil
@@ -203,6 +204,7 @@ extension ProgramPlan {
                 let expected = MILOperations.noOutputs.contains(operation.type) ? "none" : "one"
                 throw EngineError("\(place): \(operation.outputs.count) outputs; '\(operation.type)' has \(expected)")
             }
+            try refuseListArguments(operation, at: place)
             try reservations.reserve(ProgramPlan.stepBytes, for: place)
             var context = context(for: operation, at: place)
             context.fusedActivation = fused?.activation

@@ -40,7 +40,7 @@ extension ProgramPlan.Builder {
                 throw context.fail("pred holds \(condition.count) values (shape \(condition.shape)); cond needs one boolean")
             }
             let results = try branches[condition.values[0] != 0 ? 0 : 1].run([], &frame)
-            for (slot, value) in zip(outputs, results) { frame[slot] = value }
+            for (slot, value) in zip(outputs, results) { frame.setValue(value, at: slot) }
         }
     }
 
@@ -77,12 +77,15 @@ extension ProgramPlan.Builder {
         }
         let outputs = operation.outputs.map { newSlot(named: $0.name, type: $0.type) }
         return { frame in
-            var values = loopVariables.map { MILOperations.fetch($0, frame) }
+            // Loop variables may be lists (``MILList``) as well as tensors.
+            var values = loopVariables.map { frame.value($0) }
             // Work inside the loop counts against the run's loop work limit.
             frame.loopDepth += 1
             defer { frame.loopDepth -= 1 }
             while true {
-                let test = try condition.run(values, &frame)[0]
+                guard case .tensor(let test) = try condition.run(values, &frame)[0] else {
+                    throw context.fail("the condition block yields a list; it must yield one boolean")
+                }
                 guard test.count == 1 else {
                     throw context.fail("the condition block yields \(test.count) values (shape \(test.shape)); it must yield one boolean")
                 }
@@ -90,7 +93,7 @@ extension ProgramPlan.Builder {
                 try frame.countIteration(at: place)
                 values = try body.run(values, &frame)
             }
-            for (slot, value) in zip(outputs, values) { frame[slot] = value }
+            for (slot, value) in zip(outputs, values) { frame.setValue(value, at: slot) }
         }
     }
 

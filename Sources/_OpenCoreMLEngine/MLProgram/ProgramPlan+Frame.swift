@@ -10,8 +10,13 @@ extension ProgramPlan {
     /// A released tensor's storage goes back to the pool when no other slot holds it (a `reshape`
     /// shares its input's storage, for one) and the slot is one a step fills (not an input, whose
     /// storage is the caller's). The frame counts how many slots hold each storage to know.
+    ///
+    /// A slot may hold a list instead (`make_list` and the list operations, see ``MILList``); lists
+    /// are kept apart from the tensors, so that reading a tensor's slot costs what it always did.
     struct Frame {
         private var slots: [MILTensor?]
+        /// The lists slots hold, by slot; a slot holding a list holds no tensor.
+        private var lists: [Int: MILList] = [:]
         /// How many slots hold each storage, by its address, and the values they hold in all.
         private var holders: [UnsafeRawPointer: Int] = [:]
         private(set) var statistics = RunStatistics()
@@ -60,9 +65,46 @@ extension ProgramPlan {
         /// Empties `slot` (no step reads it again); its storage goes back to the pool if nothing
         /// else holds it.
         mutating func release(_ slot: Int) {
-            guard let tensor = slots[slot] else { return }
+            guard let tensor = slots[slot] else {
+                if !lists.isEmpty { lists[slot] = nil }
+                return
+            }
             slots[slot] = nil
             if letGo(tensor) && poolable[slot] { pool.give(tensor.values) }
+        }
+
+        /// The list in `slot`, nil when it holds none.
+        func list(_ slot: Int) -> MILList? { lists[slot] }
+
+        /// Puts `list` in `slot` (letting go of a tensor there).
+        mutating func setList(_ list: MILList, at slot: Int) {
+            self[slot] = nil
+            lists[slot] = list
+        }
+
+        /// What `argument` reads, tensor or list (control flow passes both on); an empty tensor
+        /// for a slot that holds neither, as ``MILOperations/fetch(_:_:)`` reads it.
+        func value(_ argument: Argument) -> MILValue {
+            if case .slot(let slot) = argument, slots[slot] == nil, let list = lists[slot] { return .list(list) }
+            return .tensor(MILOperations.fetch(argument, self))
+        }
+
+        /// Puts `value` in `slot`, tensor or list.
+        mutating func setValue(_ value: MILValue, at slot: Int) {
+            switch value {
+            case .tensor(let tensor):
+                if !lists.isEmpty { lists[slot] = nil }
+                self[slot] = tensor
+            case .list(let list):
+                setList(list, at: slot)
+            }
+        }
+
+        /// Reserves `bytes` from the budget for what a list grows by (see ``MILList``); like a new
+        /// buffer's, the reservation is settled when the run ends.
+        mutating func reserve(_ bytes: Int, at place: String) throws {
+            try budget.reserve(bytes, for: place)
+            reservedBytes += bytes
         }
 
         /// A zero-filled buffer for a tensor of `shape`, checked against the plan's limit: a pooled
