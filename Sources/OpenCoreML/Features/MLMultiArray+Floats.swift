@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 
 extension MLMultiArray {
@@ -18,6 +19,10 @@ extension MLMultiArray {
         case .int32:
             let source = dataPointer.assumingMemoryBound(to: Int32.self)
             for i in 0..<count { destination[i] = Float(source[i]) }
+        case .float16:
+            // The input of an fp16 program: element by element through `floatValues` it cost more than the prediction.
+            let source = dataPointer.assumingMemoryBound(to: UInt16.self)
+            for i in 0..<count { destination[i] = HalfPrecision.float(fromBits: source[i]) }
         default:
             let values = floatValues()
             values.withUnsafeBufferPointer { destination.update(from: $0.baseAddress!, count: count) }
@@ -34,6 +39,9 @@ extension MLMultiArray {
         case .double:
             let target = array.dataPointer.assumingMemoryBound(to: Double.self)
             for i in 0..<count { target[i] = Double(values[i]) }
+        case .float16:
+            let target = array.dataPointer.assumingMemoryBound(to: UInt16.self)
+            for i in 0..<count { target[i] = HalfPrecision.bits(from: values[i]) }
         default:
             for i in 0..<count { array[i] = NSNumber(value: values[i]) }
         }
