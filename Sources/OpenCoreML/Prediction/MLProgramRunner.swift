@@ -9,12 +9,16 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     private let outputs: [CoreML_Specification_FeatureDescription]
     /// The shapes each multi-array input accepts, by name.
     private let inputShapes: [String: MLMultiArrayConstraint]
+    /// The label and probabilities of a program ending in `classify`.
+    private let classifier: MLProgramClassifier?
 
     /// Compiles the program, its steps and constants reserved from `budget`, which its
     /// predictions draw from too.
     init(specification: CoreML_Specification_Model, budget: MemoryBudget, loopWorkLimit: Int) throws {
         guard case .mlProgram(let program)? = specification.type else { preconditionFailure("not an ML Program") }
-        plan = try Self.engine { try ProgramPlan(program: program, budget: budget, loopWorkLimit: loopWorkLimit) }
+        let (runnable, classifier) = try MLProgramClassifier.split(program, description: specification.description_p)
+        self.classifier = classifier
+        plan = try Self.engine { try ProgramPlan(program: runnable, budget: budget, loopWorkLimit: loopWorkLimit) }
         outputs = specification.description_p.output
         var shapes: [String: MLMultiArrayConstraint] = [:]
         for input in specification.description_p.input {
@@ -71,6 +75,10 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
             let results = try Self.engine { try plan.run(inputs) }
             var features: [String: MLFeatureValue] = [:]
             for output in outputs {
+                if let classified = try classifier?.features(for: output.name, results, modelName: "ML Program") {
+                    features.merge(classified) { _, new in new }
+                    continue
+                }
                 guard let tensor = results[output.name] else { continue }
                 // The declared type, as Core ML returns it (the program computes in float32).
                 var dataType = MLMultiArrayDataType.float32

@@ -29,17 +29,20 @@ enum MILOperations {
         table["cast"] = cast
         table["conv"] = convolution
         table["conv_transpose"] = convolutionTranspose
+        table["conv_quantized"] = quantizedConvolution
         table["crop"] = crop
+        table["einsum"] = einsum
+        table["classify"] = classify
         table["max_pool"] = pooling(max: true)
         table["avg_pool"] = pooling(max: false)
-        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention] {
+        for family in [activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting, recurrent, attention, imageSampling, detection] {
             table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
         }
         return table
     }()
 
     /// The operation types that may have more than one output (the others have exactly one).
-    static let multipleOutputs: Set<String> = ["split", "topk", "lstm", "gru", "rnn"]
+    static let multipleOutputs: Set<String> = ["split", "topk", "lstm", "gru", "rnn", "non_maximum_suppression", "classify"]
 
     // MARK: Arguments
 
