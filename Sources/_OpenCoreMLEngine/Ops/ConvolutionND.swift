@@ -94,7 +94,7 @@ package struct ConvolutionND: Sendable {
 
     /// Scratch floats ``forward`` and ``transpose`` need.
     package var scratchFloats: Int { (inChannels / groups) * window.kernelCount * window.outputCount }
-    package var transposeScratchFloats: Int { (outChannels / groups) * window.kernelCount * window.inputCount }
+    package var transposeScratchFloats: Int { (outChannels / groups) * window.kernelCount * window.outputCount }
 
     /// `images` convolutions of `x` (`inChannels × window.input`) by `weights`
     /// (`outChannels × inChannels/groups × kernel`) into `y` (`outChannels × window.output` each),
