@@ -205,20 +205,9 @@ extension MILOperations {
             let shape = [n, outChannels] + window.output
             var values = try slots.unfilledBuffer(shape, context)
             var columns = try slots.unfilledBuffer([max(convolution.scratchFloats, 1)], context)
-            if !values.isEmpty {
-                input.values.withUnsafeBufferPointer { x in
-                    weight.values.withUnsafeBufferPointer { w in
-                        withOptionalPointer(bias?.values) { bias in
-                            values.withUnsafeMutableBufferPointer { y in
-                                columns.withUnsafeMutableBufferPointer { columns in
-                                    convolution.forward(x.baseAddress!, weights: w.baseAddress!, bias: bias, into: y.baseAddress!, images: n,
-                                                        scratch: columns.baseAddress!)
-                                    context.fusedActivation?.apply(y.baseAddress!, count: y.count)
-                                }
-                            }
-                        }
-                    }
-                }
+            convolution.run(transposed: false, input.values, weights: weight.values, bias: bias?.values, into: &values, images: n, scratch: &columns)
+            if let activation = context.fusedActivation, !values.isEmpty {
+                values.withUnsafeMutableBufferPointer { activation.apply($0.baseAddress!, count: $0.count) }
             }
             slots.recycle(columns)
             slots[outputs[0]] = MILTensor(shape: shape, values: values)

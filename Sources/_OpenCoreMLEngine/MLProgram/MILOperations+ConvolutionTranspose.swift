@@ -66,18 +66,7 @@ extension MILOperations {
                 let transpose = ConvolutionND(inChannels: inChannels, outChannels: outChannels, groups: groups, window: window)
                 values = try slots.unfilledBuffer(shape, context)
                 var columns = try slots.unfilledBuffer([max(transpose.transposeScratchFloats, 1)], context)
-                input.values.withUnsafeBufferPointer { x in
-                    weight.values.withUnsafeBufferPointer { w in
-                        withOptionalPointer(bias?.values) { bias in
-                            values.withUnsafeMutableBufferPointer { y in
-                                columns.withUnsafeMutableBufferPointer { columns in
-                                    transpose.transpose(x.baseAddress!, weights: w.baseAddress!, bias: bias, into: y.baseAddress!, images: n,
-                                                        scratch: columns.baseAddress!)
-                                }
-                            }
-                        }
-                    }
-                }
+                transpose.run(transposed: true, input.values, weights: weight.values, bias: bias?.values, into: &values, images: n, scratch: &columns)
                 slots.recycle(columns)
             } else {
                 // 1-D as 2-D with height 1.

@@ -133,6 +133,28 @@ package struct ConvolutionND: Sendable {
         }
     }
 
+    /// ``forward`` (or, with `transposed`, ``transpose``) over arrays: `images` images of `x`
+    /// into `y`, with `scratch` of at least ``scratchFloats`` (``transposeScratchFloats``) floats.
+    package func run(transposed: Bool, _ x: [Float], weights: [Float], bias: [Float]?, into y: inout [Float], images: Int, scratch: inout [Float]) {
+        guard images > 0, !y.isEmpty else { return }
+        x.withUnsafeBufferPointer { x in
+            weights.withUnsafeBufferPointer { w in
+                y.withUnsafeMutableBufferPointer { y in
+                    scratch.withUnsafeMutableBufferPointer { columns in
+                        func pass(_ bias: UnsafePointer<Float>?) {
+                            if transposed {
+                                transpose(x.baseAddress!, weights: w.baseAddress!, bias: bias, into: y.baseAddress!, images: images, scratch: columns.baseAddress!)
+                            } else {
+                                forward(x.baseAddress!, weights: w.baseAddress!, bias: bias, into: y.baseAddress!, images: images, scratch: columns.baseAddress!)
+                            }
+                        }
+                        if let bias { bias.withUnsafeBufferPointer { pass($0.baseAddress) } } else { pass(nil) }
+                    }
+                }
+            }
+        }
+    }
+
     private static func addBias(_ bias: UnsafePointer<Float>, to y: UnsafeMutablePointer<Float>, channels: Int, plane: Int) {
         for channel in 0..<channels {
             let value = bias[channel], row = y + channel * plane
