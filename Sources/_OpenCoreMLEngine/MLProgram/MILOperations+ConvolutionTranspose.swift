@@ -84,9 +84,10 @@ extension MILOperations {
     /// A `conv_transpose` weight: `[C_in, C_out/groups, kernel…]` of 1 to 3 spatial axes, none empty,
     /// `groups` dividing `C_in`.
     private static func checkTransposeWeight(_ shape: [Int], groups: Int, _ context: OperationContext) throws {
-        guard (3...5).contains(shape.count), !shape.contains(0), shape[0] % groups == 0 else {
-            throw context.fail("conv_transpose's weight \(shape) is not a non-empty [C_in, C_out/groups, kernel…] of 1 to 3 spatial axes with C_in divisible by groups \(groups)")
+        guard (3...5).contains(shape.count), !shape.contains(0) else {
+            throw context.fail("conv_transpose's weight \(shape) is not a non-empty [C_in, C_out/groups, kernel…] of 1 to 3 spatial axes")
         }
+        guard shape[0] % groups == 0 else { throw context.fail("groups \(groups) does not divide the \(shape[0]) input channels") }
     }
 
     /// A 2-D transposed convolution (`planar`: the plane's sizes, kernel, strides, dilations, the
