@@ -11,13 +11,17 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     private let inputShapes: [String: MLMultiArrayConstraint]
     /// The image inputs, by name (MLProgramRunner+Images.swift).
     private let imageInputs: [String: CoreML_Specification_ImageFeatureType]
+    /// The label and probabilities of a program ending in `classify`.
+    private let classifier: MLProgramClassifier?
 
     /// Compiles the program, its steps and constants reserved from `budget`, which its
     /// predictions draw from too.
     init(specification: CoreML_Specification_Model, budget: MemoryBudget, loopWorkLimit: Int,
          functionName: String = CoreML_Specification_MILSpec_Program.mainFunctionName) throws {
         guard case .mlProgram(let program)? = specification.type else { preconditionFailure("not an ML Program") }
-        plan = try Self.engine { try ProgramPlan(program: program, budget: budget, functionName: functionName, loopWorkLimit: loopWorkLimit) }
+        let (runnable, classifier) = try MLProgramClassifier.split(program, description: specification.description_p)
+        self.classifier = classifier
+        plan = try Self.engine { try ProgramPlan(program: runnable, budget: budget, functionName: functionName, loopWorkLimit: loopWorkLimit) }
         outputs = specification.description_p.output
         var shapes: [String: MLMultiArrayConstraint] = [:]
         for input in specification.description_p.input {
@@ -86,6 +90,10 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
             let results = try run(inputs, state: state)
             var features: [String: MLFeatureValue] = [:]
             for output in outputs {
+                if let classified = try classifier?.features(for: output.name, results, modelName: "ML Program") {
+                    features.merge(classified) { _, new in new }
+                    continue
+                }
                 guard let tensor = results[output.name] else { continue }
                 if case .imageType(let image)? = output.type.type {
                     features[output.name] = try Self.imageOutput(tensor, name: output.name, type: image)

@@ -1,7 +1,8 @@
 import _OpenCoreMLKernels
 
-/// 2-D transposed convolution (`conv_transpose`: the adjoint of `conv`, as decoders upsample with
-/// it) and `crop` (what coremltools puts after one converted from PyTorch's `padding`), over
+/// Transposed convolution (`conv_transpose`: the adjoint of `conv`, as decoders upsample with
+/// it; 1-D as 2-D with height 1, 2-D by the C kernels, 3-D by ``ConvolutionND``; the weight may be
+/// computed, as iOS 17 allows) and `crop` (what coremltools puts after one converted from PyTorch's `padding`), over
 /// N×C×H×W inputs.
 ///
 /// Input position i of a spatial axis feeds output positions i·stride + k·dilation − pad_before for
@@ -10,89 +11,123 @@ import _OpenCoreMLKernels
 /// transpose of `conv`'s im2col and product.
 extension MILOperations {
     static let convolutionTranspose: Make = { arguments, outputs, context in
-        let x = try argument(arguments, "x", context)
-        guard case .constant(.tensor(let weight)) = try argument(arguments, "weight", context), weight.shape.count == 4,
-              !weight.shape.contains(0) else {
-            throw context.fail("conv_transpose needs a constant 4-D weight [C_in, C_out/groups, kH, kW] (2-D only)")
-        }
+        let x = try argument(arguments, "x", context), weightArgument = try argument(arguments, "weight", context)
+        let biasArgument = arguments["bias"]?.first
         let groups = try constantInts(arguments, "groups", context)?.first ?? 1
-        let (inChannels, outPerGroup, kh, kw) = (weight.shape[0], weight.shape[1], weight.shape[2], weight.shape[3])
-        guard groups >= 1, inChannels % groups == 0 else { throw context.fail("groups \(groups) does not divide the \(inChannels) input channels") }
-        let outChannels = outPerGroup * groups
-        let bias = try arguments["bias"].map { _ -> MILTensor in
-            guard case .constant(.tensor(let b)) = try argument(arguments, "bias", context), b.count == outChannels else {
-                throw context.fail("conv_transpose's bias must be a constant of \(outChannels) values")
-            }
-            return b
-        }
-        let strides = try constantInts(arguments, "strides", context) ?? [1, 1]
-        let dilations = try constantInts(arguments, "dilations", context) ?? [1, 1]
+        let strides = try constantInts(arguments, "strides", context), dilations = try constantInts(arguments, "dilations", context)
         let padType = try constantString(arguments, "pad_type", context) ?? "valid"
-        let pad = try constantInts(arguments, "pad", context) ?? [0, 0, 0, 0]
+        let pad = try constantInts(arguments, "pad", context)
         let outputShape = try constantInts(arguments, "output_shape", context)
-        guard strides.count == 2, dilations.count == 2, strides.allSatisfy({ $0 > 0 && $0 <= 1 << 16 }),
-              dilations.allSatisfy({ $0 > 0 && $0 <= 1 << 16 }), kh <= 1 << 16, kw <= 1 << 16 else {
-            throw context.fail("strides and dilations need two values from 1 to 65536")
-        }
-        guard pad.count == 4, pad.allSatisfy({ $0 >= 0 && $0 <= 1 << 16 }) else { throw context.fail("pad needs 4 values from 0 to 65536") }
+        guard groups >= 1, groups <= 1 << 24 else { throw context.fail("groups \(groups) must be positive") }
         guard ["valid", "custom", "same"].contains(padType) else { throw context.fail("pad_type '\(padType)' is not supported") }
-        if let outputShape, outputShape.count != 4 || outputShape[1] != outChannels || outputShape[2...].contains(where: { $0 < 1 || $0 > 1 << 24 }) {
-            throw context.fail("output_shape \(outputShape) is not [n, \(outChannels), H, W] with positive sizes")
-        }
-        let perGroup = inChannels / groups, rows = outPerGroup * kh * kw
+        if case .constant(.tensor(let weight)) = weightArgument { try checkTransposeWeight(weight.shape, groups: groups, context) }
         return { slots in
-            let input = fetch(x, slots)
-            guard input.shape.count == 4, input.shape[1] == inChannels else {
-                throw context.fail("input \(input.shape) does not have \(inChannels) channels in N×C×H×W")
+            let input = fetch(x, slots), weight = fetch(weightArgument, slots), bias = biasArgument.map { fetch($0, slots) }
+            try checkTransposeWeight(weight.shape, groups: groups, context)
+            let axes = weight.shape.count - 2, inChannels = weight.shape[0], outChannels = weight.shape[1] * groups
+            guard input.shape.count == axes + 2, input.shape[1] == inChannels else {
+                throw context.fail("input \(input.shape) does not have \(inChannels) channels in N×C×spatial (\(axes) spatial axes)")
             }
-            let (n, h, w) = (input.shape[0], input.shape[2], input.shape[3])
+            if let bias, bias.count != outChannels { throw context.fail("conv_transpose's bias has \(bias.count) values, not \(outChannels)") }
+            let strides = strides ?? Array(repeating: 1, count: axes), dilations = dilations ?? Array(repeating: 1, count: axes)
+            let kernel = Array(weight.shape[2...]), sizes = Array(input.shape[2...])
+            guard strides.count == axes, dilations.count == axes, strides.allSatisfy({ $0 > 0 && $0 <= 1 << 16 }),
+                  dilations.allSatisfy({ $0 > 0 && $0 <= 1 << 16 }), kernel.allSatisfy({ $0 <= 1 << 16 }), sizes.allSatisfy({ $0 <= 1 << 24 }) else {
+                throw context.fail("strides and dilations need \(axes) values from 1 to 65536")
+            }
+            let pad = pad ?? Array(repeating: 0, count: 2 * axes)
+            guard pad.count == 2 * axes, pad.allSatisfy({ $0 >= 0 && $0 <= 1 << 16 }) else {
+                throw context.fail("pad needs \(2 * axes) values from 0 to 65536")
+            }
+            if let outputShape, outputShape.count != axes + 2 || outputShape[1] != outChannels || outputShape[2...].contains(where: { $0 < 1 || $0 > 1 << 24 }) {
+                throw context.fail("output_shape \(outputShape) is not [n, \(outChannels), spatial…] with positive sizes")
+            }
             // The full output of every tap, then the padding taken off its start (and end).
-            let full = ((h - 1) * strides[0] + (kh - 1) * dilations[0] + 1, (w - 1) * strides[1] + (kw - 1) * dilations[1] + 1)
-            var before = (0, 0), size = full
-            switch padType {
-            case "custom":
-                before = (pad[0], pad[2])
-                size = (full.0 - pad[0] - pad[1], full.1 - pad[2] - pad[3])
-            case "same":
-                size = (h * strides[0], w * strides[1])
-                before = (max(full.0 - size.0, 0) / 2, max(full.1 - size.1, 0) / 2)
-            default: break
+            var before = [Int](), size = [Int]()
+            for axis in 0..<axes {
+                let full = (sizes[axis] - 1) * strides[axis] + (kernel[axis] - 1) * dilations[axis] + 1
+                switch padType {
+                case "custom": (before, size) = (before + [pad[2 * axis]], size + [full - pad[2 * axis] - pad[2 * axis + 1]])
+                case "same": (before, size) = (before + [max(full - sizes[axis] * strides[axis], 0) / 2], size + [sizes[axis] * strides[axis]])
+                default: (before, size) = (before + [0], size + [full])
+                }
             }
-            if let outputShape { size = (outputShape[2], outputShape[3]) }
-            guard size.0 > 0, size.1 > 0 else { throw context.fail("the padding leaves no output of input \(input.shape)") }
-            let plane = h * w, outPlane = size.0 * size.1
-            try slots.countMultiplyAdds(n, inChannels, plane, outPerGroup, kh, kw, context: context)
-            var values = try slots.buffer([n, outChannels, size.0, size.1], context)
-            var columns = try slots.buffer([rows, h, w], context)
-            input.values.withUnsafeBufferPointer { source in
-                weight.values.withUnsafeBufferPointer { kernel in
-                    values.withUnsafeMutableBufferPointer { result in
-                        for image in 0..<n {
-                            for group in 0..<groups {
-                                // columns (C_out/g·kH·kW × H·W) = W_gᵀ · X_g, W_g being C_in/g × (C_out/g·kH·kW).
-                                ocm_sgemm(true, false, Int32(rows), Int32(plane), Int32(perGroup), 1, kernel.baseAddress! + group * perGroup * rows,
-                                          Int32(rows), source.baseAddress! + (image * inChannels + group * perGroup) * plane, Int32(plane), 0,
-                                          &columns, Int32(plane))
-                                ocm_col2im(columns, Int32(outPerGroup), Int32(size.0), Int32(size.1), Int32(kh), Int32(kw),
-                                           Int32(strides[0]), Int32(strides[1]), Int32(dilations[0]), Int32(dilations[1]),
-                                           Int32(before.0), Int32(before.1), Int32(h), Int32(w),
-                                           result.baseAddress! + (image * outChannels + group * outPerGroup) * outPlane)
-                            }
+            if let outputShape { size = Array(outputShape[2...]) }
+            guard size.allSatisfy({ $0 > 0 }), sizes.allSatisfy({ $0 > 0 }) else { throw context.fail("the padding leaves no output of input \(input.shape)") }
+            let n = input.shape[0], shape = [n, outChannels] + size
+            try slots.countMultiplyAdds(n, inChannels, sizes.reduce(1, *), outChannels / groups, kernel.reduce(1, *), context: context)
+            var values: [Float]
+            if axes == 3 {
+                guard n > 0 else {
+                    slots[outputs[0]] = MILTensor(shape: shape, values: [])
+                    return
+                }
+                let window = ConvolutionND.Window(input: size, output: sizes, kernel: kernel, stride: strides, dilation: dilations, padBefore: before)
+                let transpose = ConvolutionND(inChannels: inChannels, outChannels: outChannels, groups: groups, window: window)
+                values = try slots.unfilledBuffer(shape, context)
+                var columns = try slots.unfilledBuffer([max(transpose.transposeScratchFloats, 1)], context)
+                transpose.run(transposed: true, input.values, weights: weight.values, bias: bias?.values, into: &values, images: n, scratch: &columns)
+                slots.recycle(columns)
+            } else {
+                // 1-D as 2-D with height 1.
+                let planar = axes == 1 ? (h: 1, w: sizes[0], kh: 1, kw: kernel[0], sh: 1, sw: strides[0], dh: 1, dw: dilations[0],
+                                          before: (0, before[0]), size: (1, size[0]))
+                    : (h: sizes[0], w: sizes[1], kh: kernel[0], kw: kernel[1], sh: strides[0], sw: strides[1], dh: dilations[0], dw: dilations[1],
+                       before: (before[0], before[1]), size: (size[0], size[1]))
+                values = try transposed2D(input.values, weight.values, bias: bias?.values, images: n, inChannels: inChannels, outChannels: outChannels,
+                                          groups: groups, planar, &slots, context)
+            }
+            slots[outputs[0]] = MILTensor(shape: shape, values: values)
+        }
+    }
+
+    /// A `conv_transpose` weight: `[C_in, C_out/groups, kernel…]` of 1 to 3 spatial axes, none empty,
+    /// `groups` dividing `C_in`.
+    private static func checkTransposeWeight(_ shape: [Int], groups: Int, _ context: OperationContext) throws {
+        guard (3...5).contains(shape.count), !shape.contains(0) else {
+            throw context.fail("conv_transpose's weight \(shape) is not a non-empty [C_in, C_out/groups, kernel…] of 1 to 3 spatial axes")
+        }
+        guard shape[0] % groups == 0 else { throw context.fail("groups \(groups) does not divide the \(shape[0]) input channels") }
+    }
+
+    /// A 2-D transposed convolution (`planar`: the plane's sizes, kernel, strides, dilations, the
+    /// padding taken off the start and the output size) by the C kernels.
+    private static func transposed2D(_ source: [Float], _ weight: [Float], bias: [Float]?, images n: Int, inChannels: Int, outChannels: Int, groups: Int,
+                                     _ planar: (h: Int, w: Int, kh: Int, kw: Int, sh: Int, sw: Int, dh: Int, dw: Int, before: (Int, Int), size: (Int, Int)),
+                                     _ slots: inout ProgramPlan.Frame, _ context: OperationContext) throws -> [Float] {
+        let (h, w, kh, kw, size, before) = (planar.h, planar.w, planar.kh, planar.kw, planar.size, planar.before)
+        let perGroup = inChannels / groups, outPerGroup = outChannels / groups, rows = outPerGroup * kh * kw
+        let plane = h * w, outPlane = size.0 * size.1
+        var values = try slots.buffer([n, outChannels, size.0, size.1], context)
+        var columns = try slots.buffer([rows, h, w], context)
+        source.withUnsafeBufferPointer { source in
+            weight.withUnsafeBufferPointer { kernel in
+                values.withUnsafeMutableBufferPointer { result in
+                    for image in 0..<n {
+                        for group in 0..<groups {
+                            // columns (C_out/g·kH·kW × H·W) = W_gᵀ · X_g, W_g being C_in/g × (C_out/g·kH·kW).
+                            ocm_sgemm(true, false, Int32(rows), Int32(plane), Int32(perGroup), 1, kernel.baseAddress! + group * perGroup * rows,
+                                      Int32(rows), source.baseAddress! + (image * inChannels + group * perGroup) * plane, Int32(plane), 0,
+                                      &columns, Int32(plane))
+                            ocm_col2im(columns, Int32(outPerGroup), Int32(size.0), Int32(size.1), Int32(kh), Int32(kw),
+                                       Int32(planar.sh), Int32(planar.sw), Int32(planar.dh), Int32(planar.dw),
+                                       Int32(before.0), Int32(before.1), Int32(h), Int32(w),
+                                       result.baseAddress! + (image * outChannels + group * outPerGroup) * outPlane)
                         }
                     }
                 }
             }
-            if let bias {
-                for image in 0..<n {
-                    for channel in 0..<outChannels {
-                        let base = (image * outChannels + channel) * outPlane
-                        for index in 0..<outPlane { values[base + index] += bias.values[channel] }
-                    }
+        }
+        if let bias {
+            for image in 0..<n {
+                for channel in 0..<outChannels {
+                    let base = (image * outChannels + channel) * outPlane
+                    for index in 0..<outPlane { values[base + index] += bias[channel] }
                 }
             }
-            slots.recycle(columns)
-            slots[outputs[0]] = MILTensor(shape: [n, outChannels, size.0, size.1], values: values)
         }
+        slots.recycle(columns)
+        return values
     }
 
     /// `crop`: takes `crop_height` = [top, bottom] rows and `crop_width` = [left, right] columns off

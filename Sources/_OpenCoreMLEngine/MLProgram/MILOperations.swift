@@ -34,13 +34,16 @@ enum MILOperations {
         table["cast"] = cast
         table["conv"] = convolution
         table["conv_transpose"] = convolutionTranspose
+        table["conv_quantized"] = quantizedConvolution
         table["crop"] = crop
+        table["einsum"] = einsum
+        table["classify"] = classify
         table["max_pool"] = pooling(.max)
         table["avg_pool"] = pooling(.average(excludePadding: false))
         table["l2_pool"] = pooling(.l2)
         let families = [
             activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting,
-            recurrent, attention, states, layout, quantization, random, lists,
+            recurrent, attention, states, layout, quantization, random, lists, imageSampling, detection,
         ]
         for family in families {
             table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
@@ -49,7 +52,7 @@ enum MILOperations {
     }()
 
     /// The operation types that may have more than one output (the others have exactly one).
-    static let multipleOutputs: Set<String> = ["split", "topk", "lstm", "gru", "rnn"]
+    static let multipleOutputs: Set<String> = ["split", "topk", "lstm", "gru", "rnn", "non_maximum_suppression", "classify"]
 
     /// The operation types that have no outputs (they change a state).
     static let noOutputs: Set<String> = ["write_state"]

@@ -74,7 +74,9 @@ extension ProgramPlan.Builder {
             let added = Array(repeating: 0, count: max(0, 4 - amounts.count)) + amounts.suffix(4)
             guard let reader = operations.indices.dropFirst(index + 1).first(where: { reads(operations[$0], name) }),
                   case .name(name)? = operations[reader].inputs["x"]?.arguments.first?.binding,
-                  let own = ownPadding(operations[reader], integers: integers, string: string, isAbsentOrZero: isAbsentOrZero) else { continue }
+                  let own = ownPadding(operations[reader], integers: integers, string: string, isAbsentOrZero: isAbsentOrZero),
+                  // A 1-D or 3-D convolution's padding is not [top, bottom, left, right].
+                  operations[reader].type != "conv" || ![3, 5].contains(pad.outputs[0].type.tensorType.rank) else { continue }
             if operations[reader].type == "max_pool" {
                 guard case .name(let input)? = source.arguments[0].binding, ["relu", "relu6"].contains(producers[input]) else { continue }
             }
