@@ -24,7 +24,8 @@ final class CModel {
                     + (description.functions.isEmpty ? " (it is not a multifunction model; its function is 'main')" : " (it has \(functions.joined(separator: ", ")))"))
             }
             configuration.functionName = functionName
-            model = try MLModel(specification: model.specification, configuration: configuration)
+            // Loaded again from the file, as the Swift path loads it (anything it links stays found).
+            model = try MLModel(contentsOf: URL(fileURLWithPath: path), configuration: configuration)
         }
         self.model = model
         try model.prepareForPrediction()

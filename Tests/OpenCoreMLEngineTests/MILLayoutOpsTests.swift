@@ -90,6 +90,17 @@ struct MILLayoutOpsTests {
         #expect(message?.contains("does not fit input [1, 6, 2, 3]") == true, "\(message ?? "no error")")
     }
 
+    /// Block sizes from a file whose products pass `Int` (8 · 2⁶⁰ channels, on an empty input the
+    /// divisibility checks let through) are an error, not an overflow.
+    @Test func blocksTooLargeToCountAreAnError() {
+        let unshuffle = Self.failure { try Self.run("pixel_unshuffle", [1, 8, 0, 0], ints: ["downscale_factor": Self.scalar(1 << 30)]) }
+        #expect(unshuffle?.contains("too large to count") == true, "\(unshuffle ?? "no error")")
+        let toBatch = Self.failure {
+            try Self.run("space_to_batch", [8, 1, 0, 0], ints: ["block_shape": ([1 << 30, 1 << 30], [2]), "paddings": ([0, 0, 0, 0], [2, 2])])
+        }
+        #expect(toBatch?.contains("too large to count") == true, "\(toBatch ?? "no error")")
+    }
+
     @Test func spaceToBatchAndBatchToSpace() throws {
         // p = np.pad(np.arange(24.).reshape(1, 2, 3, 4), ((0, 0), (0, 0), (1, 0), (0, 2)))
         // p.reshape(1, 2, 2, 2, 2, 3).transpose(3, 5, 0, 1, 2, 4).reshape(6, 2, 2, 2)

@@ -310,6 +310,21 @@ struct MILVisionOpsTests {
 
     // MARK: non_maximum_suppression, classify
 
+    /// Suppression stops once it keeps the most boxes asked for (its work is candidates × kept):
+    /// of five disjoint boxes, confidences 0.1 … 0.5, the two most confident, in that order.
+    @Test func suppressionStopsAtTheMostBoxesWanted() {
+        let confidences: [Double] = [0.1, 0.5, 0.3, 0.4, 0.2]
+        var coordinates: [Double] = []
+        for box in 0..<5 { coordinates += [Double(box * 10), 0, Double(box * 10 + 1), 1] }
+        let kept = confidences.withUnsafeBufferPointer { c in
+            coordinates.withUnsafeBufferPointer { b in
+                BoxSuppression.pickTop(confidences: c.baseAddress!, classCount: 1, coordinates: b.baseAddress!, boxCount: 5,
+                                       iouThreshold: 0.5, confidenceThreshold: 0, perClass: false, maxCount: 2)
+            }
+        }
+        #expect(kept == [1, 3])
+    }
+
     /// coremltools' NMS smoke test: boxes (centre x, centre y, w, h) [0,0,0,0], [1,1,1,1], [2,2,2,2],
     /// [3,3,3,3], scores -3.5, 9.4, 2.3, 0.7; IoU threshold 0.2, score threshold 0.4. Box 1, then box 2
     /// (disjoint from 1: [0.5, 1.5] against [1, 3]? they share [1, 1.5]², 0.25 / (1 + 4 − 0.25) = 0.053);

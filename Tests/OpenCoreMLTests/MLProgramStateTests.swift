@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 import OpenCoreML
 import Testing
@@ -123,5 +124,34 @@ struct MLProgramStateTests {
         // A stateless model's state is empty, and predicting with it is predicting.
         let dense = try MLModel(contentsOf: Self.folder.appendingPathComponent("Dense.mlpackage"))
         #expect(dense.makeState().stateNames.isEmpty)
+    }
+
+    /// A state's size counts against the memory limit when the program compiles (before any state
+    /// buffer is made): the decoder with its caches' first dimension declared 2²² long (GiBs of
+    /// floats each) is refused under a 64 MiB limit, naming a state, where the same model as
+    /// converted predicts under it.
+    @Test func aStateLargerThanTheMemoryLimitRefusesTheModelAtLoad() throws {
+        let configuration = MLModelConfiguration()
+        configuration.memoryLimit = 64 << 20
+        var specification = try MLModel(contentsOf: Self.folder.appendingPathComponent("TorchKVCache.mlpackage")).specification
+        let (steps, _, _, _) = try Self.facts("TorchKVCache.mlpackage")
+        let original = try MLModel(specification: specification, configuration: configuration)
+        _ = try original.prediction(from: try Self.input(steps[0]), using: original.makeState())
+        for index in specification.description_p.state.indices {
+            specification.description_p.state[index].type.stateType.arrayType.shape[0] = 1 << 22
+        }
+        for name in specification.mlProgram.functions.keys {
+            for index in specification.mlProgram.functions[name]!.inputs.indices {
+                guard case .stateType? = specification.mlProgram.functions[name]!.inputs[index].type.type else { continue }
+                specification.mlProgram.functions[name]!.inputs[index].type.stateType.wrappedType.tensorType.dimensions[0].constant.size = 1 << 22
+            }
+        }
+        let model = try MLModel(specification: specification, configuration: configuration)
+        do {
+            _ = try model.prediction(from: try Self.input(steps[0]), using: model.makeState())
+            Issue.record("a model whose states pass the memory limit predicted")
+        } catch let error as MLModelError {
+            #expect(error.message.contains("state '"), "\(error.message)")
+        }
     }
 }

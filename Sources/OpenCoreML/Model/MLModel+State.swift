@@ -4,7 +4,10 @@ extension MLModel {
     /// A new state for this model, every buffer zero (Core ML: iOS 18); empty for a model without
     /// states. Pass it to ``prediction(from:using:options:)``.
     public func makeState() -> MLState {
-        MLState(model: self)
+        // The program is compiled first: it reserves its states' sizes from the memory limit, so a
+        // state too large for it is refused there (a prediction with the state says why) before
+        // any buffer is made.
+        MLState(model: self, makeBuffers: (try? prepareForPrediction()) != nil)
     }
 
     /// Predicts the outputs for one example with `state`: the prediction reads the state's buffers

@@ -13,35 +13,35 @@ struct MLProgramClassifier {
     let probabilitiesOutput: String
     /// Both `classify` outputs.
     let names: Set<String>
-    /// `program` without its `classify` operations' `classes` lists (which the engine does not
-    /// read), and the classifier they make, if any.
-    static func split(_ program: CoreML_Specification_MILSpec_Program, description: CoreML_Specification_ModelDescription) throws -> (CoreML_Specification_MILSpec_Program, MLProgramClassifier?) {
+    /// `program` without the `classify` operations' `classes` lists of its function `functionName`
+    /// (which the engine does not read), and the classifier they make, if any. Only the function
+    /// that runs is read: another function of a multifunction package may classify otherwise.
+    static func split(_ program: CoreML_Specification_MILSpec_Program, functionName: String,
+                      description: CoreML_Specification_ModelDescription) throws -> (CoreML_Specification_MILSpec_Program, MLProgramClassifier?) {
         var program = program, classifier: MLProgramClassifier?
-        for (functionName, function) in program.functions {
-            for (opset, block) in function.blockSpecializations {
-                var block = block
-                var constants: [String: CoreML_Specification_MILSpec_Value] = [:]
-                for (index, operation) in block.operations.enumerated() {
-                    if operation.type == "const", let output = operation.outputs.first, let value = operation.attributes["val"] {
-                        constants[output.name] = value
-                    }
-                    guard operation.type == "classify", let classes = operation.inputs["classes"]?.arguments.first else { continue }
-                    guard operation.outputs.count == 2 else { throw MLModelError(.generic, "ML Program: classify has \(operation.outputs.count) outputs, not 2") }
-                    let value: CoreML_Specification_MILSpec_Value?
-                    switch classes.binding {
-                    case .value(let immediate)?: value = immediate
-                    case .name(let name)?: value = constants[name]
-                    case nil: value = nil
-                    }
-                    guard let value else { throw MLModelError(.generic, "ML Program: classify's classes must be a constant list") }
-                    classifier = MLProgramClassifier(outputs: ClassifierOutputs(description: description, classes: try labels(value)),
-                                                     probabilitiesOutput: operation.outputs[1].name,
-                                                     names: [operation.outputs[0].name, operation.outputs[1].name])
-                    block.operations[index].inputs["classes"] = nil
-                }
-                program.functions[functionName]?.blockSpecializations[opset] = block
-            }
+        guard let function = program.functions[functionName], var block = function.blockSpecializations[function.opset] else {
+            return (program, nil)
         }
+        var constants: [String: CoreML_Specification_MILSpec_Value] = [:]
+        for (index, operation) in block.operations.enumerated() {
+            if operation.type == "const", let output = operation.outputs.first, let value = operation.attributes["val"] {
+                constants[output.name] = value
+            }
+            guard operation.type == "classify", let classes = operation.inputs["classes"]?.arguments.first else { continue }
+            guard operation.outputs.count == 2 else { throw MLModelError(.generic, "ML Program: classify has \(operation.outputs.count) outputs, not 2") }
+            let value: CoreML_Specification_MILSpec_Value?
+            switch classes.binding {
+            case .value(let immediate)?: value = immediate
+            case .name(let name)?: value = constants[name]
+            case nil: value = nil
+            }
+            guard let value else { throw MLModelError(.generic, "ML Program: classify's classes must be a constant list") }
+            classifier = MLProgramClassifier(outputs: ClassifierOutputs(description: description, classes: try labels(value)),
+                                             probabilitiesOutput: operation.outputs[1].name,
+                                             names: [operation.outputs[0].name, operation.outputs[1].name])
+            block.operations[index].inputs["classes"] = nil
+        }
+        program.functions[functionName]?.blockSpecializations[function.opset] = block
         return (program, classifier)
     }
 

@@ -19,7 +19,7 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     init(specification: CoreML_Specification_Model, budget: MemoryBudget, loopWorkLimit: Int,
          functionName: String = CoreML_Specification_MILSpec_Program.mainFunctionName) throws {
         guard case .mlProgram(let program)? = specification.type else { preconditionFailure("not an ML Program") }
-        let (runnable, classifier) = try MLProgramClassifier.split(program, description: specification.description_p)
+        let (runnable, classifier) = try MLProgramClassifier.split(program, functionName: functionName, description: specification.description_p)
         self.classifier = classifier
         plan = try Self.engine { try ProgramPlan(program: runnable, budget: budget, functionName: functionName, loopWorkLimit: loopWorkLimit) }
         outputs = specification.description_p.output

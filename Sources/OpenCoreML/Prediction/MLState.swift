@@ -28,22 +28,15 @@ public final class MLState: @unchecked Sendable {
     public let stateNames: [String]
     private let lock = NSLock()
 
-    /// A zero-filled buffer for each of `model`'s states. A buffer that cannot be made (a state
-    /// larger than the model's memory limit) is left out: a prediction with the state then fails,
-    /// naming it.
-    init(model: MLModel) {
+    /// A zero-filled buffer for each of `model`'s states when `makeBuffers` (the model's program
+    /// compiled, its states' sizes reserved from the memory limit); none otherwise, and one that
+    /// cannot be made is left out: a prediction with the state then fails, naming the reason.
+    init(model: MLModel, makeBuffers: Bool) {
         self.model = model
         var buffers: [String: MLMultiArray] = [:]
-        let limit = model.configuration.resolvedMemoryLimit
-        for description in model.modelDescription.stateDescriptions {
-            guard let constraint = description.stateConstraint else { continue }
-            let shape = constraint.bufferShape.map(\.intValue)
-            var count = 1
-            for size in shape {
-                let (product, overflow) = count.multipliedReportingOverflow(by: max(size, 0))
-                count = overflow ? .max : product
-            }
-            guard count <= limit / 8, let buffer = try? MLMultiArray(shape: constraint.bufferShape, dataType: constraint.dataType) else { continue }
+        for description in model.modelDescription.stateDescriptions where makeBuffers {
+            guard let constraint = description.stateConstraint,
+                  let buffer = try? MLMultiArray(shape: constraint.bufferShape, dataType: constraint.dataType) else { continue }
             buffers[description.name] = buffer
         }
         self.buffers = buffers
@@ -56,9 +49,14 @@ public final class MLState: @unchecked Sendable {
     ///
     /// - Precondition: `stateName` is one of the model's states
     ///   (``MLModelDescription/stateDescriptionsByName``); Core ML stops the program otherwise too.
+    ///   A state of the model whose buffer could not be made gives the handler an empty array.
     public func withMultiArray(for stateName: String, handler: (MLMultiArray) throws -> Void) rethrows {
-        guard let buffer = buffers[stateName] else {
+        guard stateNames.contains(stateName) else {
             preconditionFailure("MLState has no state named '\(stateName)' (it has \(stateNames.joined(separator: ", ")))")
+        }
+        guard let buffer = buffers[stateName] else {
+            if let empty = try? MLMultiArray.emptyRows(columns: 0, dataType: .float32) { try handler(empty) }
+            return
         }
         lock.lock()
         defer { lock.unlock() }
@@ -81,7 +79,7 @@ public final class MLState: @unchecked Sendable {
         var values: [String: (shape: [Int], values: [Float])] = [:]
         for name in names {
             guard let buffer = buffers[name] else {
-                throw MLModelError(.generic, "the state has no buffer for '\(name)' (the model's state is larger than its memory limit allows)")
+                throw MLModelError(.generic, "the state has no buffer for '\(name)' (it could not be made, or the program reads a state the model does not describe)")
             }
             var floats = [Float](repeating: 0, count: buffer.count)
             floats.withUnsafeMutableBufferPointer { if let base = $0.baseAddress { buffer.copyFloats(to: base) } }

@@ -25,10 +25,11 @@ package enum BoxSuppression {
     /// - Parameters:
     ///   - confidences: `boxCount` rows of `classCount` confidences.
     ///   - coordinates: `boxCount` rows of 4 values.
+    ///   - maxCount: the most boxes to keep (the work stops there).
     /// - Returns: The kept boxes' row numbers.
     package static func pickTop(confidences: UnsafePointer<Double>, classCount: Int, coordinates: UnsafePointer<Double>, boxCount: Int,
-                                iouThreshold: Double, confidenceThreshold: Double, perClass: Bool) -> [Int] {
-        guard classCount > 0 else { return [] }
+                                iouThreshold: Double, confidenceThreshold: Double, perClass: Bool, maxCount: Int = .max) -> [Int] {
+        guard classCount > 0, maxCount > 0 else { return [] }
         var candidates: [(box: Int, confidence: Double, label: Int)] = []
         for box in 0..<boxCount {
             let row = confidences + box * classCount
@@ -48,6 +49,8 @@ package enum BoxSuppression {
             if !suppressed {
                 kept.append(candidate.box)
                 keptLabels.append(candidate.label)
+                // The work is candidates × kept: stopping at the most wanted bounds it.
+                if kept.count == maxCount { break }
             }
         }
         return kept

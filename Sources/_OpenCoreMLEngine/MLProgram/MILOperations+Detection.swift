@@ -53,9 +53,10 @@ extension MILOperations {
                 }
                 var kept = coordinates.withUnsafeBufferPointer { b in
                     confidences.withUnsafeBufferPointer { c in
-                        BoxSuppression.pickTop(confidences: c.baseAddress!, classCount: classes, coordinates: b.baseAddress!, boxCount: count,
-                                               iouThreshold: Double(iouThreshold), confidenceThreshold: Double(scoreThreshold ?? -.infinity),
-                                               perClass: perClass)
+                        guard let c = c.baseAddress, let b = b.baseAddress else { return [Int]() }
+                        return BoxSuppression.pickTop(confidences: c, classCount: classes, coordinates: b, boxCount: count,
+                                                      iouThreshold: Double(iouThreshold), confidenceThreshold: Double(scoreThreshold ?? -.infinity),
+                                                      perClass: perClass, maxCount: maxBoxes)
                     }
                 }
                 if kept.isEmpty, count > 0, classes > 0 {

@@ -73,7 +73,8 @@ extension MILOperations {
             var values = try slots.unfilledBuffer(shape, context)
             let plane = h * w, outPlane = target[0] * target[1]
             var written = 0
-            for crop in crops {
+            // No channels or no boxes: nothing to sample (and no grid made per box for it).
+            for crop in crops where !values.isEmpty {
                 if let index = crop.image, index < 0 || index >= b { throw context.fail("box image index \(index) is outside the batch of \(b)") }
                 let v = crop.box.map { Double($0) * scale }, box = order.map { v[$0] }
                 var (y0, x0, y1, x1) = centered ? (box[0] - box[2] / 2, box[1] - box[3] / 2, box[0] + box[2] / 2, box[1] + box[3] / 2)
@@ -203,7 +204,6 @@ extension MILOperations {
                 return parameters.coordinates == .zeroToOne ? unit : 2 * unit - 1
             }
         }
-        let (rows, columns) = (grid(outH), grid(outW))
         return { slots in
             let image = fetch(x, slots), transform = fetch(matrix, slots)
             guard image.shape.count == 4, transform.shape.count == 2, transform.shape[1] == 6,
@@ -212,6 +212,8 @@ extension MILOperations {
             }
             let shape = [image.shape[0], image.shape[1], outH, outW]
             var values = try slots.unfilledBuffer(shape, context)
+            // The grids once the output is known to fit (each at most as long as the output).
+            let (rows, columns) = (grid(outH), grid(outW))
             let t = transform.values.map(Double.init), perImage = transform.shape[0] > 1
             sample(image, into: &values, outH: outH, outW: outW, parameters) { n, i, j in
                 let m = perImage ? n * 6 : 0, (u, v) = (columns[j], rows[i])

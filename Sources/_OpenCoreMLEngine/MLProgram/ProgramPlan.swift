@@ -129,6 +129,12 @@ package final class ProgramPlan: @unchecked Sendable {
         defer { if !compiled { budget.release(reservations.bytes) } }
         var builder = Builder(reservations: reservations)
         let (tensors, states) = try Self.splitStates(function.inputs)
+        // A state's float32 value lives through every run (and a new state's zeros are made for
+        // each profiled run): its size is reserved with the plan, so one larger than the budget
+        // refuses the model at load.
+        for state in states {
+            try reservations.reserve(state.shape.reduce(1, *) * MemoryLayout<Float>.size, for: "state '\(state.name)'")
+        }
         inputNames = tensors.map(\.name)
         inputSlots = tensors.map { builder.newSlot(named: $0.name, type: $0.type, isInput: true) }
         stateNames = states.map(\.name)

@@ -1,3 +1,5 @@
+import CoreMLSpec
+
 /// Data movement written once: every operation that only rearranges values (`transpose`,
 /// `pixel_shuffle`/`pixel_unshuffle`, `depth_to_space`/`space_to_depth`, `space_to_batch`/
 /// `batch_to_space`, `reverse`, `sliding_windows`, `slice_by_index`, `slice_update`) reads or
@@ -121,6 +123,13 @@ enum Layout {
 
     // MARK: Rearrangements
 
+    /// An error unless the product of `factors` (a size of 0 counted as 1) fits an `Int`: every
+    /// size, stride and count a rearrangement makes of them is such a product, so none overflows,
+    /// whatever block sizes a file gives.
+    static func checkFactors(_ factors: [Int], _ what: @autoclosure () -> String) throws(LayoutError) {
+        guard checkedProduct(factors.map { max($0, 1) }) != nil else { throw LayoutError("\(what()) makes sizes too large to count") }
+    }
+
     /// An output of `shape` whose row-major values are the input's read through `view`.
     struct Rearrangement: Equatable, Sendable {
         let shape: [Int]
@@ -136,6 +145,7 @@ enum Layout {
             throw LayoutError("a block of \(b) does not fit input \(shape) (rank 4, channels a multiple of \(b)²)")
         }
         let (n, c, h, w) = (shape[0], shape[1] / (b * b), shape[2], shape[3])
+        try checkFactors([n, c, h, b, w, b], "a block of \(b) on input \(shape)")
         let plane = h * w
         // Strides of the input's channel split into (c, i, j) or (i, j, c).
         let (sc, si, sj) = channelsFirst ? (b * b * plane, b * plane, plane) : (plane, b * c * plane, c * plane)
@@ -152,6 +162,7 @@ enum Layout {
         }
         let (n, c, height, width) = (shape[0], shape[1], shape[2], shape[3])
         let (h, w) = (height / b, width / b)
+        try checkFactors([n, c, h, b, w, b], "a block of \(b) on input \(shape)")
         // The input as [n, c, h, i, w, j].
         let strides = [c * height * width, height * width, b * width, width, b, 1]
         let source = StridedView(shape: [n, c, h, b, w, b], strides: strides, offset: 0)
@@ -170,6 +181,7 @@ enum Layout {
         let (n, c, height, width) = (shape[0], shape[1], shape[2], shape[3])
         let (b0, b1) = (block[0], block[1])
         let (h, w) = (height / b0, width / b1)
+        try checkFactors([b0, b1, n, c, h, w], "block \(block) on input \(shape)")
         // Output order [i, j, n, c, h, w].
         let view = StridedView(shape: [b0, b1, n, c, h, w], strides: [width, 1, c * height * width, height * width, b0 * width, b1], offset: 0)
         return Rearrangement(shape: [b0 * b1 * n, c, h, w], view: view)
@@ -183,6 +195,7 @@ enum Layout {
         }
         let (b0, b1) = (block[0], block[1])
         let (n, c, h, w) = (shape[0] / (b0 * b1), shape[1], shape[2], shape[3])
+        try checkFactors([n, c, h, b0, w, b1], "block \(block) on input \(shape)")
         let example = c * h * w
         // Output order [n, c, h, i, w, j]; input batch (i·b₁ + j)·n + k.
         let view = StridedView(shape: [n, c, h, b0, w, b1], strides: [example, h * w, w, b1 * n * example, 1, n * example], offset: 0)
