@@ -32,20 +32,25 @@ extension MLMultiArray {
     /// A new contiguous array of `shape` and `dataType` holding `values` (row-major).
     static func make(shape: [Int], dataType: MLMultiArrayDataType, values: UnsafePointer<Float>) throws -> MLMultiArray {
         let array = try MLMultiArray(shape: shape.map { NSNumber(value: $0) }, dataType: dataType)
-        let count = array.count
+        array.storeFloats(values)
+        return array
+    }
+
+    /// Overwrites the elements of this contiguous array with `values` (row-major, `count` of
+    /// them), each converted to the element type.
+    func storeFloats(_ values: UnsafePointer<Float>) {
         switch dataType {
         case .float32:
-            array.dataPointer.assumingMemoryBound(to: Float.self).update(from: values, count: count)
+            dataPointer.assumingMemoryBound(to: Float.self).update(from: values, count: count)
         case .double:
-            let target = array.dataPointer.assumingMemoryBound(to: Double.self)
+            let target = dataPointer.assumingMemoryBound(to: Double.self)
             for i in 0..<count { target[i] = Double(values[i]) }
         case .float16:
-            let target = array.dataPointer.assumingMemoryBound(to: UInt16.self)
+            let target = dataPointer.assumingMemoryBound(to: UInt16.self)
             for i in 0..<count { target[i] = HalfPrecision.bits(from: values[i]) }
         default:
-            for i in 0..<count { array[i] = NSNumber(value: values[i]) }
+            for i in 0..<count { self[i] = NSNumber(value: values[i]) }
         }
-        return array
     }
 }
 

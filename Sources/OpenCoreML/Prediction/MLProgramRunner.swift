@@ -89,7 +89,7 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
             let inputs = try inputs(example)
             let results = try run(inputs, state: state)
             var features: [String: MLFeatureValue] = [:]
-            for output in outputs {
+            for output in outputs where features[output.name] == nil {  // classify fills both its outputs at once
                 if let classified = try classifier?.features(for: output.name, results, modelName: "ML Program") {
                     features.merge(classified) { _, new in new }
                     continue

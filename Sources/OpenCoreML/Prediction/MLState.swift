@@ -1,4 +1,3 @@
-import CoreMLSpec
 import Foundation
 
 /// The buffers a stateful model reads and updates from one prediction to the next (Core ML's
@@ -88,23 +87,8 @@ public final class MLState: @unchecked Sendable {
         let result = try body(&values)
         for name in names {
             guard let buffer = buffers[name], let new = values[name], new.values.count == buffer.count else { continue }
-            new.values.withUnsafeBufferPointer { Self.store($0, into: buffer) }
+            new.values.withUnsafeBufferPointer { if let base = $0.baseAddress { buffer.storeFloats(base) } }
         }
         return result
-    }
-
-    /// Writes `values` (row-major) into `array`, a contiguous buffer this state made, converting
-    /// each to its element type.
-    private static func store(_ values: UnsafeBufferPointer<Float>, into array: MLMultiArray) {
-        guard let base = values.baseAddress else { return }
-        switch array.dataType {
-        case .float32:
-            array.dataPointer.assumingMemoryBound(to: Float.self).update(from: base, count: values.count)
-        case .float16:
-            let target = array.dataPointer.assumingMemoryBound(to: UInt16.self)
-            for index in values.indices { target[index] = HalfPrecision.bits(from: values[index]) }
-        default:
-            for index in values.indices { array[index] = NSNumber(value: values[index]) }
-        }
     }
 }
