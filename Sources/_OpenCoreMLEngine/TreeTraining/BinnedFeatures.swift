@@ -181,31 +181,32 @@ package struct BinnedFeatures: Sendable {
         }
         let blockRows = 4096
         let blocks = (rows + blockRows - 1) / blockRows
+        // Each numeric feature's cuts padded with +infinity to the 255 entries the kernel's search steps over.
+        let padded = cuts.map { $0 + [Double](repeating: .infinity, count: 255 - $0.count) }
         return [UInt8](unsafeUninitializedCapacity: cells) { buffer, count in
             let out = buffer
             parallelForEach(blocks, slots: slots) { _, block in
                 let start = block * blockRows, end = min(rows, start + blockRows)
                 for f in 0..<features {
-                    let column = columns[f]
                     let missing = UInt8(valueBinCounts[f])
-                    switch kinds[f] {
-                    case .numeric:
-                        cuts[f].withUnsafeBufferPointer { c in
+                    columns[f].withUnsafeBufferPointer { column in
+                        switch kinds[f] {
+                        case .numeric:
+                            padded[f].withUnsafeBufferPointer { c in
+                                ocm_bin_numeric(column.baseAddress! + start, end - start, c.baseAddress, missing,
+                                                out.baseAddress! + start * features + f, features)
+                            }
+                        case .categorical:
+                            let other = valueBinCounts[f] - 1
                             for r in start..<end {
                                 let x = column[r]
-                                out[r * features + f] = x.isNaN ? missing : UInt8(upperBound(c, x))
-                            }
-                        }
-                    case .categorical:
-                        let other = valueBinCounts[f] - 1
-                        for r in start..<end {
-                            let x = column[r]
-                            if x.isNaN {
-                                out[r * features + f] = missing
-                            } else if x >= 0, x < Double(other), x == x.rounded(.towardZero) {
-                                out[r * features + f] = UInt8(Int(x))
-                            } else {
-                                out[r * features + f] = UInt8(other)
+                                if x.isNaN {
+                                    out[r * features + f] = missing
+                                } else if x >= 0, x < Double(other), x == x.rounded(.towardZero) {
+                                    out[r * features + f] = UInt8(Int(x))
+                                } else {
+                                    out[r * features + f] = UInt8(other)
+                                }
                             }
                         }
                     }
@@ -214,15 +215,4 @@ package struct BinnedFeatures: Sendable {
             count = cells
         }
     }
-}
-
-/// The number of elements of `sorted` that are <= x.
-@inline(__always)
-private func upperBound(_ sorted: UnsafeBufferPointer<Double>, _ x: Double) -> Int {
-    var low = 0, high = sorted.count
-    while low < high {
-        let mid = (low + high) >> 1
-        if sorted[mid] <= x { low = mid + 1 } else { high = mid }
-    }
-    return low
 }

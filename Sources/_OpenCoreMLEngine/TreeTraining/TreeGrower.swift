@@ -1,5 +1,3 @@
-import _OpenCoreMLKernels
-
 /// Grows one tree depthwise on binned rows (XGBoost's "hist" method): a level's nodes find their
 /// best splits from their histograms, split nodes part their rows (stably, so each node's rows stay
 /// ascending), and of each pair of children only the one with fewer rows gets its histogram built —
@@ -61,26 +59,13 @@ struct TreeGrower {
             let splitting = level.indices.filter { candidates[$0] != nil }
             if splitting.isEmpty { break }
             // Part the rows of each split node.
-            var leftCounts = [Int](repeating: 0, count: splitting.count)
-            let tables = splitting.map { candidates[$0]!.leftBins(data) }
-            rows.withUnsafeMutableBufferPointer { rowsBuffer in
+            let partition = RowPartition(data: data, slots: growth.slots)
+            let leftCounts = rows.withUnsafeMutableBufferPointer { rowsBuffer in
                 scratch.withUnsafeMutableBufferPointer { scratchBuffer in
-                    data.bins.withUnsafeBufferPointer { bins in
-                        leftCounts.withUnsafeMutableBufferPointer { counts in
-                            let rowsBase = rowsBuffer.baseAddress!, scratchBase = scratchBuffer.baseAddress!
-                            let counts = counts
-                            let nodesNow = nodes
-                            parallelForEach(splitting.count, slots: growth.slots) { _, s in
-                                let node = nodesNow[level[splitting[s]]]
-                                tables[s].withUnsafeBufferPointer { table in
-                                    counts[s] = ocm_partition_rows(rowsBase + node.begin, node.end - node.begin,
-                                                                   bins.baseAddress, data.featureCount,
-                                                                   Int32(candidates[splitting[s]]!.feature),
-                                                                   table.baseAddress, scratchBase + node.begin)
-                                }
-                            }
-                        }
-                    }
+                    partition.part(rows: rowsBuffer.baseAddress!, scratch: scratchBuffer.baseAddress!,
+                                   ranges: splitting.map { nodes[level[$0]].begin..<nodes[level[$0]].end },
+                                   features: splitting.map { candidates[$0]!.feature },
+                                   tables: splitting.map { candidates[$0]!.leftBins(data) })
                 }
             }
             var children = [Int]()
