@@ -231,3 +231,33 @@ struct TreeTrainingTests {
         }
     }
 }
+
+@Suite("Tree growth past the histogram budget")
+struct TreeGrowthBudgetTests {
+    @Test("Histograms built directly (no room to keep a level's) give the same tree as by subtraction")
+    func directHistograms() throws {
+        var random = TreeTrainingRandom(seed: 21)
+        let rows = 3000
+        let columns = (0..<3).map { _ in (0..<rows).map { _ in random.unit() < 0.1 ? .nan : Double(random.below(30)) } }
+        let data = try BinnedFeatures(columns: columns, kinds: [.numeric, .numeric, .categorical(count: 30)])
+        let values = (0..<rows).flatMap { r -> [Float] in
+            let x = columns[0][r].isNaN ? 5 : columns[0][r]
+            return [Float(sin(x) + random.unit() - 0.5), 1]
+        }
+        let growth = TreeGrowthParameters(maxDepth: 7, minChildWeight: 1)
+        var grower = TreeGrower(data: data, outputs: 1, growth: growth, lambda: 1)
+        let all = (0..<rows).map { UInt32($0) }
+        let kept = try values.withUnsafeBufferPointer { try grower.grow(rows: all, values: $0.baseAddress!, features: [0, 1, 2]) }
+        grower.histogramBudget = 1  // one node's histogram at a time
+        let direct = try values.withUnsafeBufferPointer { try grower.grow(rows: all, values: $0.baseAddress!, features: [0, 1, 2]) }
+        let leaf: ([Double]) -> [Double] = { [-$0[0] / ($0[1] + 1)] }
+        let a = kept.trained(data, outputDimension: 0, leafValues: leaf)
+        let b = direct.trained(data, outputDimension: 0, leafValues: leaf)
+        #expect(a.depth == 7)
+        #expect(a.nodes.count == b.nodes.count)
+        for (x, y) in zip(a.nodes, b.nodes) {
+            #expect(x.feature == y.feature && x.test == y.test && x.missingGoesToTrueChild == y.missingGoesToTrueChild)
+            for (u, v) in zip(x.values, y.values) { #expect(abs(u - v) < 1e-9) }
+        }
+    }
+}
