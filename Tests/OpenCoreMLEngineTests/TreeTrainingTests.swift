@@ -29,6 +29,13 @@ struct TreeTrainingTests {
         let coarse = try BinnedFeatures(columns: [many], kinds: [.numeric], maxBins: 16)
         #expect(coarse.valueBinCounts[0] <= 15 && coarse.valueBinCounts[0] >= 14)
         #expect(coarse.cuts[0].allSatisfy { many.contains($0) })
+        // Columns asked for one at a time bin the same.
+        let columns = [many, many.map { $0.truncatingRemainder(dividingBy: 7) }, many.reversed()]
+        let atOnce = try BinnedFeatures(columns: columns, kinds: [.numeric, .categorical(count: 5), .numeric], maxBins: 16)
+        let oneByOne = try BinnedFeatures(rowCount: 1000, kinds: [.numeric, .categorical(count: 5), .numeric], maxBins: 16,
+                                          columnsAtOnce: 1) { columns[$0] }
+        #expect(atOnce.bins == oneByOne.bins && atOnce.cuts == oneByOne.cuts && atOnce.binOffsets == oneByOne.binOffsets)
+        #expect(atOnce.valueBinCounts[1] == 6)  // codes 0..<5 and the "other" bin (codes 5 and 6)
         for (r, x) in many.enumerated() {
             let bin = Int(coarse.bins[r])
             if bin > 0 { #expect(x >= coarse.cuts[0][bin - 1]) }
