@@ -8,7 +8,11 @@
  *
  * The caller threads: it splits a node's rows into blocks whose boundaries depend only on the row
  * count, builds one histogram per block (any thread), and adds the blocks in their order, so the
- * result does not depend on the number of threads.
+ * result does not depend on the number of threads. (Measured on 1,000,000 × 50 with 2 threads:
+ * blocks of rows beat splitting the features over threads by 10–20 %: the binned rows are read
+ * once, and a histogram of 50 features stays in L2.) No instruction-set variants: the work is a
+ * scatter of one gradient–hessian pair (one 128-bit add) per feature, bound by loads and stores,
+ * not arithmetic.
  */
 #include "ocm_internal.h"
 
