@@ -235,7 +235,8 @@ extension TabularColumns {
             model = final
         } else {
             do {
-                model = try CoreML_Specification_Model.pipeline(front.models + [final], inputs: featureNames,
+                let kind: PipelineKind = if case .classes = target { .classifier } else { .regressor }
+                model = try CoreML_Specification_Model.pipeline(front.models + [final], kind: kind, inputs: featureNames,
                                                                 outputs: final.description_p.output.map(\.name))
             } catch let error as ModelToolsError {
                 throw CreateMLError("export › \(error.location)", error.message)
