@@ -15,8 +15,8 @@ import _OpenCoreMLLinear
 /// ```
 ///
 /// Differences from Create ML: training data is a ``LabeledDataset`` (Create ML reads an
-/// `MLDataTable`); the penalties are relative to the *mean* cross-entropy over the rows; L1 and L2
-/// penalties cannot be combined; `stepSize` is not used (a Wolfe line search picks each step);
+/// `MLDataTable`); the penalties are relative to the *mean* cross-entropy over the rows (both may be
+/// positive: elastic net); `stepSize` is not used (a Wolfe line search picks each step);
 /// ``solution`` reports how the solver stopped. The exported model is an updatable neural-network
 /// classifier (inner product + softmax), so an app can train it further with `MLUpdateTask`.
 public struct MLLogisticRegressionClassifier: @unchecked Sendable {
@@ -97,14 +97,15 @@ public struct MLLogisticRegressionClassifier: @unchecked Sendable {
         guard labels.count >= trainingData.classCount else {
             throw CreateMLError(trainingData.name, "labels go up to \(trainingData.classCount - 1), but \(labels.count) class labels were given")
         }
-        guard !(parameters.l1Penalty > 0 && parameters.l2Penalty > 0) else {
-            throw CreateMLError("ModelParameters", "l1Penalty and l2Penalty cannot both be positive (elastic net is not supported)")
-        }
         for (name, value) in [("l1Penalty", parameters.l1Penalty), ("l2Penalty", parameters.l2Penalty)] where !(value >= 0 && value.isFinite) {
             throw CreateMLError("ModelParameters.\(name)", "must be a finite number ≥ 0, got \(value)")
         }
-        let penalty: LogisticRegression.Penalty = parameters.l1Penalty > 0 ? .l1(parameters.l1Penalty)
-            : parameters.l2Penalty > 0 ? .l2(parameters.l2Penalty) : .none
+        let penalty: LogisticRegression.Penalty = switch (parameters.l1Penalty > 0, parameters.l2Penalty > 0) {
+        case (true, true): .elasticNet(l1: parameters.l1Penalty, l2: parameters.l2Penalty)
+        case (true, false): .l1(parameters.l1Penalty)
+        case (false, true): .l2(parameters.l2Penalty)
+        case (false, false): .none
+        }
         let solver = LogisticRegression(penalty: penalty, maxIterations: parameters.maxIterations,
                                         gradientTolerance: parameters.convergenceThreshold, standardizesFeatures: parameters.featureRescaling)
         let fit: LogisticRegressionFit
