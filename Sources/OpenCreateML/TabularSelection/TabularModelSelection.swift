@@ -1,3 +1,35 @@
+import Foundation
+import OpenCoreML
+
+/// What ``MLClassifier`` needs of each candidate (the public members every tabular classifier has).
+protocol TabularClassifierModel {
+    var targetColumn: String { get }
+    var featureColumns: [String] { get }
+    var trainingMetrics: MLClassifierMetrics { get }
+    var validationMetrics: MLClassifierMetrics { get }
+    func evaluation(on labeledData: MLDataTable) -> MLClassifierMetrics
+    func predictions(from data: MLDataTable) throws -> MLUntypedColumn
+    var model: MLModel { get throws }
+    func write(to fileURL: URL, metadata: MLModelMetadata?) throws
+}
+
+/// What ``MLRegressor`` needs of each candidate (the public members every tabular regressor has).
+protocol TabularRegressorModel {
+    var targetColumn: String { get }
+    var featureColumns: [String] { get }
+    var trainingMetrics: MLRegressorMetrics { get }
+    var validationMetrics: MLRegressorMetrics { get }
+    func evaluation(on labeledData: MLDataTable) -> MLRegressorMetrics
+    func predictions(from data: MLDataTable) throws -> MLUntypedColumn
+    var model: MLModel { get throws }
+    func write(to fileURL: URL, metadata: MLModelMetadata?) throws
+}
+
+extension TabularTreeClassifier: TabularClassifierModel {}
+extension MLLogisticRegressionClassifier: TabularClassifierModel {}
+extension TabularTreeRegressor: TabularRegressorModel {}
+extension MLLinearRegressor: TabularRegressorModel {}
+
 /// How ``MLClassifier`` and ``MLRegressor`` choose among their candidates: the table's validation
 /// rows are split off once (Create ML's automatic rule, ``MLSplitStrategy/validationRowCount(rows:)``),
 /// every candidate trains on the rest with its default parameters and those validation rows, and
