@@ -37,7 +37,7 @@ public enum MLClassifier: Sendable {
         }]
     }
 
-    private var chosen: any TabularClassifierModel {
+    private var chosen: any TabularCandidate<MLClassifierMetrics> {
         switch self {
         case .boostedTree(let model): return model
         case .randomForest(let model): return model

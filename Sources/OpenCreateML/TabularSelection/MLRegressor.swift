@@ -31,7 +31,7 @@ public enum MLRegressor: Sendable {
         }]
     }
 
-    private var chosen: any TabularRegressorModel {
+    private var chosen: any TabularCandidate<MLRegressorMetrics> {
         switch self {
         case .boostedTree(let model): return model
         case .randomForest(let model): return model

@@ -1,34 +1,23 @@
 import Foundation
 import OpenCoreML
 
-/// What ``MLClassifier`` needs of each candidate (the public members every tabular classifier has).
-protocol TabularClassifierModel {
+/// What ``MLClassifier`` and ``MLRegressor`` need of each candidate: the public members every
+/// tabular classifier (`Metrics` = `MLClassifierMetrics`) and regressor (`MLRegressorMetrics`) has.
+protocol TabularCandidate<Metrics> {
+    associatedtype Metrics
     var targetColumn: String { get }
     var featureColumns: [String] { get }
-    var trainingMetrics: MLClassifierMetrics { get }
-    var validationMetrics: MLClassifierMetrics { get }
-    func evaluation(on labeledData: MLDataTable) -> MLClassifierMetrics
+    var trainingMetrics: Metrics { get }
+    var validationMetrics: Metrics { get }
+    func evaluation(on labeledData: MLDataTable) -> Metrics
     func predictions(from data: MLDataTable) throws -> MLUntypedColumn
     var model: MLModel { get throws }
     func write(to fileURL: URL, metadata: MLModelMetadata?) throws
 }
 
-/// What ``MLRegressor`` needs of each candidate (the public members every tabular regressor has).
-protocol TabularRegressorModel {
-    var targetColumn: String { get }
-    var featureColumns: [String] { get }
-    var trainingMetrics: MLRegressorMetrics { get }
-    var validationMetrics: MLRegressorMetrics { get }
-    func evaluation(on labeledData: MLDataTable) -> MLRegressorMetrics
-    func predictions(from data: MLDataTable) throws -> MLUntypedColumn
-    var model: MLModel { get throws }
-    func write(to fileURL: URL, metadata: MLModelMetadata?) throws
-}
-
-extension TabularTreeClassifier: TabularClassifierModel {}
-extension MLLogisticRegressionClassifier: TabularClassifierModel {}
-extension TabularTreeRegressor: TabularRegressorModel {}
-extension MLLinearRegressor: TabularRegressorModel {}
+extension TabularTreeModel: TabularCandidate {}
+extension MLLogisticRegressionClassifier: TabularCandidate {}
+extension MLLinearRegressor: TabularCandidate {}
 
 /// How ``MLClassifier`` and ``MLRegressor`` choose among their candidates: the table's validation
 /// rows are split off once (Create ML's automatic rule, ``MLSplitStrategy/validationRowCount(rows:)``),

@@ -11,16 +11,10 @@ struct TrainedTreeEnsemble: Sendable {
     let plan: TreeTrainingPlan
     let task: TabularTask
     let iterations: [TabularTrainingIteration]
-    let trainingMetrics: TabularMetrics
-    let validationMetrics: TabularMetrics
+    let trainingMetrics: TreeModelMetrics
+    let validationMetrics: TreeModelMetrics
     private let layout: TreeEnsembleLayout
     private let transform: TreeEnsembleTransform
-
-    /// Classifier or regressor metrics: which one follows the task.
-    enum TabularMetrics: Sendable {
-        case classifier(MLClassifierMetrics)
-        case regressor(MLRegressorMetrics)
-    }
 
     private static let memoryLimit = 1 << 40
 
@@ -111,7 +105,7 @@ struct TrainedTreeEnsemble: Sendable {
     private var partial: Partial { Partial(columns: columns, layout: layout, transform: transform) }
 
     /// Metrics on another table (failures in the metrics' error, as Create ML reports them).
-    func metrics(on table: MLDataTable) -> TabularMetrics {
+    func metrics(on table: MLDataTable) -> TreeModelMetrics {
         partial.metrics(on: table)
     }
 
@@ -202,25 +196,25 @@ struct TrainedTreeEnsemble: Sendable {
             }
         }
 
-        var empty: TabularMetrics {
+        var empty: TreeModelMetrics {
             switch columns.target {
-            case .classes(let labels): return .classifier(MLClassifierMetrics(classLabels: labels.descriptions))
-            case .values: return .regressor(MLRegressorMetrics.empty)
+            case .classes(let labels): return .init(classifier: MLClassifierMetrics(classLabels: labels.descriptions))
+            case .values: return .init(regressor: MLRegressorMetrics.empty)
             }
         }
 
-        func metrics(on table: MLDataTable) -> TabularMetrics {
+        func metrics(on table: MLDataTable) -> TreeModelMetrics {
             do {
                 return metrics(encoded: try columns.encodeFeatures(table), targets: try columns.encodeTargets(table))
             } catch {
                 switch columns.target {
-                case .classes(let labels): return .classifier(MLClassifierMetrics(classLabels: labels.descriptions, error: error))
-                case .values: return .regressor(MLRegressorMetrics(error: error))
+                case .classes(let labels): return .init(classifier: MLClassifierMetrics(classLabels: labels.descriptions, error: error))
+                case .values: return .init(regressor: MLRegressorMetrics(error: error))
                 }
             }
         }
 
-        func metrics(encoded: [[Double]], targets: [Double]) -> TabularMetrics {
+        func metrics(encoded: [[Double]], targets: [Double]) -> TreeModelMetrics {
             let outputs = outputs(encoded, rows: targets.count)
             switch columns.target {
             case .classes(let labels):
@@ -232,17 +226,17 @@ struct TrainedTreeEnsemble: Sendable {
                     crossEntropy -= log(max(probability, 1e-15))
                 }
                 do {
-                    return .classifier(try MLClassifierMetrics(classLabels: labels.descriptions, trueLabels: targets.map { Int($0) },
+                    return .init(classifier: try MLClassifierMetrics(classLabels: labels.descriptions, trueLabels: targets.map { Int($0) },
                                                                predictedLabels: predicted,
                                                                meanCrossEntropy: targets.isEmpty ? nil : crossEntropy / Double(targets.count)))
                 } catch {
-                    return .classifier(MLClassifierMetrics(classLabels: labels.descriptions, error: error))
+                    return .init(classifier: MLClassifierMetrics(classLabels: labels.descriptions, error: error))
                 }
             case .values:
                 do {
-                    return .regressor(try MLRegressorMetrics(targets: targets, predictions: outputs))
+                    return .init(regressor: try MLRegressorMetrics(targets: targets, predictions: outputs))
                 } catch {
-                    return .regressor(MLRegressorMetrics(error: error))
+                    return .init(regressor: MLRegressorMetrics(error: error))
                 }
             }
         }

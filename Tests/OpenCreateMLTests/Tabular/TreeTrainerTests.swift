@@ -192,19 +192,7 @@ func expectIdenticalPredictions(_ predictions: MLUntypedColumn, written: (URL) t
         let url = folder.appendingPathComponent("Model.mlmodel")
         try written(url)
         let model = try MLModel(contentsOf: url)
-        let providers: [MLFeatureProvider] = (0..<table.rows.count).map { index in
-            let row = table.rows[index]
-            var values: [String: MLFeatureValue] = [:]
-            for name in features {
-                switch row[name] {
-                case .int(let value)?: values[name] = MLFeatureValue(int64: Int64(value))
-                case .double(let value)?: values[name] = MLFeatureValue(double: value)
-                case .string(let value)?: values[name] = MLFeatureValue(string: value)
-                default: break
-                }
-            }
-            return MLDictionaryFeatureProvider(featureValues: values)
-        }
+        let providers = LinearTableTests.providers(table, features: features)
         let outputs = try model.predictions(fromBatch: MLArrayBatchProvider(array: providers))
         #expect(outputs.count == predictions.count)
         var mismatches = 0
