@@ -107,33 +107,14 @@ package struct LinearRegression: Sendable {
         for (name, value) in [("l1", l1), ("l2", l2)] where !(value.isFinite && value >= 0) {
             throw SolverError("LinearRegression.\(name)", "must be a finite number ≥ 0, got \(value)")
         }
-        guard maxIterations >= 1 else {
-            throw SolverError("LinearRegression.maxIterations", "must be at least 1, got \(maxIterations)")
-        }
-        guard gradientTolerance.isFinite, gradientTolerance >= 0 else {
-            throw SolverError("LinearRegression.gradientTolerance", "must be a finite number ≥ 0, got \(gradientTolerance)")
-        }
-        guard relativeLossTolerance.isFinite, relativeLossTolerance >= 0 else {
-            throw SolverError("LinearRegression.relativeLossTolerance", "must be a finite number ≥ 0, got \(relativeLossTolerance)")
-        }
-        guard historySize >= 1 else {
-            throw SolverError("LinearRegression.historySize", "must be at least 1, got \(historySize)")
-        }
+        try SolverChecks.settings("LinearRegression", maxIterations: maxIterations, gradientTolerance: gradientTolerance,
+                                  relativeLossTolerance: relativeLossTolerance, historySize: historySize)
     }
 
     private func validate(features: [Double], featureCount: Int, targets: [Double]) throws {
-        guard featureCount >= 1 else { throw SolverError("LinearRegression.fit", "featureCount must be at least 1, got \(featureCount)") }
-        guard !targets.isEmpty else { throw SolverError("LinearRegression.fit", "no training rows") }
-        guard features.count == targets.count * featureCount else {
-            throw SolverError("LinearRegression.fit",
-                              "\(features.count) feature values for \(targets.count) targets; expected \(targets.count) rows × \(featureCount) = \(targets.count * featureCount)")
-        }
+        try SolverChecks.rows("LinearRegression", features: features, featureCount: featureCount, rowCount: targets.count, perRow: "targets")
         if let row = targets.firstIndex(where: { !$0.isFinite }) {
             throw SolverError("LinearRegression.fit", "targets: row \(row) is \(targets[row]), not a finite number")
-        }
-        if let index = features.firstIndex(where: { !$0.isFinite }) {
-            throw SolverError("LinearRegression.fit",
-                              "features: row \(index / featureCount), column \(index % featureCount) is \(features[index]), not a finite number")
         }
     }
 }

@@ -122,38 +122,19 @@ package struct LogisticRegression: Sendable {
         for lambda in [penalty.l1Strength, penalty.l2Strength] where !(lambda.isFinite && lambda >= 0) {
             throw SolverError("LogisticRegression.penalty", "the strength λ must be a finite number ≥ 0, got \(lambda)")
         }
-        guard maxIterations >= 1 else {
-            throw SolverError("LogisticRegression.maxIterations", "must be at least 1, got \(maxIterations)")
-        }
-        guard gradientTolerance.isFinite, gradientTolerance >= 0 else {
-            throw SolverError("LogisticRegression.gradientTolerance", "must be a finite number ≥ 0, got \(gradientTolerance)")
-        }
-        guard relativeLossTolerance.isFinite, relativeLossTolerance >= 0 else {
-            throw SolverError("LogisticRegression.relativeLossTolerance", "must be a finite number ≥ 0, got \(relativeLossTolerance)")
-        }
-        guard historySize >= 1 else {
-            throw SolverError("LogisticRegression.historySize", "must be at least 1, got \(historySize)")
-        }
+        try SolverChecks.settings("LogisticRegression", maxIterations: maxIterations, gradientTolerance: gradientTolerance,
+                                  relativeLossTolerance: relativeLossTolerance, historySize: historySize)
     }
 
     /// Checks shapes, values and labels; returns the class count.
     private func validate(features: [Float], featureCount: Int, labels: [Int], classCount: Int?) throws -> Int {
-        guard featureCount >= 1 else { throw SolverError("LogisticRegression.fit", "featureCount must be at least 1, got \(featureCount)") }
-        guard !labels.isEmpty else { throw SolverError("LogisticRegression.fit", "no training rows") }
-        guard features.count == labels.count * featureCount else {
-            throw SolverError("LogisticRegression.fit",
-                              "\(features.count) feature values for \(labels.count) labels; expected \(labels.count) rows × \(featureCount) = \(labels.count * featureCount)")
-        }
+        try SolverChecks.rows("LogisticRegression", features: features, featureCount: featureCount, rowCount: labels.count, perRow: "labels")
         let classes = classCount ?? (labels.max()! + 1)
         guard classes >= 2 else {
             throw SolverError("LogisticRegression.fit", "needs at least 2 classes, got \(classes)\(classCount == nil ? " (all labels are \(labels[0]))" : "")")
         }
         if let row = labels.firstIndex(where: { $0 < 0 || $0 >= classes }) {
             throw SolverError("LogisticRegression.fit", "labels[\(row)] is \(labels[row]), outside the classes 0..<\(classes)")
-        }
-        if let index = features.firstIndex(where: { !$0.isFinite }) {
-            throw SolverError("LogisticRegression.fit",
-                              "features: row \(index / featureCount), column \(index % featureCount) is \(features[index]), not a finite number")
         }
         return classes
     }
