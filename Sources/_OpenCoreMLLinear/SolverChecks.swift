@@ -1,21 +1,5 @@
-/// The checks the linear models' `fit` share, throwing a `SolverError` that names the setting, or
-/// the row and column.
+/// The data checks the linear models' `fit` share, throwing a `SolverError` that names the row and column.
 enum SolverChecks {
-    /// The stopping settings: at least one iteration, finite tolerances ≥ 0, at least one curvature pair.
-    static func settings(_ owner: String, maxIterations: Int, gradientTolerance: Double, relativeLossTolerance: Double,
-                         historySize: Int) throws {
-        guard maxIterations >= 1 else {
-            throw SolverError("\(owner).maxIterations", "must be at least 1, got \(maxIterations)")
-        }
-        for (name, value) in [("gradientTolerance", gradientTolerance), ("relativeLossTolerance", relativeLossTolerance)]
-        where !(value.isFinite && value >= 0) {
-            throw SolverError("\(owner).\(name)", "must be a finite number ≥ 0, got \(value)")
-        }
-        guard historySize >= 1 else {
-            throw SolverError("\(owner).historySize", "must be at least 1, got \(historySize)")
-        }
-    }
-
     /// `features` holds `rowCount` (≥ 1) rows of `featureCount` (≥ 1) finite values; `perRow`
     /// names what there is one of per row ("labels", "targets").
     static func rows<Value: BinaryFloatingPoint>(_ owner: String, features: [Value], featureCount: Int, rowCount: Int, perRow: String) throws {
