@@ -119,8 +119,8 @@ struct TabularColumnsTests {
         _ = try columns.encodeTargets(table)
         let seconds = Date().timeIntervalSince(start)
         #expect(encoded.count == 49 && encoded[0].count == rows)
-        // A debug build; a release build is several times faster.
-        #expect(seconds < 10, "encoding took \(seconds) s")
+        // About 0.6 s in a debug build on a loaded machine; a release build is several times faster.
+        #expect(seconds < 3, "encoding took \(seconds) s")
     }
 }
 
