@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 
 /// What a tabular trainer learns: classes of a String or Int target, or values of a numeric one.
@@ -24,6 +25,21 @@ enum TabularClassLabels: Sendable, Equatable {
         switch self {
         case .strings(let labels): return labels
         case .ints(let labels): return labels.map(String.init)
+        }
+    }
+
+    /// The labels as a Core ML class-label list: `strings` for String labels, otherwise `ints`
+    /// (set whichever is not nil on a classifier message).
+    var specification: (strings: CoreML_Specification_StringVector?, ints: CoreML_Specification_Int64Vector?) {
+        switch self {
+        case .strings(let labels):
+            var vector = CoreML_Specification_StringVector()
+            vector.vector = labels
+            return (vector, nil)
+        case .ints(let labels):
+            var vector = CoreML_Specification_Int64Vector()
+            vector.vector = labels.map(Int64.init)
+            return (nil, vector)
         }
     }
 

@@ -132,16 +132,9 @@ struct TrainedTreeEnsemble: Sendable {
             var classifier = CoreML_Specification_TreeEnsembleClassifier()
             classifier.treeEnsemble = fit.ensembleParameters
             classifier.postEvaluationTransform = fit.postEvaluationTransform
-            switch labels {
-            case .strings(let values):
-                var vector = CoreML_Specification_StringVector()
-                vector.vector = values
-                classifier.stringClassLabels = vector
-            case .ints(let values):
-                var vector = CoreML_Specification_Int64Vector()
-                vector.vector = values.map(Int64.init)
-                classifier.int64ClassLabels = vector
-            }
+            let vectors = labels.specification
+            if let strings = vectors.strings { classifier.stringClassLabels = strings }
+            if let ints = vectors.ints { classifier.int64ClassLabels = ints }
             final.treeEnsembleClassifier = classifier
         case .values:
             var regressor = CoreML_Specification_TreeEnsembleRegressor()
