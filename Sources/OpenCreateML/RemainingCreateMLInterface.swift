@@ -1,5 +1,5 @@
 // The parts of Create ML's data-table API (MLDataTable, MLDataColumn, MLUntypedColumn, MLDataValue
-// and their companions), of MLActivityClassifier and of MLImageClassifier that OpenCreateML does not
+// and their companions), of MLActivityClassifier, MLImageClassifier and the tabular trainers that OpenCreateML does not
 // port yet, written as the declarations Create ML has, so that what is missing is plain. The list
 // shrinks as pieces are ported; everything else of these types is in Sources/OpenCreateML/DataTable/,
 // ActivityClassifier/ and ImageClassifier/.
@@ -116,6 +116,21 @@ extension MLActivityClassifier {
                              parameters: ModelParameters, sessionParameters: MLTrainingSessionParameters) throws -> MLJob<MLActivityClassifier>
     public var description: String { get }
     // ModelParameters.Validation.dataSource(DataSource) is `.table(MLDataTable)` here.
+}
+
+// The tabular trainers (ported: Sources/OpenCreateML/TreeClassifiers/, LinearModels/,
+// LogisticRegression/, TabularSelection/) lack:
+public struct MLSupportVectorClassifier { /* a linear SVM on MLDataTable; MLClassifier's .supportVector case */ }
+extension MLBoostedTreeClassifier /* and the other eight tabular trainers */ {
+    public init(trainingData: DataFrame, targetColumn: String, featureColumns: [String]?, parameters: ModelParameters) throws
+    public static func train(trainingData: MLDataTable, targetColumn: String, featureColumns: [String]?, parameters: ModelParameters,
+                             sessionParameters: MLTrainingSessionParameters) throws -> MLJob<MLBoostedTreeClassifier>
+    public static func makeTrainingSession(...) throws -> MLTrainingSession<MLBoostedTreeClassifier>
+    public static func resume(_ session: MLTrainingSession<MLBoostedTreeClassifier>) throws -> MLJob<MLBoostedTreeClassifier>
+    public func predictions(from data: DataFrame) throws -> AnyColumn
+    public func evaluation(on data: DataFrame) -> MLClassifierMetrics
+    public var description: String { get }
+    public var debugDescription: String { get }
 }
 
 // MLImageClassifier (ported: Sources/OpenCreateML/ImageClassifier/) lacks:
