@@ -130,6 +130,89 @@ struct TreeTrainingTests {
         #expect(worst < 1e-9)
     }
 
+    @Test("Several nodes in parts of rows, within a small scratch budget: each node's sums, the same for 1 and 2 threads")
+    func histogramParts() throws {
+        var random = TreeTrainingRandom(seed: 13)
+        let rows = 360_000, width = 3
+        let columns = (0..<3).map { f in (0..<rows).map { _ in Double(random.below(20 + 10 * f)) } }
+        let data = try BinnedFeatures(columns: columns, kinds: [.numeric, .numeric, .categorical(count: 40)])
+        let values = (0..<rows * width).map { _ in Float(random.unit() * 2 - 1) }
+        // Four nodes of 220,000, 20,000, 70,000 and 50,000 rows: 7, 1, 3 and 2 blocks of 32,768.
+        let all = (0..<rows).map { UInt32($0) }
+        let cuts = [0, 220_000, 240_000, 310_000, 360_000]
+        let nodes = (0..<4).map { Array(all[cuts[$0]..<cuts[$0 + 1]]) }
+        let perHistogram = data.totalBins * width * 8
+        func build(budget: Int, threads: Int) throws -> ([[Double]], Int) {
+            let histograms = try GradientHistograms(data: data, width: width, features: [0, 1, 2], slots: threads,
+                                                    scratchBudget: budget)
+            var outputs = [Double](repeating: .nan, count: 4 * histograms.size)
+            try values.withUnsafeBufferPointer { v in
+                try nodes[0].withUnsafeBufferPointer { r0 in
+                    try nodes[1].withUnsafeBufferPointer { r1 in
+                        try nodes[2].withUnsafeBufferPointer { r2 in
+                            try nodes[3].withUnsafeBufferPointer { r3 in
+                                try outputs.withUnsafeMutableBufferPointer { out in
+                                    let jobs = [r0, r1, r2, r3].enumerated().map { i, r in
+                                        GradientHistograms.Job(rows: r.baseAddress!, count: r.count,
+                                                               output: out.baseAddress! + i * histograms.size)
+                                    }
+                                    try histograms.build(jobs, values: v.baseAddress!)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return ((0..<4).map { Array(outputs[($0 * histograms.size)..<(($0 + 1) * histograms.size)]) }, histograms.partLimit)
+        }
+        // By hand: every row's values added to its bin of every feature.
+        var expected = [[Double]](repeating: [Double](repeating: 0, count: data.totalBins * width), count: 4)
+        for (n, node) in nodes.enumerated() {
+            for r in node {
+                for f in 0..<3 {
+                    let bin = Int(data.binOffsets[f]) + Int(data.bins[Int(r) * 3 + f])
+                    for j in 0..<width { expected[n][bin * width + j] += Double(values[Int(r) * width + j]) }
+                }
+            }
+        }
+        // A budget of 8 MB: up to 8 parts; of 2 histograms: up to 3 parts, so batches of nodes {0, 1}, {2}, {3};
+        // none: 1 part.
+        for (budget, parts) in [(8 << 20, 8), (2 * perHistogram, 3), (0, 1)] {
+            let (one, limit) = try build(budget: budget, threads: 1)
+            let (two, _) = try build(budget: budget, threads: 2)
+            #expect(limit == parts)
+            #expect(one == two)
+            for n in 0..<4 {
+                let worst = zip(one[n], expected[n]).map { abs($0 - $1) }.max() ?? .infinity
+                #expect(worst < 1e-6, "node \(n), budget \(budget)")
+            }
+        }
+    }
+
+    @Test("A regression tree on targets far from zero (1.7e9 + a pattern) predicts the exact leaf means")
+    func largeTargetOffset() throws {
+        // Feature x in 0..<8, three rows each; targets 1.7e9 + 3x + {0.125, 0.5, 0.875}: a depth-3
+        // tree on a linear trend of 8 equal groups splits in the middles, so each leaf is one x and
+        // its mean is 1.7e9 + 3x + 0.5 (a float of 1.7e9 is a multiple of 128: off by tens without centering).
+        let x = (0..<24).map { Double($0 / 3) }
+        let y = (0..<24).map { r in 1.7e9 + 3 * x[r] + [0.125, 0.5, 0.875][r % 3] }
+        let fit = try Self.decisionTree([x], [.numeric], y, growth: TreeGrowthParameters(maxDepth: 3, minChildWeight: 1))
+        #expect(fit.baseValues == [1.7e9 + 3 * 3.5 + 0.5])
+        let predictions = fit.predictions(columns: [x])
+        for r in 0..<24 {
+            #expect(abs(predictions[r] - (1.7e9 + 3 * x[r] + 0.5)) < 1e-3, "row \(r): \(predictions[r])")
+        }
+        // A bagged forest: the mean plus the average of its trees' leaf offsets — averages of targets,
+        // so within the targets' range (a float of any of them is 1.7e9, below it).
+        let data = try BinnedFeatures(columns: [x], kinds: [.numeric])
+        let forest = try RandomForestTrees(task: .regression, growth: TreeGrowthParameters(maxDepth: 3, bootstrap: true),
+                                           treeCount: 4)
+            .fit(training: data, targets: y, validation: nil) { _ in true }
+        for (r, p) in forest.predictions(columns: [x]).enumerated() {
+            #expect(p >= 1.7e9 + 0.125 - 1e-3 && p <= 1.7e9 + 21.875 + 1e-3, "row \(r): \(p)")
+        }
+    }
+
     @Test("Early stopping keeps the trees of the best validation loss")
     func earlyStopping() throws {
         var random = TreeTrainingRandom(seed: 3)
@@ -205,7 +288,13 @@ struct TreeTrainingTests {
         #expect(throws: TreeTrainingError.self) { try BinnedFeatures(columns: [[]], kinds: [.numeric]) }
         #expect(throws: TreeTrainingError.self) { try BinnedFeatures(columns: [], kinds: []) }
         #expect(throws: TreeTrainingError.self) { try BinnedFeatures(columns: [[1, 2], [1]], kinds: [.numeric, .numeric]) }
-        #expect(throws: TreeTrainingError.self) { try BinnedFeatures(columns: [[1, .infinity]], kinds: [.numeric]) }
+        do {
+            _ = try BinnedFeatures(columns: [[1, 2, 3], [1, 2, -.infinity]], kinds: [.numeric, .numeric])
+            Issue.record("an infinite value was binned")
+        } catch let error as TreeTrainingError {
+            #expect(error.location == "feature 1, row 2")
+            #expect(error.tableCell?.feature == 1 && error.tableCell?.row == 2)
+        }
         #expect(throws: TreeTrainingError.self) { try BinnedFeatures(columns: [[1, 2]], kinds: [.numeric], maxBins: 300) }
         let data = try BinnedFeatures(columns: [[1, 2, 3, 4]], kinds: [.numeric])
         func boost(_ objective: TreeObjective, _ y: [Double], growth: TreeGrowthParameters = .init(),

@@ -7,10 +7,15 @@ package struct EngineError: Error, CustomStringConvertible, Sendable {
     /// ML Program's errors begin with the operation they come from).
     package var location: String
     package var message: String
+    /// The feature (column) index and row of a table value the error is about, when it is about one
+    /// (tree training's infinite value): `location` says "feature f, row r", and a caller that
+    /// knows the columns' names can say which.
+    package var tableCell: (feature: Int, row: Int)?
 
-    package init(_ location: String, _ message: String) {
+    package init(_ location: String, _ message: String, tableCell: (feature: Int, row: Int)? = nil) {
         self.location = location
         self.message = message
+        self.tableCell = tableCell
     }
 
     /// An error whose message names its own place.

@@ -201,7 +201,8 @@ package struct BinnedFeatures: Sendable {
         // Infinite values have no bin a `x < t` test keeps apart from the finite ones.
         for (i, f) in features.enumerated() where kinds[f] == .numeric {
             if let r = columns[i].firstIndex(where: { $0.isInfinite }) {
-                throw TreeTrainingError("feature \(f), row \(r)", "the value is infinite")
+                throw TreeTrainingError("feature \(f), row \(r)", "the value \(columns[i][r]) is infinite",
+                                        tableCell: (f, r))
             }
         }
         let blockRows = 4096

@@ -3,8 +3,9 @@ import Foundation
 /// Random forests and single decision trees: trees grown on one-hot targets (classes) or the
 /// targets (regression) by squared error — for classes the same splits as the Gini decrease —
 /// with λ = 0 whatever `growth.l2Regularization` says (so leaves are plain shares and means).
-/// Leaves hold class shares (classification) or means (regression) divided by the number of
-/// trees, so the forest's output is the sum of its trees' leaves: no transform. Each tree trains on
+/// Leaves hold class shares (classification) or means less the rounded mean target (regression,
+/// whose base value is that) divided by the number of trees, so the forest's output is the base
+/// value plus the sum of its trees' leaves: no transform. Each tree trains on
 /// a sample of the rows (with replacement when `growth.bootstrap`) and of the features.
 /// A decision tree is a forest of one tree without bootstrap or subsampling.
 package struct RandomForestTrees: Sendable {
@@ -35,20 +36,27 @@ package struct RandomForestTrees: Sendable {
         if case .classification(let k) = task, k < 1 {
             throw TreeTrainingError("classCount", "must be >= 1, not \(k)")
         }
-        try checkTargets(targets, rows: training.rowCount, place: "training targets")
+        try checks.checkTargets(targets, rows: training.rowCount, place: "training targets")
         if let (data, y) = validation {
             try checkSameBinning(data, training)
-            try checkTargets(y, rows: data.rowCount, place: "validation targets")
+            try checks.checkTargets(y, rows: data.rowCount, place: "validation targets")
         }
         let n = training.rowCount
         let k = outputs, width = k + 1
         let slots = growth.slots
-        // Per row: −(one-hot target) or −target, then a hessian of 1: a leaf's −G/H is its share or mean.
+        // Regression: the trees fit the targets less their mean (taken in doubles, rounded to an
+        // integer so that integer targets stay exact floats), and that is the ensemble's base value:
+        // the per-row values are floats, and a float of a target far from zero (1.7e9) would lose
+        // its low digits. Classes: no base value.
+        let mean = task == .regression ? fixedBlockSum(n, slots: slots) { targets[$0] } / Double(n) : 0
+        let center = mean.isFinite ? mean.rounded() : 0
+        // Per row: −(one-hot target) or −(target − center), then a hessian of 1: a leaf's −G/H is
+        // its share or its mean less `center`.
         var values = [Float](repeating: 0, count: try checkedProduct(n, width, "forest targets"))
         for r in 0..<n {
             switch task {
             case .classification: values[r * width + Int(targets[r])] = -1
-            case .regression: values[r * width] = Float(-targets[r])
+            case .regression: values[r * width] = Float(center - targets[r])
             }
             values[r * width + k] = 1
         }
@@ -86,66 +94,54 @@ package struct RandomForestTrees: Sendable {
             sumScores.withUnsafeMutableBufferPointer {
                 routing.addScores(training, to: $0.baseAddress!, dimensions: k, outputDimension: 0, slots: slots)
             }
-            let (trainingLoss, trainingMetric) = evaluate(sumScores, trees: t + 1, targets: targets)
+            let (trainingLoss, trainingMetric) = evaluate(sumScores, trees: t + 1, base: center, targets: targets)
             var validationLoss: Double?, validationMetric: Double?
             if let (data, y) = validation {
                 validationSums.withUnsafeMutableBufferPointer {
                     routing.addScores(data, to: $0.baseAddress!, dimensions: k, outputDimension: 0, slots: slots)
                 }
-                (validationLoss, validationMetric) = evaluate(validationSums, trees: t + 1, targets: y)
+                (validationLoss, validationMetric) = evaluate(validationSums, trees: t + 1, base: center, targets: y)
             }
             let report = TreeTrainingIteration(iteration: t, trainingLoss: trainingLoss, validationLoss: validationLoss,
                                                trainingMetric: trainingMetric, validationMetric: validationMetric,
                                                seconds: Date().timeIntervalSince(start))
             if !progress(report) { break }
         }
-        // Leaves divided by the number of trees kept, so the forest sums to their average.
+        // Leaves divided by the number of trees kept, so the forest sums to their average (plus the base value).
         let scale = 1 / Double(trees.count)
         for i in trees.indices {
             for j in trees[i].nodes.indices where trees[i].nodes[j].isLeaf {
                 trees[i].nodes[j].values = trees[i].nodes[j].values.map { $0 * scale }
             }
         }
-        return TreeEnsembleFit(trees: trees, baseValues: [Double](repeating: 0, count: k), dimensions: k,
+        let base = task == .regression ? [center] : [Double](repeating: 0, count: k)
+        return TreeEnsembleFit(trees: trees, baseValues: base, dimensions: k,
                                transform: .none, bestIteration: trees.count - 1)
     }
 
-    private func checkTargets(_ targets: [Double], rows: Int, place: String) throws {
-        guard targets.count == rows else { throw TreeTrainingError(place, "\(targets.count) targets for \(rows) rows") }
-        for (r, y) in targets.enumerated() {
-            switch task {
-            case .regression:
-                if !y.isFinite { throw TreeTrainingError("\(place) row \(r)", "the target \(y) is not finite") }
-            case .classification(let k):
-                if !(y >= 0 && y < Double(k) && y == y.rounded()) {
-                    throw TreeTrainingError("\(place) row \(r)", "the class index \(y) is not in 0..<\(k)")
-                }
-            }
+    /// The objective whose target checks are the task's: any finite value, or a class index below the count.
+    private var checks: TreeObjective {
+        switch task {
+        case .regression: .squaredError
+        case .classification(let k): .softmax(classCount: k)
         }
     }
 
-    /// Loss and metric of the first `trees` trees' average (`sums` holds their sum).
-    private func evaluate(_ sums: [Double], trees: Int, targets: [Double]) -> (Double, Double) {
-        let n = targets.count
+    /// Loss and metric of the first `trees` trees' average (`sums` holds their sum) plus `base`:
+    /// RMSE, or the log loss and accuracy of the class shares.
+    private func evaluate(_ sums: [Double], trees: Int, base: Double, targets: [Double]) -> (Double, Double) {
         let scale = 1 / Double(trees)
         switch task {
         case .regression:
-            let squares = fixedBlockSum(n, slots: growth.slots) { r in
-                let e = sums[r] * scale - targets[r]
-                return e * e
+            return TreeObjective.rootMeanSquaredError(targets.count, slots: growth.slots) { r in
+                sums[r] * scale + base - targets[r]
             }
-            let rmse = (squares / Double(n)).squareRoot()
-            return (rmse, rmse)
         case .classification(let k):
-            let loss = fixedBlockSum(n, slots: growth.slots) { r in
-                -log(min(max(sums[r * k + Int(targets[r])] * scale, 1e-15), 1))
-            }
-            let right = fixedBlockSum(n, slots: growth.slots) { r in
+            return TreeObjective.logLossAndAccuracy(targets, slots: growth.slots) { r in
                 var best = 0
                 for j in 1..<k where sums[r * k + j] > sums[r * k + best] { best = j }
-                return best == Int(targets[r]) ? 1 : 0
+                return (sums[r * k + Int(targets[r])] * scale, best)
             }
-            return (loss / Double(n), right / Double(n))
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A trained ensemble: its trees, the base values they add to, and the transform from raw scores
 /// to outputs (boosted classifiers: the logistic or the softmax; forests: none — their leaves
-/// already hold class shares or means divided by the tree count).
+/// already hold class shares, or means less the base value, divided by the tree count).
 package struct TreeEnsembleFit: Sendable {
     package enum Transform: Sendable, Equatable { case none, logistic, softmax }
 

@@ -93,36 +93,47 @@ package enum TreeObjective: Sendable, Equatable {
 
     /// The loss (RMSE, log loss or multi-class log loss) and the metric (RMSE or accuracy) of raw scores.
     func evaluate(scores: UnsafePointer<Double>, targets: [Double], slots: Int) -> (loss: Double, metric: Double) {
-        let n = targets.count
         let d = dimensions
         switch self {
         case .squaredError:
-            let squares = fixedBlockSum(n, slots: slots) { r in
-                let e = scores[r] - targets[r]
-                return e * e
-            }
-            let rmse = (squares / Double(n)).squareRoot()
-            return (rmse, rmse)
+            return Self.rootMeanSquaredError(targets.count, slots: slots) { r in scores[r] - targets[r] }
         case .logistic:
-            let (loss, right) = fixedBlockSums(n, slots: slots) { r in
-                let p = min(max(1 / (1 + exp(-scores[r])), 1e-16), 1 - 1e-16)
-                let positive = targets[r] == 1
-                return (positive ? -log(p) : -log(1 - p), (scores[r] > 0) == positive ? 1 : 0)
+            return Self.logLossAndAccuracy(targets, slots: slots) { r in
+                let p = 1 / (1 + exp(-scores[r]))
+                return (targets[r] == 1 ? p : 1 - p, scores[r] > 0 ? 1 : 0)
             }
-            return (loss / Double(n), right / Double(n))
         case .softmax:
-            let (loss, right) = fixedBlockSums(n, slots: slots) { r in
+            return Self.logLossAndAccuracy(targets, slots: slots) { r in
                 let row = scores + r * d
                 var best = 0
                 for j in 1..<d where row[j] > row[best] { best = j }
                 var sum = 0.0
                 for j in 0..<d { sum += exp(row[j] - row[best]) }
-                let y = Int(targets[r])
-                let p = min(max(exp(row[y] - row[best]) / sum, 1e-16), 1)
-                return (-log(p), best == y ? 1 : 0)
+                return (exp(row[Int(targets[r])] - row[best]) / sum, best)
             }
-            return (loss / Double(n), right / Double(n))
         }
+    }
+
+    /// The root mean square of `error(r)` over `count` rows, as (loss, metric) — boosting and forests.
+    static func rootMeanSquaredError(_ count: Int, slots: Int, _ error: (Int) -> Double) -> (loss: Double, metric: Double) {
+        let squares = fixedBlockSum(count, slots: slots) { r in
+            let e = error(r)
+            return e * e
+        }
+        let rmse = (squares / Double(count)).squareRoot()
+        return (rmse, rmse)
+    }
+
+    /// The mean log loss and the accuracy over rows whose `row(r)` gives the probability of the
+    /// target class (kept within [1e-16, 1]) and the predicted class — boosting and forests.
+    static func logLossAndAccuracy(_ targets: [Double], slots: Int,
+                                   _ row: (Int) -> (probability: Double, predicted: Int)) -> (loss: Double, metric: Double) {
+        let n = targets.count
+        let (loss, right) = fixedBlockSums(n, slots: slots) { r in
+            let (p, predicted) = row(r)
+            return (-log(min(max(p, 1e-16), 1)), predicted == Int(targets[r]) ? 1 : 0)
+        }
+        return (loss / Double(n), right / Double(n))
     }
 }
 
