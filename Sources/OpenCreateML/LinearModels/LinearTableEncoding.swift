@@ -33,9 +33,11 @@ struct LinearTableEncoding: Sendable {
 
     /// The rows of `table`, row-major (`table.rowCount` × ``width``). Throws naming a feature
     /// column the table lacks or holds values of another kind in.
+    /// Throws `CreateMLError` naming the String column with the most categories when the rows
+    /// would not fit in memory (``TabularColumns/checkLinearFits(rows:memoryLimit:)``).
     func rows(_ table: MLDataTable) throws -> [Double] {
-        let linear = columns.linearColumns(try columns.encodeFeatures(table), means: means)
-        return TabularColumns.rowMajor(linear, rows: 0..<table.rowCount)
+        try columns.checkLinearFits(rows: table.rowCount)
+        return columns.linearRows(try columns.encodeFeatures(table), means: means, rows: table.rowCount)
     }
 
     /// The exported model: the shared front (one-hot encoders, vectorizer, imputer) then `final`,

@@ -19,22 +19,45 @@ extension TabularTreeModel: TabularCandidate {}
 extension MLLogisticRegressionClassifier: TabularCandidate {}
 extension MLLinearRegressor: TabularCandidate {}
 
-/// How ``MLClassifier`` and ``MLRegressor`` choose among their candidates: the table's validation
-/// rows are split off once (Create ML's automatic rule, ``MLSplitStrategy/validationRowCount(rows:)``),
-/// every candidate trains on the rest with its default parameters and those validation rows, and
-/// the best validation accuracy (classifiers) or RMSE (regressors) wins — on the training metrics
-/// when the table is too small to split. Ties go to the earlier candidate.
+/// How ``MLClassifier`` and ``MLRegressor`` choose among their candidates: every candidate gets
+/// `.split(strategy: .automatic)` (Create ML's rule, ``MLSplitStrategy/validationRowCount(rows:)``,
+/// with its fixed seed, so all of them set aside the same rows), learns its classes and categories
+/// from the whole table as each trainer's own split does (a class that lands only in the
+/// validation rows is still a class), and the best validation accuracy (classifiers) or RMSE
+/// (regressors) wins — on the training metrics when the table is too small to split. Candidates
+/// whose metrics are invalid are passed over; ties go to the earlier candidate.
+///
+/// The linear candidate (logistic or linear regression) is left out when its dense one-hot rows
+/// would not fit in memory (``TabularColumns/checkLinearFits(rows:memoryLimit:)``: a String column
+/// with very many categories); the tree candidates code categories without one-hot.
 enum TabularModelSelection {
-    /// The training rows and the validation option every candidate gets.
-    static func validation(for table: MLDataTable) throws -> (training: MLDataTable, validation: TabularValidationData) {
-        let (training, validation) = try TabularValidationData.split(strategy: .automatic).tables(from: table, location: "model selection")
-        return (training, validation.map { .table($0) } ?? .none)
+    /// The validation option every candidate gets, and whether the selection reads validation
+    /// metrics (false: the table is too small to split, so training metrics decide).
+    static func validation(for table: MLDataTable) throws -> (validation: TabularValidationData, usesValidation: Bool) {
+        if let failure = table.failure { throw failure }
+        return (.split(strategy: .automatic), MLSplitStrategy.automatic.validationRowCount(rows: table.rowCount) > 0)
     }
 
-    /// The index of the best candidate by `score` (larger is better), the first among equals.
-    static func best<T>(_ candidates: [T], score: (T) -> Double) -> Int {
-        var best = 0
-        for index in candidates.indices.dropFirst() where score(candidates[index]) > score(candidates[best]) { best = index }
-        return best
+    /// Whether the linear candidate's one-hot rows of `table` fit in memory.
+    static func linearFits(_ table: MLDataTable, targetColumn: String, featureColumns: [String]?, task: TabularTask) throws -> Bool {
+        let columns = try TabularColumns(fitting: table, targetColumn: targetColumn, featureColumns: featureColumns, task: task)
+        do {
+            try columns.checkLinearFits(rows: table.rowCount)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// The index of the best candidate by `score` (larger is better; nil: the candidate's metrics
+    /// are invalid and it is passed over), the first among equals; the first candidate when none
+    /// has a score.
+    static func best<T>(_ candidates: [T], score: (T) -> Double?) -> Int {
+        var best: (index: Int, score: Double)?
+        for index in candidates.indices {
+            guard let value = score(candidates[index]), !value.isNaN else { continue }
+            if best == nil || value > best!.score { best = (index, value) }
+        }
+        return best?.index ?? 0
     }
 }

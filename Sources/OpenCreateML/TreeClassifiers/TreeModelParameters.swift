@@ -50,6 +50,9 @@ enum TreeParameterCheck {
     static func growth(maxDepth: Int, minLossReduction: Double, minChildWeight: Double, l2Regularization: Double,
                        rowSubsample: Double, columnSubsample: Double, bootstrap: Bool, randomSeed: Int) throws -> TreeGrowthParameters {
         try atLeastOne(maxDepth, "maxDepth")
+        guard maxDepth <= TreeGrowthParameters.maxAllowedDepth else {
+            throw CreateMLError("ModelParameters.maxDepth", "must be at most \(TreeGrowthParameters.maxAllowedDepth), got \(maxDepth)")
+        }
         try nonNegative(minLossReduction, "minLossReduction")
         try nonNegative(minChildWeight, "minChildWeight")
         try fraction(rowSubsample, "rowSubsample")
