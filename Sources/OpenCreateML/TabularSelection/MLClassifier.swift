@@ -22,23 +22,9 @@ public enum MLClassifier: Sendable {
     /// Trains the candidates on `trainingData` and keeps the best. Throws `CreateMLError` naming the
     /// column or row the data cannot be used at.
     public init(trainingData: MLDataTable, targetColumn: String, featureColumns: [String]? = nil) throws {
-        let (validation, usesValidation) = try TabularModelSelection.validation(for: trainingData)
-        var candidates: [MLClassifier] = [
-            .boostedTree(try MLBoostedTreeClassifier(trainingData: trainingData, targetColumn: targetColumn, featureColumns: featureColumns,
-                           parameters: .init(validation: validation))),
-            .randomForest(try MLRandomForestClassifier(trainingData: trainingData, targetColumn: targetColumn, featureColumns: featureColumns,
-                           parameters: .init(validation: validation))),
-            .decisionTree(try MLDecisionTreeClassifier(trainingData: trainingData, targetColumn: targetColumn, featureColumns: featureColumns,
-                           parameters: .init(validation: validation))),
-        ]
-        if try TabularModelSelection.linearFits(trainingData, targetColumn: targetColumn, featureColumns: featureColumns, task: .classification) {
-            candidates.append(.logisticRegression(try MLLogisticRegressionClassifier(trainingData: trainingData, targetColumn: targetColumn, featureColumns: featureColumns,
-                                         parameters: .init(validation: validation))))
-        }
-        self = candidates[TabularModelSelection.best(candidates) { candidate in
-            let metrics = usesValidation ? candidate.validationMetrics : candidate.trainingMetrics
-            return metrics.isValid ? metrics.accuracy : nil
-        }]
+        self = try TabularModelSelection.select(trainingData, targetColumn: targetColumn, featureColumns: featureColumns, make: {
+            [.boostedTree(try $0.train()), .randomForest(try $0.train()), .decisionTree(try $0.train())] + (try $0.linearFits(task: .classification) ? [.logisticRegression(try $0.train())] : [])
+        }, score: { $0.isValid ? $0.accuracy : nil })
     }
 
     private var chosen: any TabularCandidate<MLClassifierMetrics> {

@@ -16,23 +16,9 @@ public enum MLRegressor: Sendable {
     /// Trains the candidates on `trainingData` and keeps the best. Throws `CreateMLError` naming the
     /// column or row the data cannot be used at.
     public init(trainingData: MLDataTable, targetColumn: String, featureColumns: [String]? = nil) throws {
-        let (validation, usesValidation) = try TabularModelSelection.validation(for: trainingData)
-        var candidates: [MLRegressor] = [
-            .boostedTree(try MLBoostedTreeRegressor(trainingData: trainingData, targetColumn: targetColumn, featureColumns: featureColumns,
-                           parameters: .init(validation: validation))),
-            .randomForest(try MLRandomForestRegressor(trainingData: trainingData, targetColumn: targetColumn, featureColumns: featureColumns,
-                           parameters: .init(validation: validation))),
-            .decisionTree(try MLDecisionTreeRegressor(trainingData: trainingData, targetColumn: targetColumn, featureColumns: featureColumns,
-                           parameters: .init(validation: validation))),
-        ]
-        if try TabularModelSelection.linearFits(trainingData, targetColumn: targetColumn, featureColumns: featureColumns, task: .regression) {
-            candidates.append(.linear(try MLLinearRegressor(trainingData: trainingData, targetColumn: targetColumn, featureColumns: featureColumns,
-                                         parameters: .init(validation: validation))))
-        }
-        self = candidates[TabularModelSelection.best(candidates) { candidate in
-            let metrics = usesValidation ? candidate.validationMetrics : candidate.trainingMetrics
-            return metrics.isValid ? -metrics.rootMeanSquaredError : nil
-        }]
+        self = try TabularModelSelection.select(trainingData, targetColumn: targetColumn, featureColumns: featureColumns, make: {
+            [.boostedTree(try $0.train()), .randomForest(try $0.train()), .decisionTree(try $0.train())] + (try $0.linearFits(task: .regression) ? [.linear(try $0.train())] : [])
+        }, score: { $0.isValid ? -$0.rootMeanSquaredError : nil })
     }
 
     private var chosen: any TabularCandidate<MLRegressorMetrics> {

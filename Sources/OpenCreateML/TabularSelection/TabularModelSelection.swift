@@ -15,9 +15,37 @@ protocol TabularCandidate<Metrics> {
     func write(to fileURL: URL, metadata: MLModelMetadata?) throws
 }
 
-extension TabularTreeModel: TabularCandidate {}
-extension MLLogisticRegressionClassifier: TabularCandidate {}
-extension MLLinearRegressor: TabularCandidate {}
+/// A candidate ``MLClassifier`` and ``MLRegressor`` can train: with its default parameters but
+/// the selection's validation option.
+protocol TabularSelectable: TabularCandidate {
+    init(selecting selection: TabularModelSelection) throws
+}
+
+extension TabularTreeModel: TabularSelectable {
+    init(selecting selection: TabularModelSelection) throws {
+        var parameters = Parameters()
+        parameters.validation = selection.validation
+        try self.init(trainingData: selection.table, targetColumn: selection.targetColumn, featureColumns: selection.featureColumns,
+                      parameters: parameters)
+    }
+}
+
+extension MLLogisticRegressionClassifier: TabularSelectable {
+    init(selecting selection: TabularModelSelection) throws {
+        try self.init(trainingData: selection.table, targetColumn: selection.targetColumn, featureColumns: selection.featureColumns,
+                      parameters: .init(validation: selection.validation))
+    }
+}
+
+extension MLLinearRegressor: TabularSelectable {
+    init(selecting selection: TabularModelSelection) throws {
+        try self.init(trainingData: selection.table, targetColumn: selection.targetColumn, featureColumns: selection.featureColumns,
+                      parameters: .init(validation: selection.validation))
+    }
+}
+
+extension MLClassifier: TabularCandidate {}
+extension MLRegressor: TabularCandidate {}
 
 /// How ``MLClassifier`` and ``MLRegressor`` choose among their candidates: every candidate gets
 /// `.split(strategy: .automatic)` (Create ML's rule, ``MLSplitStrategy/validationRowCount(rows:)``,
@@ -30,16 +58,18 @@ extension MLLinearRegressor: TabularCandidate {}
 /// The linear candidate (logistic or linear regression) is left out when its dense one-hot rows
 /// would not fit in memory (``TabularColumns/checkLinearFits(rows:memoryLimit:)``: a String column
 /// with very many categories); the tree candidates code categories without one-hot.
-enum TabularModelSelection {
-    /// The validation option every candidate gets, and whether the selection reads validation
-    /// metrics (false: the table is too small to split, so training metrics decide).
-    static func validation(for table: MLDataTable) throws -> (validation: TabularValidationData, usesValidation: Bool) {
-        if let failure = table.failure { throw failure }
-        return (.split(strategy: .automatic), MLSplitStrategy.automatic.validationRowCount(rows: table.rowCount) > 0)
-    }
+struct TabularModelSelection {
+    let table: MLDataTable
+    let targetColumn: String
+    let featureColumns: [String]?
+    /// `.split(strategy: .automatic)` for every candidate.
+    let validation: TabularValidationData = .split(strategy: .automatic)
 
-    /// Whether the linear candidate's one-hot rows of `table` fit in memory.
-    static func linearFits(_ table: MLDataTable, targetColumn: String, featureColumns: [String]?, task: TabularTask) throws -> Bool {
+    /// A candidate of type `T` trained with the selection's table, columns and validation.
+    func train<T: TabularSelectable>(_ type: T.Type = T.self) throws -> T { try T(selecting: self) }
+
+    /// Whether the linear candidate's one-hot rows of the table fit in memory.
+    func linearFits(task: TabularTask) throws -> Bool {
         let columns = try TabularColumns(fitting: table, targetColumn: targetColumn, featureColumns: featureColumns, task: task)
         do {
             try columns.checkLinearFits(rows: table.rowCount)
@@ -47,6 +77,17 @@ enum TabularModelSelection {
         } catch {
             return false
         }
+    }
+
+    /// The best of the candidates `make` trains, by `score` of the validation metrics (the
+    /// training metrics when the table is too small to split; nil: invalid, passed over).
+    static func select<Choice: TabularCandidate>(_ table: MLDataTable, targetColumn: String, featureColumns: [String]?,
+                                                 make: (TabularModelSelection) throws -> [Choice],
+                                                 score: (Choice.Metrics) -> Double?) throws -> Choice {
+        if let failure = table.failure { throw failure }
+        let usesValidation = MLSplitStrategy.automatic.validationRowCount(rows: table.rowCount) > 0
+        let candidates = try make(TabularModelSelection(table: table, targetColumn: targetColumn, featureColumns: featureColumns))
+        return candidates[best(candidates) { score(usesValidation ? $0.validationMetrics : $0.trainingMetrics) }]
     }
 
     /// The index of the best candidate by `score` (larger is better; nil: the candidate's metrics

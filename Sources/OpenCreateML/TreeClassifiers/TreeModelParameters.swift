@@ -8,7 +8,7 @@ public protocol TreeModelParameters: Sendable {
     /// Create ML's defaults.
     init()
     /// Which rows measure the model while it trains.
-    var validation: TabularValidationData { get }
+    var validation: TabularValidationData { get set }
     /// The trainer the parameters configure; throws `CreateMLError` naming a parameter out of range.
     func trainingPlan() throws -> TreeTrainingPlan
 }
