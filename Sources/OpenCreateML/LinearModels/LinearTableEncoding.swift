@@ -18,12 +18,13 @@ struct LinearTableEncoding: Sendable {
         let encoded = try columns.encodeFeatures(training)
         means = zip(columns.features, encoded).map { feature, column in
             guard case .numeric = feature.kind else { return 0 }
-            var sum = 0.0, count = 0
-            for value in column where !value.isNaN {
-                sum += value
-                count += 1
-            }
-            return count == 0 ? 0 : sum / Double(count)
+            // Σ (value / count): finite for finite values (a plain sum of values near the largest
+            // double would overflow and impute ∞, which the solver would refuse naming a column
+            // of its matrix rather than of the table).
+            let count = column.reduce(0) { $0 + ($1.isNaN ? 0 : 1) }
+            guard count > 0 else { return 0 }
+            let n = Double(count)
+            return column.reduce(0.0) { $1.isNaN ? $0 : $0 + $1 / n }
         }
         self.columns = columns
     }

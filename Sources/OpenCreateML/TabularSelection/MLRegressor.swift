@@ -17,7 +17,8 @@ public enum MLRegressor: Sendable {
     /// column or row the data cannot be used at.
     public init(trainingData: MLDataTable, targetColumn: String, featureColumns: [String]? = nil) throws {
         self = try TabularModelSelection.select(trainingData, targetColumn: targetColumn, featureColumns: featureColumns, make: {
-            [.boostedTree(try $0.train()), .randomForest(try $0.train()), .decisionTree(try $0.train())] + (try $0.linearFits(task: .regression) ? [.linear(try $0.train())] : [])
+            [.boostedTree(try $0.train()), .randomForest(try $0.train()), .decisionTree(try $0.train())]
+                + (try $0.linearFits(task: .regression) ? [.linear(try $0.train())] : [])
         }, score: { $0.isValid ? -$0.rootMeanSquaredError : nil })
     }
 
