@@ -59,7 +59,8 @@ enum TabularClassLabels: Sendable, Equatable {
 /// - Int and Double feature columns are numbers; a missing value is NaN (trees learn a default
 ///   direction for it, linear models impute the training mean).
 /// - String feature columns are categorical: the categories present in the training table, coded
-///   0, 1, … by descending frequency (ties alphabetically; see ``byFrequency(_:)``); a missing value, or a category the training table did not have, gets the code
+///   0, 1, … by descending frequency (ties alphabetically; see ``byFrequency(_:)``); a missing
+///   value, or a category the training table did not have, gets the code
 ///   `categories.count` (one "other" code, which the exported `CategoricalMapping` gives as its
 ///   value on unknown, so that the Swift model and the exported one agree on every row).
 /// - Sequence, dictionary and multi-array columns are refused, naming the column.
@@ -276,7 +277,7 @@ struct TabularColumns: Sendable {
     /// Column-major columns as row-major rows (`rows` × `columns.count`), for rows `range`.
     static func rowMajor(_ columns: [[Double]], rows range: Range<Int>) -> [Double] {
         let width = columns.count
-        // Callers bound rows × width (a chunk of rows, or ``LinearTableEncoding/checkFits(rows:memoryLimit:)``).
+        // Callers bound rows × width: the tree prediction passes chunks of 2¹⁵ rows of the features.
         var rows = [Double](repeating: 0, count: range.count * width)
         rows.withUnsafeMutableBufferPointer { rows in
             for (feature, column) in columns.enumerated() {

@@ -97,7 +97,7 @@ struct TabularModelSelection {
         var best: (index: Int, score: Double)?
         for index in candidates.indices {
             guard let value = score(candidates[index]), !value.isNaN else { continue }
-            if best == nil || value > best!.score { best = (index, value) }
+            if best.map({ value > $0.score }) ?? true { best = (index, value) }
         }
         return best?.index ?? 0
     }
