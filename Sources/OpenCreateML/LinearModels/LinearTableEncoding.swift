@@ -18,12 +18,13 @@ struct LinearTableEncoding: Sendable {
         let encoded = try columns.encodeFeatures(training)
         means = zip(columns.features, encoded).map { feature, column in
             guard case .numeric = feature.kind else { return 0 }
-            var sum = 0.0, count = 0
-            for value in column where !value.isNaN {
-                sum += value
-                count += 1
-            }
-            return count == 0 ? 0 : sum / Double(count)
+            // Σ (value / count): finite for finite values (a plain sum of values near the largest
+            // double would overflow and impute ∞, which the solver would refuse naming a column
+            // of its matrix rather than of the table).
+            let count = column.reduce(0) { $0 + ($1.isNaN ? 0 : 1) }
+            guard count > 0 else { return 0 }
+            let n = Double(count)
+            return column.reduce(0.0) { $1.isNaN ? $0 : $0 + $1 / n }
         }
         self.columns = columns
     }
@@ -33,9 +34,11 @@ struct LinearTableEncoding: Sendable {
 
     /// The rows of `table`, row-major (`table.rowCount` × ``width``). Throws naming a feature
     /// column the table lacks or holds values of another kind in.
+    /// Throws `CreateMLError` naming the String column with the most categories when the rows
+    /// would not fit in memory (``TabularColumns/checkLinearFits(rows:memoryLimit:)``).
     func rows(_ table: MLDataTable) throws -> [Double] {
-        let linear = columns.linearColumns(try columns.encodeFeatures(table), means: means)
-        return TabularColumns.rowMajor(linear, rows: 0..<table.rowCount)
+        try columns.checkLinearFits(rows: table.rowCount)
+        return columns.linearRows(try columns.encodeFeatures(table), means: means, rows: table.rowCount)
     }
 
     /// The exported model: the shared front (one-hot encoders, vectorizer, imputer) then `final`,

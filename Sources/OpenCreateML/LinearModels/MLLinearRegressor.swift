@@ -54,6 +54,8 @@ public struct MLLinearRegressor: @unchecked Sendable {
         let fittedOn: MLDataTable = if case .split = parameters.validation { trainingData } else { training }
         let columns = try TabularColumns(fitting: fittedOn, targetColumn: targetColumn, featureColumns: featureColumns, task: .regression)
         guard training.rowCount > 0 else { throw CreateMLError(location, "the training table has no rows") }
+        try columns.checkRows(trainingData, validation: parameters.validation)
+        try columns.checkLinearFits(rows: training.rowCount + (validation?.rowCount ?? 0))
         let encoding = try LinearTableEncoding(columns: columns, training: training)
         let rows = try encoding.rows(training), targets = try columns.encodeTargets(training)
         let validationData = try validation.map { (rows: try encoding.rows($0), targets: try columns.encodeTargets($0)) }
@@ -109,7 +111,9 @@ public struct MLLinearRegressor: @unchecked Sendable {
         MLUntypedColumn(linear.scores(rows: try encoding.rows(data)))
     }
 
-    /// The regressor as a Core ML model (the pipeline ``write(to:metadata:)`` writes).
+    /// The regressor as a Core ML model (the pipeline ``write(to:metadata:)`` writes). Deliberately
+    /// `get throws`, unlike Create ML's non-throwing property: the model is built when asked for,
+    /// and a failure is reported rather than trapped on.
     public var model: MLModel {
         get throws { try MLModel(specification: specification(metadata: nil)) }
     }

@@ -22,6 +22,8 @@ extension MLLogisticRegressionClassifier {
         let columns = try TabularColumns(fitting: fittedOn, targetColumn: targetColumn, featureColumns: featureColumns, task: .classification)
         guard case .classes(let labels) = columns.target else { throw CreateMLError(location, "the target column holds no classes") }
         guard training.rowCount > 0 else { throw CreateMLError(location, "the training table has no rows") }
+        try columns.checkRows(trainingData, validation: parameters.validation)
+        try columns.checkLinearFits(rows: training.rowCount + (validation?.rowCount ?? 0))
         let encoding = try LinearTableEncoding(columns: columns, training: training)
         let rows = try encoding.rows(training), targets = try columns.encodeTargets(training).map { Int($0) }
         let validationData = try validation.map { (rows: try encoding.rows($0), targets: try columns.encodeTargets($0).map { Int($0) }) }
@@ -92,7 +94,7 @@ extension MLLogisticRegressionClassifier {
     public func predictions(from data: MLDataTable) throws -> MLUntypedColumn {
         guard let table else { throw CreateMLError("MLLogisticRegressionClassifier", "trained on a LabeledDataset; predict from one") }
         let probabilities = table.probabilities(rows: try table.encoding.rows(data))
-        return table.labels.column(probabilities.map(LogisticTableFit.mostProbable))
+        return table.labels.column(LogisticTableFit.mostProbable(probabilities, classCount: table.labels.count))
     }
 }
 
@@ -127,45 +129,56 @@ struct LogisticTableFit: Sendable {
         return (try? LinearModel(rows: rows, offsets: offsets))!
     }
 
-    /// Per row, the K class probabilities.
-    func probabilities(rows: [Double]) -> [[Double]] {
+    /// The K class probabilities of every row, row-major (rows × K) in one buffer.
+    func probabilities(rows: [Double]) -> [Double] {
         Self.probabilities(linear, classCount: labels.count, rows: rows)
     }
 
-    static func probabilities(_ linear: LinearModel, classCount: Int, rows: [Double]) -> [[Double]] {
+    static func probabilities(_ linear: LinearModel, classCount: Int, rows: [Double]) -> [Double] {
         let scores = linear.scores(rows: rows), width = linear.outputCount
-        return scores.withUnsafeBufferPointer { scores in
-            stride(from: 0, to: scores.count, by: width).map { base in
-                LinearClassifierProbabilities.probabilities(scores: UnsafeBufferPointer(rebasing: scores[base..<(base + width)]),
-                                                            classCount: classCount, encoding: .referenceClass, link: .logistic)
+        var result: [Double] = []
+        result.reserveCapacity(width == 0 ? 0 : scores.count / width * classCount)
+        scores.withUnsafeBufferPointer { scores in
+            for base in stride(from: 0, to: scores.count, by: width) {
+                result.append(contentsOf: LinearClassifierProbabilities.probabilities(
+                    scores: UnsafeBufferPointer(rebasing: scores[base..<(base + width)]), classCount: classCount,
+                    encoding: .referenceClass, link: .logistic))
             }
         }
+        return result
     }
 
-    /// The most probable class, the first on ties.
-    static func mostProbable(_ probabilities: [Double]) -> Int {
-        var best = 0
-        for c in probabilities.indices where probabilities[c] > probabilities[best] { best = c }
-        return best
+    /// Per row of `probabilities` (rows × `classCount`), the most probable class, the first on ties.
+    static func mostProbable(_ probabilities: [Double], classCount: Int) -> [Int] {
+        stride(from: 0, to: probabilities.count, by: classCount).map { base in
+            var best = 0
+            for c in 1..<classCount where probabilities[base + c] > probabilities[base + best] { best = c }
+            return best
+        }
     }
 
     /// Accuracy and mean cross-entropy of `rows` against class indices.
     static func score(_ linear: LinearModel, classCount: Int, rows: [Double], targets: [Int]) -> (accuracy: Double, crossEntropy: Double) {
-        let probabilities = Self.probabilities(linear, classCount: classCount, rows: rows)
+        score(probabilities(linear, classCount: classCount, rows: rows), classCount: classCount, targets: targets)
+    }
+
+    static func score(_ probabilities: [Double], classCount: Int, targets: [Int]) -> (accuracy: Double, crossEntropy: Double) {
         guard !targets.isEmpty else { return (0, 0) }
         var correct = 0, loss = 0.0
-        for (p, target) in zip(probabilities, targets) {
-            if mostProbable(p) == target { correct += 1 }
-            loss -= Foundation.log(max(p[target], Double.leastNormalMagnitude))
+        for (row, predicted) in mostProbable(probabilities, classCount: classCount).enumerated() {
+            let target = targets[row]
+            if predicted == target { correct += 1 }
+            loss -= Foundation.log(max(probabilities[row * classCount + target], Double.leastNormalMagnitude))
         }
         return (Double(correct) / Double(targets.count), loss / Double(targets.count))
     }
 
     func metrics(rows: [Double], targets: [Int]) throws -> MLClassifierMetrics {
         let probabilities = probabilities(rows: rows)
-        let crossEntropy = Self.score(linear, classCount: labels.count, rows: rows, targets: targets).crossEntropy
+        let crossEntropy = Self.score(probabilities, classCount: labels.count, targets: targets).crossEntropy
         return try MLClassifierMetrics(classLabels: labels.descriptions, trueLabels: targets,
-                                       predictedLabels: probabilities.map(Self.mostProbable), meanCrossEntropy: targets.isEmpty ? nil : crossEntropy)
+                                       predictedLabels: Self.mostProbable(probabilities, classCount: labels.count),
+                                       meanCrossEntropy: targets.isEmpty ? nil : crossEntropy)
     }
 
     /// The written model: the shared front, then a `GLMClassifier` (reference class, logit).

@@ -7,7 +7,8 @@
 public struct MLRegressorMetrics: Sendable, Encodable {
     /// How many examples were evaluated.
     public let exampleCount: Int
-    /// √(mean of (prediction − truth)²); 0 with no examples.
+    /// √(mean of (prediction − truth)²); 0 with no examples, and 0 in invalid metrics (check
+    /// ``isValid`` before comparing: `MLRegressor` passes over invalid candidates).
     public let rootMeanSquaredError: Double
     /// The largest |prediction − truth|; 0 with no examples.
     public let maximumError: Double

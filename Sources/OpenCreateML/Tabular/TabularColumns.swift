@@ -58,8 +58,9 @@ enum TabularClassLabels: Sendable, Equatable {
 ///
 /// - Int and Double feature columns are numbers; a missing value is NaN (trees learn a default
 ///   direction for it, linear models impute the training mean).
-/// - String feature columns are categorical: the categories present in the training table, sorted,
-///   coded 0, 1, …; a missing value, or a category the training table did not have, gets the code
+/// - String feature columns are categorical: the categories present in the training table, coded
+///   0, 1, … by descending frequency (ties alphabetically; see ``byFrequency(_:)``); a missing
+///   value, or a category the training table did not have, gets the code
 ///   `categories.count` (one "other" code, which the exported `CategoricalMapping` gives as its
 ///   value on unknown, so that the Swift model and the exported one agree on every row).
 /// - Sequence, dictionary and multi-array columns are refused, naming the column.
@@ -70,7 +71,7 @@ struct TabularColumns: Sendable {
     enum FeatureKind: Sendable, Equatable {
         /// An Int (`isInteger`) or Double column; the exported input is Int64 or Double.
         case numeric(isInteger: Bool)
-        /// A String column with these sorted categories.
+        /// A String column with these categories, most frequent first (a category's code is its position).
         case categorical([String])
     }
 
@@ -119,13 +120,13 @@ struct TabularColumns: Sendable {
             case .int: features.append(Feature(name: name, kind: .numeric(isInteger: true)))
             case .double: features.append(Feature(name: name, kind: .numeric(isInteger: false)))
             case .string(let strings):
-                var categories = Set<String>()
+                var counts: [String: Int] = [:]
                 if let missing = storage.missing {
-                    for (value, isMissing) in zip(strings, missing) where !isMissing { categories.insert(value) }
+                    for (value, isMissing) in zip(strings, missing) where !isMissing { counts[value, default: 0] += 1 }
                 } else {
-                    categories = Set(strings)
+                    for value in strings { counts[value, default: 0] += 1 }
                 }
-                features.append(Feature(name: name, kind: .categorical(categories.sorted())))
+                features.append(Feature(name: name, kind: .categorical(Self.byFrequency(counts))))
             case .boxed(_, let type):
                 throw CreateMLError("column '\(name)'", type == .invalid
                     ? "holds only missing values; a feature column must hold numbers or strings"
@@ -153,6 +154,13 @@ struct TabularColumns: Sendable {
         if case .classes(let labels) = target, labels.count < 2 {
             throw CreateMLError("column '\(targetColumn)'", "a classifier needs at least two classes; the training rows have \(labels.count)")
         }
+    }
+
+    /// Categories ordered by descending count, ties alphabetically: the code of a category is its
+    /// position, and the tree binning splits only on the first 254 codes of a column (the rest
+    /// share one bin), so the most frequent categories are the ones a tree can split on.
+    static func byFrequency(_ counts: [String: Int]) -> [String] {
+        counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map(\.key)
     }
 
     private static func storage(of name: String, in table: MLDataTable, role: String) throws -> ColumnStorage {
@@ -209,6 +217,27 @@ struct TabularColumns: Sendable {
         return column
     }
 
+    /// Checks the rows a trainer is given before it splits off validation rows, so that an error
+    /// names the column and the row of the caller's table (not of the training or validation part):
+    /// every target present (and a finite number, or one of the classes), every numeric feature
+    /// finite or missing. `validation` is checked too when it is a separate table (its own rows).
+    func checkRows(_ table: MLDataTable, validation: TabularValidationData) throws {
+        try checkRows(table)
+        if case .table(let other) = validation, other.rowCount > 0 { try checkRows(other) }
+    }
+
+    private func checkRows(_ table: MLDataTable) throws {
+        _ = try encodeTargets(table)
+        for feature in features {
+            guard case .numeric = feature.kind, let index = table.names.firstIndex(of: feature.name),
+                  case .double(let values) = table.columns[index].values else { continue }
+            let missing = table.columns[index].missing
+            for (row, value) in values.enumerated() where value.isInfinite && missing?[row] != true {
+                throw CreateMLError("table", "the value \(value) is not a finite number", row: row, column: feature.name)
+            }
+        }
+    }
+
     /// The target column of `table`: class indices (as doubles) into the fitted labels, or values.
     /// Throws naming the row of a missing target, or of a class the training rows did not have.
     func encodeTargets(_ table: MLDataTable) throws -> [Double] {
@@ -248,6 +277,7 @@ struct TabularColumns: Sendable {
     /// Column-major columns as row-major rows (`rows` × `columns.count`), for rows `range`.
     static func rowMajor(_ columns: [[Double]], rows range: Range<Int>) -> [Double] {
         let width = columns.count
+        // Callers bound rows × width: the tree prediction passes chunks of 2¹⁵ rows of the features.
         var rows = [Double](repeating: 0, count: range.count * width)
         rows.withUnsafeMutableBufferPointer { rows in
             for (feature, column) in columns.enumerated() {

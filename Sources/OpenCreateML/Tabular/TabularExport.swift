@@ -1,4 +1,5 @@
 import CoreMLSpec
+import OpenCoreML
 import OpenCoreMLTools
 
 /// How a tabular model is written as a Core ML model: the pipeline's inputs are the feature
@@ -98,11 +99,41 @@ extension TabularColumns {
 
     /// The number of values a linear model sees: one per numeric column, one per category of a
     /// String column.
+    /// (A String column with no categories still takes one, always-zero value, as its exported
+    /// `OneHotEncoder` output has one element.)
     var linearWidth: Int {
         features.reduce(0) { width, feature in
-            if case .categorical(let categories) = feature.kind { return width + categories.count }
+            if case .categorical(let categories) = feature.kind { return width + max(categories.count, 1) }
             return width + 1
         }
+    }
+
+    /// Bytes a linear trainer may hold per cell of its rows × ``linearWidth`` matrix: the row-major
+    /// doubles, the solver's copy (standardized doubles, or the logistic solver's floats), and the
+    /// validation rows' share.
+    static let linearBytesPerCell = 24
+
+    /// Throws `CreateMLError` naming the String column with the most categories when `rows` rows
+    /// of the dense one-hot encoding would need more than `memoryLimit` bytes (default:
+    /// `OpenCoreMLRuntime.defaultMemoryLimit`, half of the physical memory). The linear models
+    /// hold their rows dense; a String column of many distinct values (an identifier) makes them
+    /// rows × categories wide.
+    func checkLinearFits(rows: Int, memoryLimit: Int = OpenCoreMLRuntime.defaultMemoryLimit) throws {
+        let (cells, overflow) = rows.multipliedReportingOverflow(by: linearWidth)
+        let (bytes, overflow2) = cells.multipliedReportingOverflow(by: Self.linearBytesPerCell)
+        guard overflow || overflow2 || bytes > memoryLimit else { return }
+        var widest: (name: String, count: Int)?
+        for feature in features {
+            if case .categorical(let categories) = feature.kind, categories.count > (widest?.count ?? 0) {
+                widest = (feature.name, categories.count)
+            }
+        }
+        let size = overflow || overflow2 ? "more than \(Int.max) bytes" : "\(bytes / (1 << 20)) MiB"
+        let message = "a linear model's one-hot rows (\(rows) rows × \(linearWidth) values) would need \(size), over the memory limit of \(memoryLimit / (1 << 20)) MiB"
+        if let widest {
+            throw CreateMLError("column '\(widest.name)'", message + "; this String column has \(widest.count) categories (drop it from featureColumns, or use a tree model, which codes categories without one-hot)")
+        }
+        throw CreateMLError("featureColumns", message)
     }
 
     /// The front of a linear model (see ``TabularFront``): `means` holds the training mean of each
@@ -157,21 +188,28 @@ extension TabularColumns {
         return TabularFront(models: models, finalInputs: [output], width: width)
     }
 
-    /// The linear model's rows from encoded columns (``encodeFeatures(_:)``), column-major, as the
-    /// exported front makes them: numbers with NaN replaced by `means`, categories one-hot (the
-    /// "other" code all zeros). `linearWidth` columns.
-    func linearColumns(_ encoded: [[Double]], means: [Double]) -> [[Double]] {
-        var result: [[Double]] = []
-        result.reserveCapacity(linearWidth)
-        for (index, (feature, column)) in zip(features, encoded).enumerated() {
-            guard case .categorical(let categories) = feature.kind else {
-                let mean = means[index]
-                result.append(column.map { $0.isNaN ? mean : $0 })
-                continue
+    /// The linear model's rows from encoded columns (``encodeFeatures(_:)``), row-major
+    /// (`rows` × ``linearWidth``), as the exported front makes them: numbers with NaN replaced by
+    /// `means`, categories one-hot (the "other" code all zeros). Written in place, with no
+    /// column-major intermediate; callers bound the size with ``checkLinearFits(rows:memoryLimit:)``.
+    func linearRows(_ encoded: [[Double]], means: [Double], rows: Int) -> [Double] {
+        let width = linearWidth
+        var result = [Double](repeating: 0, count: rows * width)
+        result.withUnsafeMutableBufferPointer { result in
+            var offset = 0
+            for (index, (feature, column)) in zip(features, encoded).enumerated() {
+                column.withUnsafeBufferPointer { column in
+                    if case .categorical(let categories) = feature.kind {
+                        let count = Double(categories.count)
+                        for row in 0..<rows where column[row] < count { result[row * width + offset + Int(column[row])] = 1 }
+                        offset += max(categories.count, 1)
+                    } else {
+                        let mean = means[index]
+                        for row in 0..<rows { result[row * width + offset] = column[row].isNaN ? mean : column[row] }
+                        offset += 1
+                    }
+                }
             }
-            var oneHot = [[Double]](repeating: [Double](repeating: 0, count: column.count), count: max(categories.count, 1))
-            for (row, code) in column.enumerated() where code < Double(categories.count) { oneHot[Int(code)][row] = 1 }
-            result += oneHot
         }
         return result
     }

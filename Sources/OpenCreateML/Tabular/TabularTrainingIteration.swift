@@ -13,10 +13,20 @@ public struct TabularTrainingIteration: Sendable, Equatable {
 
     /// 1 for the first.
     public var iteration: Int
-    /// The training objective after the iteration (log loss for classifiers, mean squared error
-    /// for regressors, plus any penalty).
+    /// The loss on the training rows after the iteration. What it is depends on the trainer:
+    ///
+    /// - Boosted trees, random forests and decision trees: for a regressor the root mean squared
+    ///   error (the same as ``trainingMetric``); for a classifier the mean log loss (cross-entropy)
+    ///   of the predicted class probabilities (forests clip each probability to [1e-15, 1]).
+    /// - ``MLLinearRegressor``: the solver's objective, ½ · mean squared error plus the penalties
+    ///   (`l1Penalty · ‖w‖₁ + l2Penalty/2 · ‖w‖²`, on the standardized weights with `featureRescaling`).
+    /// - ``MLLogisticRegressionClassifier``: the solver's objective, the mean cross-entropy plus
+    ///   the penalties.
     public var trainingLoss: Double
-    /// The same objective on the validation rows; nil without validation data.
+    /// The loss on the validation rows; nil without validation data. For the tree trainers the
+    /// same quantity as ``trainingLoss``; for the linear models *without* the penalties: ½ · mean
+    /// squared error (``MLLinearRegressor``) or the mean cross-entropy
+    /// (``MLLogisticRegressionClassifier``).
     public var validationLoss: Double?
     /// Accuracy or RMSE on the training rows (``metric`` says which).
     public var trainingMetric: Double

@@ -4,7 +4,9 @@ import OpenCoreML
 /// The classifier Create ML picks for a table (Create ML's `MLClassifier`): boosted trees, a random
 /// forest, a decision tree and a logistic regression are trained with their default parameters
 /// and the one with the best validation accuracy is kept (training accuracy for a table under 50
-/// rows; the first of equals in that order).
+/// rows; the first of equals in that order). Candidates with invalid metrics are passed over, and the
+/// linear one is left out when its one-hot rows would not fit in memory (see
+/// `TabularModelSelection`); every candidate learns the classes and categories from the whole table.
 ///
 /// ```swift
 /// let classifier = try MLClassifier(trainingData: table, targetColumn: "species")
@@ -20,21 +22,10 @@ public enum MLClassifier: Sendable {
     /// Trains the candidates on `trainingData` and keeps the best. Throws `CreateMLError` naming the
     /// column or row the data cannot be used at.
     public init(trainingData: MLDataTable, targetColumn: String, featureColumns: [String]? = nil) throws {
-        let (training, validation) = try TabularModelSelection.validation(for: trainingData)
-        let candidates: [MLClassifier] = [
-            .boostedTree(try MLBoostedTreeClassifier(trainingData: training, targetColumn: targetColumn, featureColumns: featureColumns,
-                                                     parameters: .init(validation: validation))),
-            .randomForest(try MLRandomForestClassifier(trainingData: training, targetColumn: targetColumn, featureColumns: featureColumns,
-                                                       parameters: .init(validation: validation))),
-            .decisionTree(try MLDecisionTreeClassifier(trainingData: training, targetColumn: targetColumn, featureColumns: featureColumns,
-                                                       parameters: .init(validation: validation))),
-            .logisticRegression(try MLLogisticRegressionClassifier(trainingData: training, targetColumn: targetColumn, featureColumns: featureColumns,
-                                           parameters: .init(validation: validation))),
-        ]
-        let useValidation = if case .table = validation { true } else { false }
-        self = candidates[TabularModelSelection.best(candidates) {
-            (useValidation ? $0.validationMetrics : $0.trainingMetrics).accuracy
-        }]
+        self = try TabularModelSelection.select(trainingData, targetColumn: targetColumn, featureColumns: featureColumns, make: {
+            [.boostedTree(try $0.train()), .randomForest(try $0.train()), .decisionTree(try $0.train())]
+                + (try $0.linearFits(task: .classification) ? [.logisticRegression(try $0.train())] : [])
+        }, score: { $0.isValid ? $0.accuracy : nil })
     }
 
     private var chosen: any TabularCandidate<MLClassifierMetrics> {
@@ -58,7 +49,8 @@ public enum MLClassifier: Sendable {
     public func evaluation(on labeledData: MLDataTable) -> MLClassifierMetrics { chosen.evaluation(on: labeledData) }
     /// The predicted label of every row of `data`.
     public func predictions(from data: MLDataTable) throws -> MLUntypedColumn { try chosen.predictions(from: data) }
-    /// The chosen classifier as a Core ML model.
+    /// The chosen classifier as a Core ML model (`get throws`, unlike Create ML's property: see
+    /// ``TabularTreeModel/model``).
     public var model: MLModel {
         get throws { try chosen.model }
     }

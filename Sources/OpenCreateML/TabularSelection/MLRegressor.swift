@@ -4,7 +4,9 @@ import OpenCoreML
 /// The regressor Create ML picks for a table (Create ML's `MLRegressor`): boosted trees, a random
 /// forest, a decision tree and a linear regression are trained with their default parameters and
 /// the one with the lowest validation RMSE is kept (training RMSE for a table under 50 rows; the
-/// first of equals in that order).
+/// first of equals in that order). Candidates with invalid metrics are passed over, and the
+/// linear one is left out when its one-hot rows would not fit in memory (see
+/// `TabularModelSelection`); every candidate learns the classes and categories from the whole table.
 public enum MLRegressor: Sendable {
     case boostedTree(MLBoostedTreeRegressor)
     case randomForest(MLRandomForestRegressor)
@@ -14,21 +16,10 @@ public enum MLRegressor: Sendable {
     /// Trains the candidates on `trainingData` and keeps the best. Throws `CreateMLError` naming the
     /// column or row the data cannot be used at.
     public init(trainingData: MLDataTable, targetColumn: String, featureColumns: [String]? = nil) throws {
-        let (training, validation) = try TabularModelSelection.validation(for: trainingData)
-        let candidates: [MLRegressor] = [
-            .boostedTree(try MLBoostedTreeRegressor(trainingData: training, targetColumn: targetColumn, featureColumns: featureColumns,
-                                                    parameters: .init(validation: validation))),
-            .randomForest(try MLRandomForestRegressor(trainingData: training, targetColumn: targetColumn, featureColumns: featureColumns,
-                                                      parameters: .init(validation: validation))),
-            .decisionTree(try MLDecisionTreeRegressor(trainingData: training, targetColumn: targetColumn, featureColumns: featureColumns,
-                                                      parameters: .init(validation: validation))),
-            .linear(try MLLinearRegressor(trainingData: training, targetColumn: targetColumn, featureColumns: featureColumns,
-                                           parameters: .init(validation: validation))),
-        ]
-        let useValidation = if case .table = validation { true } else { false }
-        self = candidates[TabularModelSelection.best(candidates) {
-            -(useValidation ? $0.validationMetrics : $0.trainingMetrics).rootMeanSquaredError
-        }]
+        self = try TabularModelSelection.select(trainingData, targetColumn: targetColumn, featureColumns: featureColumns, make: {
+            [.boostedTree(try $0.train()), .randomForest(try $0.train()), .decisionTree(try $0.train())]
+                + (try $0.linearFits(task: .regression) ? [.linear(try $0.train())] : [])
+        }, score: { $0.isValid ? -$0.rootMeanSquaredError : nil })
     }
 
     private var chosen: any TabularCandidate<MLRegressorMetrics> {
@@ -52,7 +43,8 @@ public enum MLRegressor: Sendable {
     public func evaluation(on labeledData: MLDataTable) -> MLRegressorMetrics { chosen.evaluation(on: labeledData) }
     /// The predicted value of every row of `data`.
     public func predictions(from data: MLDataTable) throws -> MLUntypedColumn { try chosen.predictions(from: data) }
-    /// The chosen regressor as a Core ML model.
+    /// The chosen regressor as a Core ML model (`get throws`, unlike Create ML's property: see
+    /// ``TabularTreeModel/model``).
     public var model: MLModel {
         get throws { try chosen.model }
     }

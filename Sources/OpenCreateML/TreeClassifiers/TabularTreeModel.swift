@@ -59,7 +59,9 @@ public struct TabularTreeModel<Parameters: TreeModelParameters, Task: TreeModelT
     /// The prediction for every row of `data`: labels of the target column's type, or Doubles.
     public func predictions(from data: MLDataTable) throws -> MLUntypedColumn { try trained.predictions(from: data) }
 
-    /// The model as a Core ML model.
+    /// The model as a Core ML model. Deliberately `get throws`, unlike Create ML's non-throwing
+    /// property: the model is built from the trained trees when asked for, and a failure (such as
+    /// an ensemble over the engine's memory limit) is reported rather than trapped on.
     public var model: MLModel {
         get throws { try MLModel(specification: trained.specification(metadata: nil)) }
     }

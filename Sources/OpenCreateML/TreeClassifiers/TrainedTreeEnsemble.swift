@@ -29,6 +29,7 @@ struct TrainedTreeEnsemble: Sendable {
         let fittedOn: MLDataTable = if case .split = validation { table } else { training }
         let columns = try TabularColumns(fitting: fittedOn, targetColumn: targetColumn, featureColumns: featureColumns, task: task)
         guard training.rowCount > 0 else { throw CreateMLError(location, "the training table has no rows") }
+        try columns.checkRows(table, validation: validation)
         let trainingTargets = try columns.encodeTargets(training)
         let kinds: [TreeFeatureKind] = columns.features.map { feature in feature.codeCount.map { .categorical(count: $0) } ?? .numeric }
         let classCount: Int? = if case .classes(let labels) = columns.target { labels.count } else { nil }

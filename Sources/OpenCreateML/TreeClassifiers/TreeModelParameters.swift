@@ -8,7 +8,7 @@ public protocol TreeModelParameters: Sendable {
     /// Create ML's defaults.
     init()
     /// Which rows measure the model while it trains.
-    var validation: TabularValidationData { get }
+    var validation: TabularValidationData { get set }
     /// The trainer the parameters configure; throws `CreateMLError` naming a parameter out of range.
     func trainingPlan() throws -> TreeTrainingPlan
 }
@@ -50,6 +50,9 @@ enum TreeParameterCheck {
     static func growth(maxDepth: Int, minLossReduction: Double, minChildWeight: Double, l2Regularization: Double,
                        rowSubsample: Double, columnSubsample: Double, bootstrap: Bool, randomSeed: Int) throws -> TreeGrowthParameters {
         try atLeastOne(maxDepth, "maxDepth")
+        guard maxDepth <= TreeGrowthParameters.maxAllowedDepth else {
+            throw CreateMLError("ModelParameters.maxDepth", "must be at most \(TreeGrowthParameters.maxAllowedDepth), got \(maxDepth)")
+        }
         try nonNegative(minLossReduction, "minLossReduction")
         try nonNegative(minChildWeight, "minChildWeight")
         try fraction(rowSubsample, "rowSubsample")
