@@ -96,6 +96,28 @@ void ocm_trim_heap(void);
  * cannot say. */
 long long ocm_heap_in_use(void);
 
+/* MARK: - Tree training histograms */
+
+/* Adds, for each row r = rows[i] (i < count) and each feature f = features[k] (k < nfeatures),
+ * the row's `width` values values[r·width ..< r·width + width] to the histogram's bin
+ * offsets[f] + bins[r·stride + f], whose sums are hist[bin·width ..< bin·width + width].
+ * `bins` is the binned matrix (one byte per cell, row-major, `stride` >= every f + 1). Serial:
+ * callers split rows into blocks over threads, one histogram per block, and add the blocks. */
+void ocm_histogram_accumulate(const uint8_t *bins, size_t stride, const uint32_t *rows, size_t count,
+                              const float *values, int width, const int32_t *features, int nfeatures,
+                              const uint32_t *offsets, double *hist);
+
+/* dst[i] += src[i] for i < n. */
+void ocm_histogram_add(double *dst, const double *src, size_t n);
+
+/* dst[i] = parent[i] − child[i] for i < n: a sibling's histogram from its parent's. */
+void ocm_histogram_subtract(double *dst, const double *parent, const double *child, size_t n);
+
+/* Reorders rows[0..<count] stably so that the rows r whose bin b = bins[r·stride + feature] has
+ * goes_left[b] come first; returns their number. `scratch` holds count entries. */
+size_t ocm_partition_rows(uint32_t *rows, size_t count, const uint8_t *bins, size_t stride, int feature,
+                          const bool *goes_left, uint32_t *scratch);
+
 /* MARK: - GEMM */
 
 /* C = alpha·op(A)·op(B) + beta·C, row-major, op(X) = X or Xᵀ.

@@ -1,0 +1,228 @@
+import _OpenCoreMLKernels
+
+/// How a feature is binned: numeric values by quantile cuts, or category codes `0..<count`.
+package enum TreeFeatureKind: Sendable, Equatable {
+    case numeric
+    case categorical(count: Int)
+}
+
+/// Rows binned once, one byte per (row, feature), row-major.
+///
+/// A numeric feature's bins are cut at up to `maxBins − 2` values taken from the data (quantiles of
+/// at most 200,000 sampled rows; every distinct value when there are few): bin `b` holds the values
+/// `x` with `cuts[b − 1] <= x < cuts[b]`, so a split between bins `b − 1` and `b` is exactly
+/// `x < cuts[b − 1]` in raw units. The bin after the value bins holds missing values (NaN).
+/// A categorical feature's bins are its codes (up to `maxBins − 2` of them), then one bin for every
+/// other value (a code out of range, or past the bins), which no equality split picks and which
+/// therefore always takes the "not equal" branch (as a Core ML tree would), then the missing bin.
+package struct BinnedFeatures: Sendable {
+    /// The largest number of rows whose values choose a numeric feature's cuts.
+    package static let cutSampleRows = 200_000
+
+    package let kinds: [TreeFeatureKind]
+    package let maxBins: Int
+    /// Numeric features: the cut values (ascending, finite); categorical: empty.
+    package let cuts: [[Double]]
+    /// Per feature: the number of value bins (numeric: cuts + 1; categorical: codes binned + the
+    /// "other" bin). The missing bin's index is this number.
+    package let valueBinCounts: [Int]
+    /// Per feature: the first bin of its part of a histogram (a prefix sum of `valueBinCounts + 1`).
+    package let binOffsets: [UInt32]
+    /// Every feature's bins, missing included: the size of a histogram, in bins.
+    package let totalBins: Int
+    /// Row-major `rowCount × featureCount` bins.
+    package let bins: [UInt8]
+    package let rowCount: Int
+
+    package var featureCount: Int { kinds.count }
+
+    /// The missing bin of feature `f`.
+    package func missingBin(_ f: Int) -> Int { valueBinCounts[f] }
+
+    /// Categorical feature `f`: the number of codes with their own bin (`0..<codeBins`).
+    package func codeBins(_ f: Int) -> Int {
+        if case .categorical = kinds[f] { return valueBinCounts[f] - 1 }
+        return 0
+    }
+
+    /// Bins `columns` (column-major, one array per feature, NaN = missing; a categorical value is
+    /// its code as a Double). `threads` caps the threads used (nil: the kernels' count).
+    package init(columns: [[Double]], kinds: [TreeFeatureKind], maxBins: Int = 256, threads: Int? = nil) throws {
+        guard (2...256).contains(maxBins) else {
+            throw TreeTrainingError("maxBins", "must be in 2...256, not \(maxBins)")
+        }
+        guard !kinds.isEmpty else { throw TreeTrainingError("features", "there are no feature columns") }
+        try Self.checkShape(columns, featureCount: kinds.count)
+        for (f, kind) in kinds.enumerated() {
+            if case .categorical(let count) = kind, count < 0 {
+                throw TreeTrainingError("feature \(f)", "a categorical feature's category count must be >= 0, not \(count)")
+            }
+        }
+        let rowCount = columns[0].count
+        self.kinds = kinds
+        self.maxBins = maxBins
+        var cuts = [[Double]](repeating: [], count: kinds.count)
+        let sample = Self.cutSample(rowCount: rowCount)
+        let slots = threads.map { max(1, $0) } ?? Int(Int32.max)
+        cuts.withUnsafeMutableBufferPointer { cutsOut in
+            let cutsOut = cutsOut
+            parallelForEach(kinds.count, slots: slots) { _, f in
+                if kinds[f] == .numeric {
+                    cutsOut[f] = Self.quantileCuts(columns[f], sample: sample, maxValueBins: maxBins - 1)
+                }
+            }
+        }
+        self.cuts = cuts
+        var valueBins = [Int]()
+        for (f, kind) in kinds.enumerated() {
+            switch kind {
+            case .numeric: valueBins.append(cuts[f].count + 1)
+            case .categorical(let count): valueBins.append(min(count, maxBins - 2) + 1)
+            }
+        }
+        valueBinCounts = valueBins
+        var offsets = [UInt32]()
+        var total = 0
+        for count in valueBins {
+            offsets.append(UInt32(total))
+            total += count + 1
+        }
+        binOffsets = offsets
+        totalBins = total
+        self.rowCount = rowCount
+        bins = try Self.binRows(columns, kinds: kinds, cuts: cuts, valueBinCounts: valueBins, slots: slots)
+    }
+
+    /// The same cuts applied to other rows (validation, test): NaN → the missing bin, a category
+    /// code out of range → the "other" bin.
+    package func binning(columns: [[Double]]) throws -> BinnedFeatures {
+        try Self.checkShape(columns, featureCount: featureCount)
+        let binned = try Self.binRows(columns, kinds: kinds, cuts: cuts, valueBinCounts: valueBinCounts,
+                                      slots: Int(Int32.max))
+        return BinnedFeatures(kinds: kinds, maxBins: maxBins, cuts: cuts, valueBinCounts: valueBinCounts,
+                              binOffsets: binOffsets, totalBins: totalBins, bins: binned, rowCount: columns[0].count)
+    }
+
+    private init(kinds: [TreeFeatureKind], maxBins: Int, cuts: [[Double]], valueBinCounts: [Int],
+                 binOffsets: [UInt32], totalBins: Int, bins: [UInt8], rowCount: Int) {
+        self.kinds = kinds
+        self.maxBins = maxBins
+        self.cuts = cuts
+        self.valueBinCounts = valueBinCounts
+        self.binOffsets = binOffsets
+        self.totalBins = totalBins
+        self.bins = bins
+        self.rowCount = rowCount
+    }
+
+    private static func checkShape(_ columns: [[Double]], featureCount: Int) throws {
+        guard columns.count == featureCount else {
+            throw TreeTrainingError("features", "\(columns.count) columns for \(featureCount) features")
+        }
+        let rows = columns[0].count
+        guard rows > 0 else { throw TreeTrainingError("rows", "there are no rows") }
+        guard rows <= Int(UInt32.max) else {
+            throw TreeTrainingError("rows", "\(rows) rows is more than \(UInt32.max)")
+        }
+        for (f, column) in columns.enumerated() where column.count != rows {
+            throw TreeTrainingError("feature \(f)", "has \(column.count) rows where feature 0 has \(rows)")
+        }
+    }
+
+    /// The rows whose values choose the cuts: all, or an even random sample of `cutSampleRows`.
+    private static func cutSample(rowCount: Int) -> [UInt32]? {
+        guard rowCount > cutSampleRows else { return nil }
+        var random = TreeTrainingRandom(seed: 0x5EED_B1A5)
+        return random.sample(cutSampleRows, of: rowCount)
+    }
+
+    /// Up to `maxValueBins − 1` cuts: every distinct value but the smallest when they are few,
+    /// else the values at evenly spaced ranks (each a value of the data, so no bin is empty in the sample).
+    static func quantileCuts(_ column: [Double], sample: [UInt32]?, maxValueBins: Int) -> [Double] {
+        var values: [Double]
+        if let sample {
+            values = sample.map { column[Int($0)] }.filter { $0.isFinite }
+        } else {
+            values = column.filter { $0.isFinite }
+        }
+        guard !values.isEmpty else { return [] }
+        values.sort()
+        var distinct = [Double]()
+        distinct.reserveCapacity(min(values.count, maxValueBins + 1))
+        for v in values where distinct.last != v {
+            distinct.append(v)
+            if distinct.count > maxValueBins { break }
+        }
+        if distinct.count <= maxValueBins { return Array(distinct.dropFirst()) }
+        var cuts = [Double]()
+        let n = values.count
+        for k in 1..<maxValueBins {
+            let v = values[k * n / maxValueBins]
+            if v > values[0], cuts.last.map({ v > $0 }) ?? true { cuts.append(v) }
+        }
+        return cuts
+    }
+
+    private static func binRows(_ columns: [[Double]], kinds: [TreeFeatureKind], cuts: [[Double]],
+                                valueBinCounts: [Int], slots: Int) throws -> [UInt8] {
+        let rows = columns[0].count
+        let features = kinds.count
+        let cells = try checkedProduct(rows, features, "binned features")
+        // Infinite values have no bin a `x < t` test keeps apart from the finite ones.
+        let badRows = [Int](unsafeUninitializedCapacity: features) { buffer, count in
+            let out = buffer
+            parallelForEach(features, slots: slots) { _, f in
+                out[f] = kinds[f] == .numeric ? (columns[f].firstIndex { $0.isInfinite } ?? -1) : -1
+            }
+            count = features
+        }
+        if let f = badRows.firstIndex(where: { $0 >= 0 }) {
+            throw TreeTrainingError("feature \(f), row \(badRows[f])", "the value is infinite")
+        }
+        let blockRows = 4096
+        let blocks = (rows + blockRows - 1) / blockRows
+        return [UInt8](unsafeUninitializedCapacity: cells) { buffer, count in
+            let out = buffer
+            parallelForEach(blocks, slots: slots) { _, block in
+                let start = block * blockRows, end = min(rows, start + blockRows)
+                for f in 0..<features {
+                    let column = columns[f]
+                    let missing = UInt8(valueBinCounts[f])
+                    switch kinds[f] {
+                    case .numeric:
+                        cuts[f].withUnsafeBufferPointer { c in
+                            for r in start..<end {
+                                let x = column[r]
+                                out[r * features + f] = x.isNaN ? missing : UInt8(upperBound(c, x))
+                            }
+                        }
+                    case .categorical:
+                        let other = valueBinCounts[f] - 1
+                        for r in start..<end {
+                            let x = column[r]
+                            if x.isNaN {
+                                out[r * features + f] = missing
+                            } else if x >= 0, x < Double(other), x == x.rounded(.towardZero) {
+                                out[r * features + f] = UInt8(Int(x))
+                            } else {
+                                out[r * features + f] = UInt8(other)
+                            }
+                        }
+                    }
+                }
+            }
+            count = cells
+        }
+    }
+}
+
+/// The number of elements of `sorted` that are <= x.
+@inline(__always)
+private func upperBound(_ sorted: UnsafeBufferPointer<Double>, _ x: Double) -> Int {
+    var low = 0, high = sorted.count
+    while low < high {
+        let mid = (low + high) >> 1
+        if sorted[mid] <= x { low = mid + 1 } else { high = mid }
+    }
+    return low
+}

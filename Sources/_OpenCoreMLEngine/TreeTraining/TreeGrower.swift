@@ -1,0 +1,203 @@
+import _OpenCoreMLKernels
+
+/// Grows one tree depthwise on binned rows (XGBoost's "hist" method): a level's nodes find their
+/// best splits from their histograms, split nodes part their rows (stably, so each node's rows stay
+/// ascending), and of each pair of children only the one with fewer rows gets its histogram built —
+/// the other's is its parent's minus it. Splits reducing the loss by less than `minLossReduction`
+/// are pruned afterwards, bottom-up.
+struct TreeGrower {
+    let data: BinnedFeatures
+    let outputs: Int
+    let growth: TreeGrowthParameters
+    let lambda: Double
+
+    struct Node {
+        var begin: Int
+        var end: Int
+        var sums: [Double]
+        var depth: Int
+        var split: SplitCandidate?
+        var left = -1
+        var right = -1
+    }
+
+    /// A grown tree: nodes (0 the root), and its rows parted so that each node's rows are
+    /// `rows[begin..<end]`.
+    struct Grown {
+        var nodes: [Node]
+        var rows: [UInt32]
+    }
+
+    /// Grows a tree on `rows` (ascending; a row may repeat) with per-row values
+    /// `values[row·(outputs+1) ..< +outputs+1]` (gradients, then the hessian), splitting on `features`.
+    func grow(rows initialRows: [UInt32], values: UnsafePointer<Float>, features: [Int32]) throws -> Grown {
+        let width = outputs + 1
+        var rows = initialRows
+        var scratch = [UInt32](repeating: 0, count: rows.count)
+        let histograms = try GradientHistograms(data: data, width: width, features: features, slots: growth.slots)
+        let finder = SplitFinder(data: data, outputs: outputs, lambda: lambda, minChildWeight: growth.minChildWeight)
+        var nodes = [Node(begin: 0, end: rows.count, sums: rootSums(rows, values: values, width: width), depth: 0)]
+        var level = [0]
+        var levelHistograms = [Double](repeating: 0, count: histograms.size)
+        try rows.withUnsafeBufferPointer { rowsBuffer in
+            try levelHistograms.withUnsafeMutableBufferPointer { root in
+                try histograms.build([.init(rows: rowsBuffer.baseAddress!, count: rowsBuffer.count, output: root.baseAddress!)],
+                                     values: values)
+            }
+        }
+        for depth in 0..<growth.maxDepth {
+            // Splits of this level's nodes.
+            var candidates = [SplitCandidate?](repeating: nil, count: level.count)
+            levelHistograms.withUnsafeBufferPointer { hist in
+                candidates.withUnsafeMutableBufferPointer { out in
+                    let out = out
+                    let nodesNow = nodes
+                    parallelForEach(level.count, slots: growth.slots) { _, i in
+                        out[i] = finder.best(histogram: hist.baseAddress! + i * histograms.size,
+                                             sums: nodesNow[level[i]].sums, features: features)
+                    }
+                }
+            }
+            let splitting = level.indices.filter { candidates[$0] != nil }
+            if splitting.isEmpty { break }
+            // Part the rows of each split node.
+            var leftCounts = [Int](repeating: 0, count: splitting.count)
+            let tables = splitting.map { candidates[$0]!.leftBins(data) }
+            rows.withUnsafeMutableBufferPointer { rowsBuffer in
+                scratch.withUnsafeMutableBufferPointer { scratchBuffer in
+                    data.bins.withUnsafeBufferPointer { bins in
+                        leftCounts.withUnsafeMutableBufferPointer { counts in
+                            let rowsBase = rowsBuffer.baseAddress!, scratchBase = scratchBuffer.baseAddress!
+                            let counts = counts
+                            let nodesNow = nodes
+                            parallelForEach(splitting.count, slots: growth.slots) { _, s in
+                                let node = nodesNow[level[splitting[s]]]
+                                tables[s].withUnsafeBufferPointer { table in
+                                    counts[s] = ocm_partition_rows(rowsBase + node.begin, node.end - node.begin,
+                                                                   bins.baseAddress, data.featureCount,
+                                                                   Int32(candidates[splitting[s]]!.feature),
+                                                                   table.baseAddress, scratchBase + node.begin)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            var children = [Int]()
+            for (s, i) in splitting.enumerated() {
+                let parent = level[i]
+                let candidate = candidates[i]!
+                let middle = nodes[parent].begin + leftCounts[s]
+                nodes[parent].split = candidate
+                nodes[parent].left = nodes.count
+                nodes.append(Node(begin: nodes[parent].begin, end: middle, sums: candidate.left, depth: depth + 1))
+                nodes[parent].right = nodes.count
+                nodes.append(Node(begin: middle, end: nodes[parent].end, sums: candidate.right, depth: depth + 1))
+                children.append(nodes[parent].left)
+                children.append(nodes[parent].right)
+            }
+            guard depth + 1 < growth.maxDepth else { break }
+            // Histograms of the children: the smaller built, the larger by subtraction.
+            var next = [Double](repeating: 0, count: try checkedProduct(children.count, histograms.size, "histograms"))
+            let nodesNow = nodes
+            try rows.withUnsafeBufferPointer { rowsBuffer in
+                try next.withUnsafeMutableBufferPointer { nextBuffer in
+                    let nextBase = nextBuffer.baseAddress!
+                    var jobs = [GradientHistograms.Job]()
+                    for s in splitting.indices {
+                        let l = nodesNow[children[2 * s]], r = nodesNow[children[2 * s + 1]]
+                        let smaller = (l.end - l.begin) <= (r.end - r.begin) ? 2 * s : 2 * s + 1
+                        let node = nodesNow[children[smaller]]
+                        jobs.append(.init(rows: rowsBuffer.baseAddress! + node.begin, count: node.end - node.begin,
+                                          output: nextBase + smaller * histograms.size))
+                    }
+                    try histograms.build(jobs, values: values)
+                    levelHistograms.withUnsafeBufferPointer { parentBuffer in
+                        let parentBase = parentBuffer.baseAddress!
+                        parallelForEach(splitting.count, slots: growth.slots) { _, s in
+                            let l = nodesNow[children[2 * s]], r = nodesNow[children[2 * s + 1]]
+                            let built = (l.end - l.begin) <= (r.end - r.begin) ? 2 * s : 2 * s + 1
+                            let other = built ^ 1
+                            histograms.subtract(parent: parentBase + splitting[s] * histograms.size,
+                                                built: nextBase + built * histograms.size,
+                                                into: nextBase + other * histograms.size)
+                        }
+                    }
+                }
+            }
+            levelHistograms = next
+            level = children
+        }
+        prune(&nodes, 0)
+        return Grown(nodes: nodes, rows: rows)
+    }
+
+    /// The root's sums over its rows, in fixed blocks (the same for any number of threads).
+    private func rootSums(_ rows: [UInt32], values: UnsafePointer<Float>, width: Int) -> [Double] {
+        let block = GradientHistograms.blockRows
+        let blocks = max(1, (rows.count + block - 1) / block)
+        var partial = [Double](repeating: 0, count: blocks * width)
+        partial.withUnsafeMutableBufferPointer { out in
+            let out = out
+            rows.withUnsafeBufferPointer { rows in
+                parallelForEach(blocks, slots: growth.slots) { _, b in
+                    for i in (b * block)..<min(rows.count, (b + 1) * block) {
+                        let v = values + Int(rows[i]) * width
+                        for j in 0..<width { out[b * width + j] += Double(v[j]) }
+                    }
+                }
+            }
+        }
+        var sums = [Double](repeating: 0, count: width)
+        for b in 0..<blocks {
+            for j in 0..<width { sums[j] += partial[b * width + j] }
+        }
+        return sums
+    }
+
+    /// XGBoost's pruning: a split whose children are both leaves and whose loss reduction is
+    /// below `minLossReduction` becomes a leaf, bottom-up.
+    private func prune(_ nodes: inout [Node], _ i: Int) {
+        guard let split = nodes[i].split else { return }
+        prune(&nodes, nodes[i].left)
+        prune(&nodes, nodes[i].right)
+        if nodes[nodes[i].left].split == nil, nodes[nodes[i].right].split == nil,
+           split.gain < growth.minLossReduction {
+            nodes[i].split = nil
+        }
+    }
+}
+
+extension TreeGrower.Grown {
+    /// The leaves reachable from the root, in order.
+    var leaves: [Int] {
+        var out = [Int]()
+        func walk(_ i: Int) {
+            if nodes[i].split == nil { out.append(i) } else { walk(nodes[i].left); walk(nodes[i].right) }
+        }
+        walk(0)
+        return out
+    }
+
+    /// The tree in raw units, a leaf's values from `leafValues(sums)`.
+    func trained(_ data: BinnedFeatures, outputDimension: Int, leafValues: ([Double]) -> [Double]) -> TrainedTree {
+        var out = [TrainedTree.Node]()
+        func emit(_ i: Int) -> Int {
+            let index = out.count
+            let node = nodes[i]
+            guard let split = node.split else {
+                out.append(.leaf(leafValues(node.sums)))
+                return index
+            }
+            out.append(TrainedTree.Node(feature: split.feature, test: split.test(data), trueChild: -1, falseChild: -1,
+                                        missingGoesToTrueChild: split.missingLeft, values: []))
+            let t = emit(node.left)
+            let f = emit(node.right)
+            out[index].trueChild = t
+            out[index].falseChild = f
+            return index
+        }
+        _ = emit(0)
+        return TrainedTree(nodes: out, outputDimension: outputDimension)
+    }
+}
