@@ -2,7 +2,7 @@
 # Writes models with OpenCoreML (every fixture converted to .mlmodel and .mlmodelc, the demo's LeNet
 # declared with the OpenCoreMLTools DSL, the DSL tests' models, the model-editing commands' output, and
 # OpenCreateML's built-in feature extractor with image classifiers exported on it, and an activity
-# classifier, every ML Program fixture written back as an .mlpackage)
+# classifier, OpenCreateML's tabular tree and linear models, every ML Program fixture written back as an .mlpackage)
 # and checks them with coremltools: conversions must read back equal to the originals.
 # Needs Python 3; creates .venv-coremltools/ with coremltools 9.0 the first time.
 set -euo pipefail
@@ -86,6 +86,25 @@ fixtures=Tests/Fixtures/models
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/knn"
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/tools"
 "$venv/bin/python" Tests/Fixtures/check_coremltools.py "$out/createml"
+
+# OpenCreateML's tabular trainers: the tree trainer tests' models (trees, random forests, decision
+# trees; classifiers and regressors; String, Int and missing values) loaded and saved again by
+# coremltools, then predicted by OpenCoreML (the Python package over libOpenCoreMLC) exactly as Swift's
+# predictions(from:) did.
+mkdir -p "$out/tabular"
+OPENCOREML_TABULAR_MODELS="$out/tabular" swift test --filter TreeTrainerTests > "$out/tabular-tests.log" 2>&1 \
+  || { tail -n 30 "$out/tabular-tests.log"; echo "FAIL: TreeTrainerTests"; exit 1; }
+swift build --product OpenCoreMLC
+PYTHONPATH=Python OPENCOREML_LIBRARY="$(swift build --show-bin-path)/libOpenCoreMLC.so" \
+  "$venv/bin/python" Scripts/check-tabular-with-coremltools.py "$out/tabular"
+
+# OpenCreateML's linear models on tables (MLLinearRegressor, MLLogisticRegressionClassifier; GLM
+# pipelines with one-hot encoders, a vectorizer and an imputer), the same round trip.
+mkdir -p "$out/linear"
+OPENCOREML_LINEAR_MODELS="$out/linear" swift test --filter LinearTableTests > "$out/linear-tests.log" 2>&1 \
+  || { tail -n 30 "$out/linear-tests.log"; echo "FAIL: LinearTableTests"; exit 1; }
+PYTHONPATH=Python OPENCOREML_LIBRARY="$(swift build --show-bin-path)/libOpenCoreMLC.so" \
+  "$venv/bin/python" Scripts/check-linear-with-coremltools.py "$out/linear"
 
 # ML Program packages written by OpenCoreML: package → package and package → .mlmodel → package.
 Scripts/check-mlpackages-with-coremltools.sh

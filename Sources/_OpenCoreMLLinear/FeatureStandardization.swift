@@ -5,9 +5,9 @@ package struct FeatureStandardization: Sendable, Equatable {
     package var means: [Double]
     package var scales: [Double]
 
-    /// Measures the rows of `featureCount` values in `features` (float64 sums). With
+    /// Measures the rows of `featureCount` values in `features` (float32 or float64; float64 sums). With
     /// `scaling == false` only the means are taken and every scale is 1 (centering alone).
-    package init(features: [Float], featureCount: Int, scaling: Bool = true) {
+    package init<Value: BinaryFloatingPoint>(features: [Value], featureCount: Int, scaling: Bool = true) {
         let rows = featureCount > 0 ? features.count / featureCount : 0
         var sum = [Double](repeating: 0, count: featureCount)
         features.withUnsafeBufferPointer { x in
@@ -36,9 +36,9 @@ package struct FeatureStandardization: Sendable, Equatable {
     }
 
     /// `(x − mean) / scale` for every value.
-    package func apply(to features: [Float]) -> [Float] {
+    package func apply<Value: BinaryFloatingPoint>(to features: [Value]) -> [Value] {
         let d = means.count
-        let mean = means.map { Float($0) }, inverse = scales.map { Float(1 / $0) }
+        let mean = means.map { Value($0) }, inverse = scales.map { Value(1 / $0) }
         var result = features
         result.withUnsafeMutableBufferPointer { x in
             for base in stride(from: 0, to: x.count, by: d) {

@@ -1,5 +1,5 @@
 /// Multinomial logistic regression (softmax regression) fitted by L-BFGS, or by OWL-QN under an L1
-/// penalty: the hyperparameters and `fit`.
+/// or elastic-net penalty: the hyperparameters and `fit`.
 ///
 /// It minimizes the mean cross-entropy over the training rows plus `penalty` on the weights,
 /// starting from zeros; see `Penalty` for how λ maps to scikit-learn's `C`. With
@@ -55,8 +55,7 @@ package struct LogisticRegression: Sendable {
         let standardization = standardizesFeatures || fitsIntercept
             ? FeatureStandardization(features: features, featureCount: featureCount, scaling: standardizesFeatures) : nil
         let layout = Layout(featureCount: featureCount, classCount: classes, fitsIntercept: fitsIntercept, standardization: standardization)
-        var l2 = 0.0
-        if case .l2(let lambda) = penalty { l2 = lambda }
+        let l2 = penalty.l2Strength
         let objective = SoftmaxCrossEntropyObjective(
             features: standardizesFeatures ? standardization!.apply(to: features) : features, featureCount: featureCount,
             labels: labels, classCount: classes, l2: l2, fitsIntercept: fitsIntercept,
@@ -70,7 +69,8 @@ package struct LogisticRegression: Sendable {
         }
 
         let result: MinimizationResult
-        if case .l1(let lambda) = penalty, lambda > 0 {
+        let lambda = penalty.l1Strength
+        if lambda > 0 {
             let weightCount = featureCount * classes
             let l1Weights = (0..<objective.dimension).map { $0 < weightCount ? lambda : 0 }
             let solver = OWLQN(historySize: historySize, maxIterations: maxIterations, gradientTolerance: gradientTolerance,
@@ -119,8 +119,7 @@ package struct LogisticRegression: Sendable {
     }
 
     private func validateHyperparameters() throws {
-        let lambda = penalty.strength
-        guard lambda.isFinite, lambda >= 0 else {
+        for lambda in [penalty.l1Strength, penalty.l2Strength] where !(lambda.isFinite && lambda >= 0) {
             throw SolverError("LogisticRegression.penalty", "the strength λ must be a finite number ≥ 0, got \(lambda)")
         }
         guard maxIterations >= 1 else {

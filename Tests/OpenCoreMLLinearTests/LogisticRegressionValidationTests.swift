@@ -1,3 +1,4 @@
+import Foundation
 import _OpenCoreMLLinear
 import Testing
 
@@ -73,5 +74,52 @@ struct LogisticRegressionValidationTests {
         let model = try LogisticRegression().fit(features: Self.features, featureCount: 2, labels: Self.labels).model
         #expect(throws: SolverError.self) { try model.predict([1, 2, 3]) }
         #expect(throws: SolverError.self) { try model.accuracy([1, 2], labels: [0, 1]) }
+    }
+}
+
+/// The elastic-net penalty: L1 and L2 together (OWL-QN with the L2 term in the smooth part).
+@Suite("Logistic regression: elastic net")
+struct LogisticRegressionElasticNetTests {
+    /// At the solution the subgradient conditions hold: for a nonzero weight ∂f/∂w + λ₁·sign(w) = 0,
+    /// for a zero one |∂f/∂w| ≤ λ₁, where f is the mean cross-entropy plus (λ₂/2)‖W‖², computed
+    /// here independently of the solver in float64; and both terms matter (the fit differs from the
+    /// L1-only and L2-only fits).
+    @Test func elasticNetSolutionIsOptimal() throws {
+        let features = LogisticRegressionValidationTests.features, labels = LogisticRegressionValidationTests.labels
+        let l1 = 0.02, l2 = 0.5
+        let solver = LogisticRegression(penalty: .elasticNet(l1: l1, l2: l2), maxIterations: 500, gradientTolerance: 1e-7,
+                                        relativeLossTolerance: 0)
+        let model = try solver.fit(features: features, featureCount: 2, labels: labels).model
+        let n = labels.count, k = 3, d = 2
+        var gradient = [Double](repeating: 0, count: k * d)
+        for row in 0..<n {
+            let x = (0..<d).map { Double(features[row * d + $0]) }
+            let z = (0..<k).map { c in (0..<d).map { Double(model.weights[c * d + $0]) * x[$0] }.reduce(Double(model.intercepts[c]), +) }
+            let top = z.max()!, e = z.map { exp($0 - top) }, sum = e.reduce(0, +)
+            for c in 0..<k {
+                let g = e[c] / sum - (labels[row] == c ? 1 : 0)
+                for j in 0..<d { gradient[c * d + j] += g * x[j] / Double(n) }
+            }
+        }
+        for i in 0..<(k * d) {
+            let w = Double(model.weights[i]), g = gradient[i] + l2 * w
+            if w != 0 {
+                #expect(abs(g + l1 * (w > 0 ? 1 : -1)) <= 1e-4, "weight \(i) = \(w): \(g)")
+            } else {
+                #expect(abs(g) <= l1 + 1e-4, "zero weight \(i): \(g)")
+            }
+        }
+        let l1Only = try LogisticRegression(penalty: .l1(l1), maxIterations: 500).fit(features: features, featureCount: 2, labels: labels).model
+        let l2Only = try LogisticRegression(penalty: .l2(l2), maxIterations: 500).fit(features: features, featureCount: 2, labels: labels).model
+        #expect(model != l1Only && model != l2Only)
+    }
+
+    @Test func badElasticNetStrengths() {
+        LogisticRegressionValidationTests.expectError(
+            LogisticRegressionValidationTests.error(LogisticRegression(penalty: .elasticNet(l1: 0.1, l2: -1))),
+            location: "LogisticRegression.penalty", containing: "got -1.0")
+        LogisticRegressionValidationTests.expectError(
+            LogisticRegressionValidationTests.error(LogisticRegression(penalty: .elasticNet(l1: .nan, l2: 1))),
+            location: "LogisticRegression.penalty", containing: "nan")
     }
 }

@@ -4,31 +4,46 @@ import OpenCoreML
 import OpenCoreMLTools
 import _OpenCoreMLLinear
 
-/// A multinomial logistic-regression classifier trained on labelled rows of numbers (Create ML's
-/// `MLLogisticRegressionClassifier`), fitted by L-BFGS (OWL-QN under an L1 penalty).
+/// A multinomial logistic-regression classifier (Create ML's `MLLogisticRegressionClassifier`),
+/// fitted by L-BFGS (OWL-QN under an L1 or elastic-net penalty), trained on a table or on
+/// labelled rows of numbers.
 ///
 /// ```swift
+/// // On a table, as Create ML (see MLLogisticRegressionClassifier+DataTable.swift).
+/// let table = try MLDataTable(contentsOf: URL(fileURLWithPath: "houses.csv"))
+/// let sold = try MLLogisticRegressionClassifier(trainingData: table, targetColumn: "sold")
+/// try sold.write(to: URL(fileURLWithPath: "Sold.mlmodel"))
+///
+/// // On labelled rows of numbers (an OpenCoreML addition).
 /// let train = try LabeledDataset(contentsOf: URL(fileURLWithPath: "/usr/share/datasets/fashion-mnist"))
 /// let classifier = try MLLogisticRegressionClassifier(trainingData: train, parameters: .init(maxIterations: 100, l2Penalty: 1e-4))
 /// print(classifier.trainingMetrics.accuracy, classifier.solution.iterations)
 /// try classifier.write(to: URL(fileURLWithPath: "Linear.mlmodel"))
 /// ```
 ///
-/// Differences from Create ML: training data is a ``LabeledDataset`` (Create ML reads an
-/// `MLDataTable`); the penalties are relative to the *mean* cross-entropy over the rows; L1 and L2
-/// penalties cannot be combined; `stepSize` is not used (a Wolfe line search picks each step);
-/// ``solution`` reports how the solver stopped. The exported model is an updatable neural-network
-/// classifier (inner product + softmax), so an app can train it further with `MLUpdateTask`.
+/// Differences from Create ML: the penalties are relative to the *mean* cross-entropy over the
+/// rows; `stepSize` is not used (a Wolfe line search picks each step); ``solution`` reports how
+/// the solver stopped. A classifier trained on a table is written as Create ML's is: a pipeline of
+/// one-hot encoders, a feature vectorizer, an imputer and a `GLMClassifier`. One trained on a
+/// ``LabeledDataset`` is written as an updatable neural-network classifier (inner product +
+/// softmax), so an app can train it further with `MLUpdateTask`.
 public struct MLLogisticRegressionClassifier: @unchecked Sendable {
     /// The training options (Create ML's `MLLogisticRegressionClassifier.ModelParameters`).
     public struct ModelParameters: Sendable {
+        /// Which rows measure the model while it trains on a table (Create ML's `ValidationData`).
+        public typealias ValidationData = TabularValidationData
+
+        /// Validation rows for the table initializer: a split of the training table (default
+        /// `.split(strategy: .automatic)`), another table, or none. Not used with a ``LabeledDataset``.
+        public var validation: ValidationData
         /// The most L-BFGS iterations.
         public var maxIterations: Int
         /// λ of λ·‖W‖₁ added to the mean cross-entropy.
         public var l1Penalty: Double
         /// λ of (λ/2)·‖W‖² added to the mean cross-entropy.
         public var l2Penalty: Double
-        /// Not used: a line search chooses each step (kept for Create ML's spelling).
+        /// Not used: a line search chooses each step (kept for Create ML's spelling; the table
+        /// initializer requires it positive and finite, as Create ML does).
         public var stepSize: Double
         /// Training stops when no component of the gradient exceeds this.
         public var convergenceThreshold: Double
@@ -36,10 +51,12 @@ public struct MLLogisticRegressionClassifier: @unchecked Sendable {
         /// weights are in the data's units either way).
         public var featureRescaling: Bool
 
-        /// Training options. Defaults: at most 10 iterations, an L2 penalty of 0.01, a convergence
-        /// threshold of 0.01, feature rescaling on.
-        public init(maxIterations: Int = 10, l1Penalty: Double = 0, l2Penalty: Double = 0.01, stepSize: Double = 1.0,
-                    convergenceThreshold: Double = 0.01, featureRescaling: Bool = true) {
+        /// Training options. Defaults: automatic validation split, at most 10 iterations, an L2
+        /// penalty of 0.01, a convergence threshold of 0.01, feature rescaling on. Both penalties
+        /// may be positive (elastic net).
+        public init(validation: ValidationData = .split(strategy: .automatic), maxIterations: Int = 10, l1Penalty: Double = 0,
+                    l2Penalty: Double = 0.01, stepSize: Double = 1.0, convergenceThreshold: Double = 0.01, featureRescaling: Bool = true) {
+            self.validation = validation
             self.maxIterations = maxIterations
             self.l1Penalty = l1Penalty
             self.l2Penalty = l2Penalty
@@ -83,8 +100,19 @@ public struct MLLogisticRegressionClassifier: @unchecked Sendable {
     public let solution: Solution
     /// Accuracy and the rest on the training rows.
     public let trainingMetrics: MLClassifierMetrics
+    /// The same on the validation rows (no examples without validation data, or when trained on
+    /// a ``LabeledDataset``).
+    public let validationMetrics: MLClassifierMetrics
+    /// The column whose classes it predicts ("label" when trained on a ``LabeledDataset``).
+    public let targetColumn: String
+    /// The columns it reads, in order (["features"] when trained on a ``LabeledDataset``).
+    public let featureColumns: [String]
+    /// Every solver iteration's loss and accuracy when trained on a table (an OpenCoreML addition).
+    public let iterations: [TabularTrainingIteration]
     let solved: LogisticRegressionModel
     let featureShape: [Int]
+    /// The table's encoding and the GLM, when trained on a table.
+    let table: LogisticTableFit?
 
     /// Fits the classifier to `trainingData`: class index i is named `classLabels[i]` (default:
     /// the index as text). `progress` is called after every iteration; returning false stops
@@ -97,15 +125,10 @@ public struct MLLogisticRegressionClassifier: @unchecked Sendable {
         guard labels.count >= trainingData.classCount else {
             throw CreateMLError(trainingData.name, "labels go up to \(trainingData.classCount - 1), but \(labels.count) class labels were given")
         }
-        guard !(parameters.l1Penalty > 0 && parameters.l2Penalty > 0) else {
-            throw CreateMLError("ModelParameters", "l1Penalty and l2Penalty cannot both be positive (elastic net is not supported)")
-        }
         for (name, value) in [("l1Penalty", parameters.l1Penalty), ("l2Penalty", parameters.l2Penalty)] where !(value >= 0 && value.isFinite) {
             throw CreateMLError("ModelParameters.\(name)", "must be a finite number ≥ 0, got \(value)")
         }
-        let penalty: LogisticRegression.Penalty = parameters.l1Penalty > 0 ? .l1(parameters.l1Penalty)
-            : parameters.l2Penalty > 0 ? .l2(parameters.l2Penalty) : .none
-        let solver = LogisticRegression(penalty: penalty, maxIterations: parameters.maxIterations,
+        let solver = LogisticRegression(penalty: parameters.penalty, maxIterations: parameters.maxIterations,
                                         gradientTolerance: parameters.convergenceThreshold, standardizesFeatures: parameters.featureRescaling)
         let fit: LogisticRegressionFit
         do {
@@ -123,6 +146,11 @@ public struct MLLogisticRegressionClassifier: @unchecked Sendable {
         solution = Solution(iterations: fit.iterations, evaluations: fit.evaluations, loss: fit.loss, gradientNorm: fit.gradientNorm,
                             stopReason: fit.stop.rawValue, converged: fit.stop.isConverged)
         trainingMetrics = try Self.metrics(fit.model, on: trainingData, labels: labels)
+        validationMetrics = MLClassifierMetrics(classLabels: labels)
+        targetColumn = "label"
+        featureColumns = ["features"]
+        iterations = []
+        table = nil
     }
 
     /// The metrics on other labelled rows of the same width.
@@ -147,20 +175,28 @@ public struct MLLogisticRegressionClassifier: @unchecked Sendable {
         return try MLClassifierMetrics(classLabels: labels, trueLabels: data.labels, predictedLabels: predicted)
     }
 
-    /// The classifier as a Core ML model: input `features` (a multi-array of the rows' shape),
-    /// outputs `label` and `labelProbability`; updatable (inner product + softmax, cross-entropy, SGD).
+    /// The classifier as a Core ML model. Trained on a table: the GLM pipeline (inputs the feature
+    /// columns, outputs the target column's name and `<target>Probability`). Trained on a
+    /// ``LabeledDataset``: input `features` (a multi-array of the rows' shape), outputs `label`
+    /// and `labelProbability`; updatable (inner product + softmax, cross-entropy, SGD).
     public var model: MLModel {
-        get throws { try MLModel(specification: specification()) }
+        get throws { try MLModel(specification: specification(metadata: nil)) }
     }
 
-    /// Writes ``model`` to `url` (`.mlmodel` or `.mlmodelc`), atomically.
-    public func write(to url: URL) throws {
-        try specification().write(to: url)
+    /// Writes ``model`` to `url` (`.mlmodel` or `.mlmodelc`), atomically, with `metadata`.
+    public func write(to url: URL, metadata: MLModelMetadata? = nil) throws {
+        try specification(metadata: metadata).write(to: url)
     }
 
-    func specification() throws -> CoreML_Specification_Model {
+    /// Writes ``model`` to the file at `path`.
+    public func write(toFile path: String, metadata: MLModelMetadata? = nil) throws {
+        try write(to: URL(fileURLWithPath: path), metadata: metadata)
+    }
+
+    func specification(metadata: MLModelMetadata?) throws -> CoreML_Specification_Model {
+        if let table { return try table.specification(metadata: metadata) }
         let width = UInt(solved.featureCount)
-        return try Model(shortDescription: "Multinomial logistic regression") {
+        var specification = try Model(shortDescription: "Multinomial logistic regression") {
             Input(name: "features", shape: featureShape.count == 1 ? [width] : featureShape.map(UInt.init))
             ClassLabels(classLabels.map(ClassLabel.string), predictedFeatureName: "label", predictedProbabilitiesName: "labelProbability")
             NeuralNetwork(losses: [CategoricalCrossEntropy(name: "loss", input: "labelProbability", target: "labelProbability_true")],
@@ -176,5 +212,19 @@ public struct MLLogisticRegressionClassifier: @unchecked Sendable {
                 Softmax(name: "softmax", input: ["logits"], output: ["labelProbability"])
             }
         }.makeSpecification()
+        if let metadata { specification.description_p.metadata = metadata.specification }
+        return specification
+    }
+}
+
+extension MLLogisticRegressionClassifier.ModelParameters {
+    /// The solver's penalty: L1, L2, both (elastic net) or none.
+    var penalty: LogisticRegression.Penalty {
+        switch (l1Penalty > 0, l2Penalty > 0) {
+        case (true, true): return .elasticNet(l1: l1Penalty, l2: l2Penalty)
+        case (true, false): return .l1(l1Penalty)
+        case (false, true): return .l2(l2Penalty)
+        case (false, false): return .none
+        }
     }
 }

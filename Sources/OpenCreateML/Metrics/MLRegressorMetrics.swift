@@ -14,9 +14,20 @@ public struct MLRegressorMetrics: Sendable, Encodable {
     /// The mean of |prediction − truth| (an OpenCoreML addition).
     public let meanAbsoluteError: Double
 
-    /// Create ML's flag for metrics computed without error: always true here, since a failed
-    /// evaluation throws instead (a deliberate difference).
-    public var isValid: Bool { true }
+    /// Why the metrics could not be computed, for metrics that did not throw (a tabular
+    /// regressor's `evaluation(on:)` and `validationMetrics`, which, as Create ML's, report
+    /// failures here); nil otherwise.
+    public var error: Error? { failure }
+    let failure: CreateMLError?
+
+    /// Create ML's flag for metrics computed without error. `init(targets:predictions:)` throws
+    /// instead of giving invalid metrics; the tabular regressors' metrics are invalid when their
+    /// table could not be evaluated (``error`` says why).
+    public var isValid: Bool { failure == nil }
+
+    private enum CodingKeys: String, CodingKey {
+        case exampleCount, rootMeanSquaredError, maximumError, meanAbsoluteError
+    }
 
     /// Metrics of `predictions` against `targets` (the same count, finite numbers).
     public init(targets: [Double], predictions: [Double]) throws {
@@ -37,5 +48,22 @@ public struct MLRegressorMetrics: Sendable, Encodable {
         rootMeanSquaredError = targets.isEmpty ? 0 : (squares / Double(targets.count)).squareRoot()
         meanAbsoluteError = targets.isEmpty ? 0 : absolute / Double(targets.count)
         maximumError = largest
+        failure = nil
+    }
+
+    /// Metrics of no examples (a tabular regressor's validation metrics without validation rows).
+    static let empty = MLRegressorMetrics(count: 0, failure: nil)
+
+    /// Invalid metrics that say why.
+    init(error: Error) {
+        self.init(count: 0, failure: error as? CreateMLError ?? CreateMLError("metrics", String(describing: error)))
+    }
+
+    private init(count: Int, failure: CreateMLError?) {
+        exampleCount = count
+        rootMeanSquaredError = 0
+        maximumError = 0
+        meanAbsoluteError = 0
+        self.failure = failure
     }
 }

@@ -1,0 +1,250 @@
+import CoreMLSpec
+import Foundation
+import _OpenCoreMLEngine
+
+/// What the six tree trainers share: the table's encoding, the trained ensemble, and prediction
+/// with the same tree walk (`TreeEnsembleLayout`) and post-evaluation transform as the exported
+/// model's `TreeEnsembleRunner`, so that `predictions(from:)` and the written model agree exactly.
+struct TrainedTreeEnsemble: Sendable {
+    let columns: TabularColumns
+    let fit: TreeEnsembleFit
+    let plan: TreeTrainingPlan
+    let task: TabularTask
+    let iterations: [TabularTrainingIteration]
+    let trainingMetrics: TabularMetrics
+    let validationMetrics: TabularMetrics
+    private let layout: TreeEnsembleLayout
+    private let transform: TreeEnsembleTransform
+
+    /// Classifier or regressor metrics: which one follows the task.
+    enum TabularMetrics: Sendable {
+        case classifier(MLClassifierMetrics)
+        case regressor(MLRegressorMetrics)
+    }
+
+    private static let memoryLimit = 1 << 40
+
+    /// Trains on `table`: splits off validation rows, encodes, bins, grows the trees, and measures
+    /// the result on the training and validation rows.
+    init(table: MLDataTable, targetColumn: String, featureColumns: [String]?, task: TabularTask, plan: TreeTrainingPlan,
+         validation: TabularValidationData, progress: ((TabularTrainingIteration) -> Bool)?) throws {
+        let location = "ML\(plan.name)\(task == .classification ? "Classifier" : "Regressor")"
+        let (training, validationTable) = try validation.tables(from: table, location: location + ".ModelParameters")
+        // A split's classes and categories come from the whole table, so a class that lands only in
+        // the validation rows is still known; a separate validation table must match the training one.
+        let fittedOn: MLDataTable = if case .split = validation { table } else { training }
+        let columns = try TabularColumns(fitting: fittedOn, targetColumn: targetColumn, featureColumns: featureColumns, task: task)
+        guard training.rowCount > 0 else { throw CreateMLError(location, "the training table has no rows") }
+        let trainingColumns = try columns.encodeFeatures(training)
+        let trainingTargets = try columns.encodeTargets(training)
+        let kinds: [TreeFeatureKind] = columns.features.map { feature in feature.codeCount.map { .categorical(count: $0) } ?? .numeric }
+        let classCount: Int? = if case .classes(let labels) = columns.target { labels.count } else { nil }
+        let start = Date()
+        var iterations: [TabularTrainingIteration] = []
+        let metric: TabularTrainingIteration.Metric = classCount == nil ? .rmse : .accuracy
+        let fit: TreeEnsembleFit
+        do {
+            let binned = try BinnedFeatures(columns: trainingColumns, kinds: kinds)
+            var validationSet: (BinnedFeatures, [Double])?
+            if let validationTable {
+                let encoded = try columns.encodeFeatures(validationTable)
+                validationSet = (try binned.binning(columns: encoded), try columns.encodeTargets(validationTable))
+            }
+            let report: (TreeTrainingIteration) -> Bool = { step in
+                let iteration = TabularTrainingIteration(
+                    iteration: step.iteration + 1, trainingLoss: step.trainingLoss, validationLoss: step.validationLoss,
+                    trainingMetric: step.trainingMetric, validationMetric: step.validationMetric, metric: metric,
+                    seconds: Date().timeIntervalSince(start))
+                iterations.append(iteration)
+                return progress?(iteration) ?? true
+            }
+            switch plan.algorithm {
+            case .boosted(let growth, let rounds, let stepSize, let earlyStoppingRounds):
+                let objective: TreeObjective = switch classCount {
+                case nil: .squaredError
+                case 2?: .logistic
+                case let count?: .softmax(classCount: count)
+                }
+                let trainer = GradientBoostedTrees(objective: objective, growth: growth, iterations: rounds, stepSize: stepSize,
+                                                   earlyStoppingRounds: validationSet == nil ? nil : earlyStoppingRounds)
+                fit = try trainer.fit(training: binned, targets: trainingTargets, validation: validationSet, progress: report)
+            case .forest(let growth, let treeCount):
+                let trainer = RandomForestTrees(task: classCount.map { .classification(classCount: $0) } ?? .regression,
+                                                growth: growth, treeCount: treeCount)
+                fit = try trainer.fit(training: binned, targets: trainingTargets, validation: validationSet, progress: report)
+            }
+        } catch let error as TreeTrainingError {
+            throw CreateMLError("\(location) › \(error.location)", error.message)
+        }
+        self.columns = columns
+        self.fit = fit
+        self.plan = plan
+        self.task = task
+        self.iterations = iterations
+        (layout, transform) = try Self.evaluator(fit, classifier: classCount != nil)
+        // The metrics use the finished model's predictions (the same as the exported model's).
+        let measuring = Self.Partial(columns: columns, layout: layout, transform: transform)
+        trainingMetrics = measuring.metrics(encoded: trainingColumns, targets: trainingTargets)
+        if let validationTable {
+            validationMetrics = measuring.metrics(on: validationTable)
+        } else {
+            validationMetrics = measuring.empty
+        }
+    }
+
+    /// The tree walk and transform of the exported model.
+    private static func evaluator(_ fit: TreeEnsembleFit, classifier: Bool) throws -> (TreeEnsembleLayout, TreeEnsembleTransform) {
+        let layout: TreeEnsembleLayout
+        do {
+            layout = try TreeEnsembleLayout(fit.ensembleParameters, inputWidth: nil, memoryLimit: memoryLimit)
+        } catch let error as EngineError {
+            throw CreateMLError("tree ensemble", error.description)
+        }
+        let transform: TreeEnsembleTransform = switch fit.transform {
+        case .none: classifier && fit.dimensions > 1 ? .shares : .none
+        case .logistic: .logistic
+        case .softmax: .softmax
+        }
+        return (layout, transform)
+    }
+
+    private var partial: Partial { Partial(columns: columns, layout: layout, transform: transform) }
+
+    /// Metrics on another table (failures in the metrics' error, as Create ML reports them).
+    func metrics(on table: MLDataTable) -> TabularMetrics {
+        partial.metrics(on: table)
+    }
+
+    /// The predictions for every row of `table`: class labels of the target's type, or doubles.
+    func predictions(from table: MLDataTable) throws -> MLUntypedColumn {
+        let encoded = try columns.encodeFeatures(table)
+        let outputs = partial.outputs(encoded, rows: table.rowCount)
+        switch columns.target {
+        case .classes(let labels):
+            return labels.column(partial.classIndices(outputs, rows: table.rowCount))
+        case .values:
+            return MLUntypedColumn(storage: ColumnStorage(.double(outputs)))
+        }
+    }
+
+    /// The model as a Core ML specification (see ``TabularFront``).
+    func specification(metadata: MLModelMetadata?) throws -> CoreML_Specification_Model {
+        let front = columns.treeFront()
+        var final = CoreML_Specification_Model()
+        final.specificationVersion = 1
+        final.description_p.input = front.finalInputs
+        columns.finalOutputs(into: &final)
+        switch columns.target {
+        case .classes(let labels):
+            var classifier = CoreML_Specification_TreeEnsembleClassifier()
+            classifier.treeEnsemble = fit.ensembleParameters
+            classifier.postEvaluationTransform = fit.postEvaluationTransform
+            switch labels {
+            case .strings(let values):
+                var vector = CoreML_Specification_StringVector()
+                vector.vector = values
+                classifier.stringClassLabels = vector
+            case .ints(let values):
+                var vector = CoreML_Specification_Int64Vector()
+                vector.vector = values.map(Int64.init)
+                classifier.int64ClassLabels = vector
+            }
+            final.treeEnsembleClassifier = classifier
+        case .values:
+            var regressor = CoreML_Specification_TreeEnsembleRegressor()
+            regressor.treeEnsemble = fit.ensembleParameters
+            regressor.postEvaluationTransform = fit.postEvaluationTransform
+            final.treeEnsembleRegressor = regressor
+        }
+        let trainer = "ML\(plan.name)\(task == .classification ? "Classifier" : "Regressor")"
+        return try columns.exportedModel(front: front, final: final, trainer: trainer, metadata: metadata)
+    }
+
+    /// Evaluation without the stored state: encoding, tree walk, transform.
+    struct Partial {
+        let columns: TabularColumns
+        let layout: TreeEnsembleLayout
+        let transform: TreeEnsembleTransform
+
+        /// The transformed outputs (rows × dimensions, row-major), evaluated in chunks of rows.
+        func outputs(_ encoded: [[Double]], rows: Int) -> [Double] {
+            let dimensions = layout.dimensions
+            var outputs = [Double](repeating: 0, count: rows * dimensions)
+            let chunk = 1 << 15
+            outputs.withUnsafeMutableBufferPointer { outputs in
+                var start = 0
+                while start < rows {
+                    let end = min(start + chunk, rows)
+                    let matrix = TabularColumns.rowMajor(encoded, rows: start..<end)
+                    matrix.withUnsafeBufferPointer { matrix in
+                        // The width is the encoding's, which the ensemble's feature indices fit.
+                        try? layout.evaluate(rows: matrix.baseAddress!, count: end - start, width: encoded.count,
+                                             into: outputs.baseAddress! + start * dimensions)
+                    }
+                    for row in start..<end {
+                        transform.apply(to: UnsafeMutableBufferPointer(rebasing: outputs[(row * dimensions)..<((row + 1) * dimensions)]))
+                    }
+                    start = end
+                }
+            }
+            return outputs
+        }
+
+        /// The predicted class of each row, as the Core ML runner picks it: for one dimension the
+        /// second class when its probability is at least 0.5, otherwise the first largest.
+        func classIndices(_ outputs: [Double], rows: Int) -> [Int] {
+            let dimensions = layout.dimensions
+            guard dimensions > 1 else { return outputs.map { $0 >= 0.5 ? 1 : 0 } }
+            return (0..<rows).map { row in
+                var best = 0
+                for index in 1..<dimensions where outputs[row * dimensions + index] > outputs[row * dimensions + best] { best = index }
+                return best
+            }
+        }
+
+        var empty: TabularMetrics {
+            switch columns.target {
+            case .classes(let labels): return .classifier(MLClassifierMetrics(classLabels: labels.descriptions))
+            case .values: return .regressor(MLRegressorMetrics.empty)
+            }
+        }
+
+        func metrics(on table: MLDataTable) -> TabularMetrics {
+            do {
+                return metrics(encoded: try columns.encodeFeatures(table), targets: try columns.encodeTargets(table))
+            } catch {
+                switch columns.target {
+                case .classes(let labels): return .classifier(MLClassifierMetrics(classLabels: labels.descriptions, error: error))
+                case .values: return .regressor(MLRegressorMetrics(error: error))
+                }
+            }
+        }
+
+        func metrics(encoded: [[Double]], targets: [Double]) -> TabularMetrics {
+            let outputs = outputs(encoded, rows: targets.count)
+            switch columns.target {
+            case .classes(let labels):
+                let predicted = classIndices(outputs, rows: targets.count)
+                let dimensions = layout.dimensions
+                var crossEntropy = 0.0
+                for (row, target) in targets.enumerated() {
+                    let probability = dimensions == 1 ? (target == 1 ? outputs[row] : 1 - outputs[row]) : outputs[row * dimensions + Int(target)]
+                    crossEntropy -= log(max(probability, 1e-15))
+                }
+                do {
+                    return .classifier(try MLClassifierMetrics(classLabels: labels.descriptions, trueLabels: targets.map { Int($0) },
+                                                               predictedLabels: predicted,
+                                                               meanCrossEntropy: targets.isEmpty ? nil : crossEntropy / Double(targets.count)))
+                } catch {
+                    return .classifier(MLClassifierMetrics(classLabels: labels.descriptions, error: error))
+                }
+            case .values:
+                do {
+                    return .regressor(try MLRegressorMetrics(targets: targets, predictions: outputs))
+                } catch {
+                    return .regressor(MLRegressorMetrics(error: error))
+                }
+            }
+        }
+    }
+}
