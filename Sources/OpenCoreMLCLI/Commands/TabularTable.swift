@@ -155,7 +155,7 @@ final class TabularModelRows: MLBatchProvider, @unchecked Sendable {
 
     init(table: TabularTable, model: MLModel, target: String) throws {
         let description = model.modelDescription
-        isClassifier = description.predictedFeatureName != nil
+        isClassifier = description.classLabels.map { !$0.isEmpty } ?? false
         count = table.table.size.rows
         targetFeature = target
         let outputs = description.outputDescriptions.map(\.name)

@@ -106,14 +106,14 @@ struct TabularHyperparameters: ParsableArguments {
 // MARK: - What the command needs of the library's parameters and trainers
 
 /// A trainer's `ModelParameters.ValidationData` (Create ML's cases).
-protocol TabularValidationData {
+protocol TabularValidationSetting {
     static func split(strategy: MLSplitStrategy) -> Self
     static func table(_ table: MLDataTable) -> Self
     static var none: Self { get }
 }
 
 protocol TabularParameters {
-    associatedtype Validation: TabularValidationData
+    associatedtype Validation: TabularValidationSetting
     /// Create ML's defaults (`ModelParameters()`, whose arguments all have defaults).
     static var defaults: Self { get }
     var validation: Validation { get set }
@@ -157,32 +157,21 @@ protocol TabularTrainer {
     func write(to url: URL, metadata: MLModelMetadata?) throws
 }
 
-extension MLBoostedTreeClassifier: TabularTrainer {}
-extension MLBoostedTreeRegressor: TabularTrainer {}
-extension MLRandomForestClassifier: TabularTrainer {}
-extension MLRandomForestRegressor: TabularTrainer {}
-extension MLDecisionTreeClassifier: TabularTrainer {}
-extension MLDecisionTreeRegressor: TabularTrainer {}
+// The tree trainers are one generic type per task (MLBoostedTreeClassifier is
+// TabularTreeClassifier<BoostedTreeModelParameters>, the regressor shares the parameters), and every
+// trainer's ValidationData is TabularValidationData: one conformance each.
+extension TabularTreeClassifier: TabularTrainer where Parameters: TabularParameters {}
+extension TabularTreeRegressor: TabularTrainer where Parameters: TabularParameters {}
 extension MLLinearRegressor: TabularTrainer {}
 extension MLLogisticRegressionClassifier: TabularTrainer {}
 
-extension MLBoostedTreeClassifier.ModelParameters: TabularBoostingParameters { static var defaults: Self { Self() } }
-extension MLBoostedTreeRegressor.ModelParameters: TabularBoostingParameters { static var defaults: Self { Self() } }
-extension MLRandomForestClassifier.ModelParameters: TabularEnsembleParameters { static var defaults: Self { Self() } }
-extension MLRandomForestRegressor.ModelParameters: TabularEnsembleParameters { static var defaults: Self { Self() } }
-extension MLDecisionTreeClassifier.ModelParameters: TabularTreeParameters { static var defaults: Self { Self() } }
-extension MLDecisionTreeRegressor.ModelParameters: TabularTreeParameters { static var defaults: Self { Self() } }
+extension BoostedTreeModelParameters: TabularBoostingParameters { static var defaults: Self { Self() } }
+extension RandomForestModelParameters: TabularEnsembleParameters { static var defaults: Self { Self() } }
+extension DecisionTreeModelParameters: TabularTreeParameters { static var defaults: Self { Self() } }
 extension MLLinearRegressor.ModelParameters: TabularLinearParameters { static var defaults: Self { Self() } }
 extension MLLogisticRegressionClassifier.ModelParameters: TabularLinearParameters { static var defaults: Self { Self() } }
 
-extension MLBoostedTreeClassifier.ModelParameters.ValidationData: TabularValidationData {}
-extension MLBoostedTreeRegressor.ModelParameters.ValidationData: TabularValidationData {}
-extension MLRandomForestClassifier.ModelParameters.ValidationData: TabularValidationData {}
-extension MLRandomForestRegressor.ModelParameters.ValidationData: TabularValidationData {}
-extension MLDecisionTreeClassifier.ModelParameters.ValidationData: TabularValidationData {}
-extension MLDecisionTreeRegressor.ModelParameters.ValidationData: TabularValidationData {}
-extension MLLinearRegressor.ModelParameters.ValidationData: TabularValidationData {}
-extension MLLogisticRegressionClassifier.ModelParameters.ValidationData: TabularValidationData {}
+extension TabularValidationData: TabularValidationSetting {}
 
 // MARK: - Training
 
@@ -352,7 +341,6 @@ struct TabularTrainingRequest {
         case .boostedTree(let model): return TabularResult(model, algorithm: .boostedTree, chosenAutomatically: true)
         case .randomForest(let model): return TabularResult(model, algorithm: .randomForest, chosenAutomatically: true)
         case .decisionTree(let model): return TabularResult(model, algorithm: .decisionTree, chosenAutomatically: true)
-        case .logisticRegression(let model): return TabularResult(model, algorithm: .logistic, chosenAutomatically: true)
         }
     }
 
@@ -361,7 +349,6 @@ struct TabularTrainingRequest {
         case .boostedTree(let model): return TabularResult(model, algorithm: .boostedTree, chosenAutomatically: true)
         case .randomForest(let model): return TabularResult(model, algorithm: .randomForest, chosenAutomatically: true)
         case .decisionTree(let model): return TabularResult(model, algorithm: .decisionTree, chosenAutomatically: true)
-        case .linear(let model): return TabularResult(model, algorithm: .linear, chosenAutomatically: true)
         }
     }
 }
