@@ -118,9 +118,11 @@ void ocm_histogram_subtract(double *dst, const double *parent, const double *chi
 
 size_t ocm_partition_rows(uint32_t *rows, size_t count, const uint8_t *bins, size_t stride, int feature,
                           const bool *goes_left, uint32_t *scratch) {
+    enum { AHEAD = 24 };
     size_t left = 0, right = 0;
     for (size_t i = 0; i < count; i++) {
         uint32_t row = rows[i];
+        if (i + AHEAD < count) __builtin_prefetch(bins + (size_t)rows[i + AHEAD] * stride + (size_t)feature);
         if (goes_left[bins[(size_t)row * stride + (size_t)feature]])
             rows[left++] = row;
         else
@@ -128,4 +130,23 @@ size_t ocm_partition_rows(uint32_t *rows, size_t count, const uint8_t *bins, siz
     }
     memcpy(rows + left, scratch, right * sizeof(uint32_t));
     return left;
+}
+
+void ocm_bin_numeric(const double *x, size_t count, const double *cuts, uint8_t missing_bin, uint8_t *out,
+                     size_t out_stride) {
+    for (size_t i = 0; i < count; i++) {
+        double v = x[i];
+        /* The number of cuts <= v, by halving steps that compile to conditional moves: cuts has
+         * 255 entries, +inf past the real ones, and v is finite, so no step passes the end. */
+        size_t base = 0;
+        base += cuts[base + 127] <= v ? 128 : 0;
+        base += cuts[base + 63] <= v ? 64 : 0;
+        base += cuts[base + 31] <= v ? 32 : 0;
+        base += cuts[base + 15] <= v ? 16 : 0;
+        base += cuts[base + 7] <= v ? 8 : 0;
+        base += cuts[base + 3] <= v ? 4 : 0;
+        base += cuts[base + 1] <= v ? 2 : 0;
+        base += cuts[base] <= v ? 1 : 0;
+        out[i * out_stride] = v != v ? missing_bin : (uint8_t)base;
+    }
 }

@@ -22,27 +22,20 @@ package struct LinearRegression: Sendable {
     package var l1: Double
     /// λ₂ of `(l2/2)·‖w‖²`.
     package var l2: Double
-    package var maxIterations: Int
-    /// Stop when no component of the (pseudo-)gradient exceeds this.
-    package var gradientTolerance: Double
-    /// Stop when an iteration lowers the objective by at most this fraction of it.
-    package var relativeLossTolerance: Double
+    /// Iterations, tolerances and memory of the solver (L-BFGS, or OWL-QN when `l1 > 0`).
+    package var solver: QuasiNewtonSettings
+    /// Scale each feature to zero mean and unit variance while fitting (the penalties then apply to
+    /// the standardized weights; the model's weights are mapped back to the data's units).
     package var standardizesFeatures: Bool
     package var fitsIntercept: Bool
-    /// Curvature pairs the solver remembers.
-    package var historySize: Int
 
-    package init(l1: Double = 0, l2: Double = 0, maxIterations: Int = 100, gradientTolerance: Double = 1e-6,
-                relativeLossTolerance: Double = 64 * Double.ulpOfOne, standardizesFeatures: Bool = false,
-                fitsIntercept: Bool = true, historySize: Int = 10) {
+    package init(l1: Double = 0, l2: Double = 0, solver: QuasiNewtonSettings = QuasiNewtonSettings(), standardizesFeatures: Bool = false,
+                fitsIntercept: Bool = true) {
         self.l1 = l1
         self.l2 = l2
-        self.maxIterations = maxIterations
-        self.gradientTolerance = gradientTolerance
-        self.relativeLossTolerance = relativeLossTolerance
+        self.solver = solver
         self.standardizesFeatures = standardizesFeatures
         self.fitsIntercept = fitsIntercept
-        self.historySize = historySize
     }
 
     /// Fits the model to `features` (rows of `featureCount` values, row-major) and one target per
@@ -62,35 +55,18 @@ package struct LinearRegression: Sendable {
         var start = [Double](repeating: 0, count: objective.dimension)
         // With centered features the best intercept for any w is the targets' mean.
         if fitsIntercept { start[featureCount] = targets.reduce(0, +) / Double(targets.count) }
-        let report: ((MinimizationIteration) -> Bool)? = onIteration.map { callback in
-            { step in
-                callback(LinearRegressionProgress(iteration: step.iteration, loss: step.value, gradientNorm: step.gradientNorm,
-                                                  evaluations: step.evaluations, variables: step.x, layout: layout))
-            }
-        }
-        let result: MinimizationResult
-        if l1 > 0 {
-            let l1Weights = (0..<objective.dimension).map { $0 < featureCount ? l1 : 0 }
-            let solver = OWLQN(historySize: historySize, maxIterations: maxIterations, gradientTolerance: gradientTolerance,
-                               relativeLossTolerance: relativeLossTolerance)
-            result = solver.minimize(objective, l1Weights: l1Weights, from: start, onIteration: report)
-        } else {
-            let solver = LBFGS(historySize: historySize, maxIterations: maxIterations, gradientTolerance: gradientTolerance,
-                               relativeLossTolerance: relativeLossTolerance)
-            result = solver.minimize(objective, from: start, onIteration: report)
-        }
-        return LinearRegressionFit(model: layout.model(from: result.x), iterations: result.iterations, evaluations: result.evaluations,
-                                   loss: result.value, gradientNorm: result.gradientNorm, stop: result.stop)
+        let l1Weights = (0..<objective.dimension).map { $0 < featureCount ? l1 : 0 }
+        return solver.fit(objective, l1Weights: l1Weights, from: start, valueNoise: 0, layout: layout, onIteration: onIteration)
     }
 
     /// How the solver's variables map onto a model.
-    struct Layout: Sendable {
+    package struct Layout: SolverLayout {
         var featureCount: Int
         var fitsIntercept: Bool
         var standardization: FeatureStandardization?
 
         /// w' = w/σ (per feature) and b' = b − w'·μ undo a standardization (or a centering, σ = 1).
-        func model(from x: [Double]) -> LinearRegressionModel {
+        package func model(from x: [Double]) -> LinearRegressionModel {
             var weights = Array(x[0..<featureCount])
             var intercept = fitsIntercept ? x[featureCount] : 0
             if let standardization {
@@ -107,33 +83,13 @@ package struct LinearRegression: Sendable {
         for (name, value) in [("l1", l1), ("l2", l2)] where !(value.isFinite && value >= 0) {
             throw SolverError("LinearRegression.\(name)", "must be a finite number ≥ 0, got \(value)")
         }
-        guard maxIterations >= 1 else {
-            throw SolverError("LinearRegression.maxIterations", "must be at least 1, got \(maxIterations)")
-        }
-        guard gradientTolerance.isFinite, gradientTolerance >= 0 else {
-            throw SolverError("LinearRegression.gradientTolerance", "must be a finite number ≥ 0, got \(gradientTolerance)")
-        }
-        guard relativeLossTolerance.isFinite, relativeLossTolerance >= 0 else {
-            throw SolverError("LinearRegression.relativeLossTolerance", "must be a finite number ≥ 0, got \(relativeLossTolerance)")
-        }
-        guard historySize >= 1 else {
-            throw SolverError("LinearRegression.historySize", "must be at least 1, got \(historySize)")
-        }
+        try solver.validate("LinearRegression")
     }
 
     private func validate(features: [Double], featureCount: Int, targets: [Double]) throws {
-        guard featureCount >= 1 else { throw SolverError("LinearRegression.fit", "featureCount must be at least 1, got \(featureCount)") }
-        guard !targets.isEmpty else { throw SolverError("LinearRegression.fit", "no training rows") }
-        guard features.count == targets.count * featureCount else {
-            throw SolverError("LinearRegression.fit",
-                              "\(features.count) feature values for \(targets.count) targets; expected \(targets.count) rows × \(featureCount) = \(targets.count * featureCount)")
-        }
+        try SolverChecks.rows("LinearRegression", features: features, featureCount: featureCount, rowCount: targets.count, perRow: "targets")
         if let row = targets.firstIndex(where: { !$0.isFinite }) {
             throw SolverError("LinearRegression.fit", "targets: row \(row) is \(targets[row]), not a finite number")
-        }
-        if let index = features.firstIndex(where: { !$0.isFinite }) {
-            throw SolverError("LinearRegression.fit",
-                              "features: row \(index / featureCount), column \(index % featureCount) is \(features[index]), not a finite number")
         }
     }
 }

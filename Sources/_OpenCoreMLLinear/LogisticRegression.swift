@@ -28,6 +28,11 @@ package struct LogisticRegression: Sendable {
 
     /// The defaults: a light L2 penalty (λ = 1e-4, scikit-learn's C = 1 on 10,000 rows) and
     /// scikit-learn's `max_iter`, `tol` and L-BFGS memory.
+    var settings: QuasiNewtonSettings {
+        QuasiNewtonSettings(maxIterations: maxIterations, gradientTolerance: gradientTolerance, relativeLossTolerance: relativeLossTolerance,
+                            historySize: historySize)
+    }
+
     package init(penalty: Penalty = .l2(1e-4), maxIterations: Int = 100, gradientTolerance: Double = 1e-4,
                 relativeLossTolerance: Double = 64 * Double.ulpOfOne, standardizesFeatures: Bool = false,
                 fitsIntercept: Bool = true, historySize: Int = 10) {
@@ -61,39 +66,21 @@ package struct LogisticRegression: Sendable {
             labels: labels, classCount: classes, l2: l2, fitsIntercept: fitsIntercept,
             centers: standardizesFeatures ? nil : standardization?.means)
         let start = [Double](repeating: 0, count: objective.dimension)
-        let report: ((MinimizationIteration) -> Bool)? = onIteration.map { callback in
-            { step in
-                callback(LogisticRegressionProgress(iteration: step.iteration, loss: step.value, gradientNorm: step.gradientNorm,
-                                                    evaluations: step.evaluations, variables: step.x, layout: layout))
-            }
-        }
-
-        let result: MinimizationResult
-        let lambda = penalty.l1Strength
-        if lambda > 0 {
-            let weightCount = featureCount * classes
-            let l1Weights = (0..<objective.dimension).map { $0 < weightCount ? lambda : 0 }
-            let solver = OWLQN(historySize: historySize, maxIterations: maxIterations, gradientTolerance: gradientTolerance,
-                               relativeLossTolerance: relativeLossTolerance)
-            result = solver.minimize(objective, l1Weights: l1Weights, from: start, onIteration: report)
-        } else {
-            let solver = LBFGS(historySize: historySize, maxIterations: maxIterations, gradientTolerance: gradientTolerance,
-                               relativeLossTolerance: relativeLossTolerance, valueNoise: SoftmaxCrossEntropyObjective.valueNoise)
-            result = solver.minimize(objective, from: start, onIteration: report)
-        }
-        return LogisticRegressionFit(model: layout.model(from: result.x), iterations: result.iterations, evaluations: result.evaluations,
-                                     loss: result.value, gradientNorm: result.gradientNorm, stop: result.stop)
+        let lambda = penalty.l1Strength, weightCount = featureCount * classes
+        let l1Weights = (0..<objective.dimension).map { $0 < weightCount ? lambda : 0 }
+        return settings.fit(objective, l1Weights: l1Weights, from: start, valueNoise: SoftmaxCrossEntropyObjective.valueNoise,
+                            layout: layout, onIteration: onIteration)
     }
 
     /// How the solver's variables map onto a model.
-    struct Layout: Sendable {
+    package struct Layout: SolverLayout {
         var featureCount: Int
         var classCount: Int
         var fitsIntercept: Bool
         var standardization: FeatureStandardization?
 
         /// W' = W/σ (per feature) and b' = b − W'·μ undo a standardization (or a centering, σ = 1).
-        func model(from x: [Double]) -> LogisticRegressionModel {
+        package func model(from x: [Double]) -> LogisticRegressionModel {
             let d = featureCount, k = classCount
             var weights = [Float](repeating: 0, count: k * d)
             var intercepts = [Float](repeating: 0, count: k)
@@ -122,38 +109,18 @@ package struct LogisticRegression: Sendable {
         for lambda in [penalty.l1Strength, penalty.l2Strength] where !(lambda.isFinite && lambda >= 0) {
             throw SolverError("LogisticRegression.penalty", "the strength λ must be a finite number ≥ 0, got \(lambda)")
         }
-        guard maxIterations >= 1 else {
-            throw SolverError("LogisticRegression.maxIterations", "must be at least 1, got \(maxIterations)")
-        }
-        guard gradientTolerance.isFinite, gradientTolerance >= 0 else {
-            throw SolverError("LogisticRegression.gradientTolerance", "must be a finite number ≥ 0, got \(gradientTolerance)")
-        }
-        guard relativeLossTolerance.isFinite, relativeLossTolerance >= 0 else {
-            throw SolverError("LogisticRegression.relativeLossTolerance", "must be a finite number ≥ 0, got \(relativeLossTolerance)")
-        }
-        guard historySize >= 1 else {
-            throw SolverError("LogisticRegression.historySize", "must be at least 1, got \(historySize)")
-        }
+        try settings.validate("LogisticRegression")
     }
 
     /// Checks shapes, values and labels; returns the class count.
     private func validate(features: [Float], featureCount: Int, labels: [Int], classCount: Int?) throws -> Int {
-        guard featureCount >= 1 else { throw SolverError("LogisticRegression.fit", "featureCount must be at least 1, got \(featureCount)") }
-        guard !labels.isEmpty else { throw SolverError("LogisticRegression.fit", "no training rows") }
-        guard features.count == labels.count * featureCount else {
-            throw SolverError("LogisticRegression.fit",
-                              "\(features.count) feature values for \(labels.count) labels; expected \(labels.count) rows × \(featureCount) = \(labels.count * featureCount)")
-        }
+        try SolverChecks.rows("LogisticRegression", features: features, featureCount: featureCount, rowCount: labels.count, perRow: "labels")
         let classes = classCount ?? (labels.max()! + 1)
         guard classes >= 2 else {
             throw SolverError("LogisticRegression.fit", "needs at least 2 classes, got \(classes)\(classCount == nil ? " (all labels are \(labels[0]))" : "")")
         }
         if let row = labels.firstIndex(where: { $0 < 0 || $0 >= classes }) {
             throw SolverError("LogisticRegression.fit", "labels[\(row)] is \(labels[row]), outside the classes 0..<\(classes)")
-        }
-        if let index = features.firstIndex(where: { !$0.isFinite }) {
-            throw SolverError("LogisticRegression.fit",
-                              "features: row \(index / featureCount), column \(index % featureCount) is \(features[index]), not a finite number")
         }
         return classes
     }

@@ -29,6 +29,13 @@ struct TreeTrainingTests {
         let coarse = try BinnedFeatures(columns: [many], kinds: [.numeric], maxBins: 16)
         #expect(coarse.valueBinCounts[0] <= 15 && coarse.valueBinCounts[0] >= 14)
         #expect(coarse.cuts[0].allSatisfy { many.contains($0) })
+        // Columns asked for one at a time bin the same.
+        let columns = [many, many.map { $0.truncatingRemainder(dividingBy: 7) }, many.reversed()]
+        let atOnce = try BinnedFeatures(columns: columns, kinds: [.numeric, .categorical(count: 5), .numeric], maxBins: 16)
+        let oneByOne = try BinnedFeatures(rowCount: 1000, kinds: [.numeric, .categorical(count: 5), .numeric], maxBins: 16,
+                                          columnsAtOnce: 1) { columns[$0] }
+        #expect(atOnce.bins == oneByOne.bins && atOnce.cuts == oneByOne.cuts && atOnce.binOffsets == oneByOne.binOffsets)
+        #expect(atOnce.valueBinCounts[1] == 6)  // codes 0..<5 and the "other" bin (codes 5 and 6)
         for (r, x) in many.enumerated() {
             let bin = Int(coarse.bins[r])
             if bin > 0 { #expect(x >= coarse.cuts[0][bin - 1]) }
@@ -228,6 +235,36 @@ struct TreeTrainingTests {
         #expect(throws: TreeTrainingError.self) {
             _ = try GradientBoostedTrees(objective: .squaredError, growth: .init(), iterations: 1, stepSize: 0.3, earlyStoppingRounds: 1)
                 .fit(training: data, targets: [1, 2, 3, 4], validation: (otherCuts, [1, 2, 3, 4, 5])) { _ in true }
+        }
+    }
+}
+
+@Suite("Tree growth past the histogram budget")
+struct TreeGrowthBudgetTests {
+    @Test("Histograms built directly (no room to keep a level's) give the same tree as by subtraction")
+    func directHistograms() throws {
+        var random = TreeTrainingRandom(seed: 21)
+        let rows = 3000
+        let columns = (0..<3).map { _ in (0..<rows).map { _ in random.unit() < 0.1 ? .nan : Double(random.below(30)) } }
+        let data = try BinnedFeatures(columns: columns, kinds: [.numeric, .numeric, .categorical(count: 30)])
+        let values = (0..<rows).flatMap { r -> [Float] in
+            let x = columns[0][r].isNaN ? 5 : columns[0][r]
+            return [Float(sin(x) + random.unit() - 0.5), 1]
+        }
+        let growth = TreeGrowthParameters(maxDepth: 7, minChildWeight: 1)
+        var grower = TreeGrower(data: data, outputs: 1, growth: growth, lambda: 1)
+        let all = (0..<rows).map { UInt32($0) }
+        let kept = try values.withUnsafeBufferPointer { try grower.grow(rows: all, values: $0.baseAddress!, features: [0, 1, 2]) }
+        grower.histogramBudget = 1  // one node's histogram at a time
+        let direct = try values.withUnsafeBufferPointer { try grower.grow(rows: all, values: $0.baseAddress!, features: [0, 1, 2]) }
+        let leaf: ([Double]) -> [Double] = { [-$0[0] / ($0[1] + 1)] }
+        let a = kept.trained(data, outputDimension: 0, leafValues: leaf)
+        let b = direct.trained(data, outputDimension: 0, leafValues: leaf)
+        #expect(a.depth == 7)
+        #expect(a.nodes.count == b.nodes.count)
+        for (x, y) in zip(a.nodes, b.nodes) {
+            #expect(x.feature == y.feature && x.test == y.test && x.missingGoesToTrueChild == y.missingGoesToTrueChild)
+            for (u, v) in zip(x.values, y.values) { #expect(abs(u - v) < 1e-9) }
         }
     }
 }

@@ -35,8 +35,9 @@ struct LinearRegressionTests {
     func matchesScikitLearn(_ name: String) throws {
         let f = Self.fixture
         let reference = try #require(f.cases.first { $0.name == name })
-        let solver = LinearRegression(l1: reference.l1, l2: reference.l2, maxIterations: 10_000, gradientTolerance: 1e-11,
-                                      relativeLossTolerance: 0, standardizesFeatures: reference.standardize)
+        let solver = LinearRegression(l1: reference.l1, l2: reference.l2,
+                                      solver: QuasiNewtonSettings(maxIterations: 10_000, gradientTolerance: 1e-11, relativeLossTolerance: 0),
+                                      standardizesFeatures: reference.standardize)
         let fit = try solver.fit(features: f.features.flatMap { $0 }, featureCount: f.featureCount, targets: f.targets)
         #expect(fit.stop.isConverged, "\(name): stopped by \(fit.stop) after \(fit.iterations) iterations")
         #expect(abs(fit.loss - reference.objective) <= 1e-10 * reference.objective,
@@ -94,7 +95,7 @@ struct LinearRegressionTests {
     @Test func progressReportsEachIterationAndItsModel() throws {
         let f = Self.fixture
         var steps: [LinearRegressionProgress] = []
-        let fit = try LinearRegression(l2: 0.1, maxIterations: 100, gradientTolerance: 0, standardizesFeatures: true)
+        let fit = try LinearRegression(l2: 0.1, solver: QuasiNewtonSettings(gradientTolerance: 0), standardizesFeatures: true)
             .fit(features: f.features.flatMap { $0 }, featureCount: f.featureCount, targets: f.targets) { step in
                 steps.append(step)
                 return step.iteration < 3
@@ -122,9 +123,10 @@ struct LinearRegressionTests {
         #expect(error(LinearRegression(l1: -1))?.location == "LinearRegression.l1")
         #expect(error(LinearRegression(l2: .nan))?.description.contains("nan") == true)
         #expect(error(LinearRegression(l2: .infinity))?.location == "LinearRegression.l2")
-        #expect(error(LinearRegression(maxIterations: 0))?.location == "LinearRegression.maxIterations")
-        #expect(error(LinearRegression(gradientTolerance: -1))?.location == "LinearRegression.gradientTolerance")
-        #expect(error(LinearRegression(historySize: 0))?.location == "LinearRegression.historySize")
+        #expect(error(LinearRegression(solver: QuasiNewtonSettings(maxIterations: 0)))?.location == "LinearRegression.maxIterations")
+        #expect(error(LinearRegression(solver: QuasiNewtonSettings(gradientTolerance: -1)))?.location == "LinearRegression.gradientTolerance")
+        #expect(error(LinearRegression(solver: QuasiNewtonSettings(historySize: 0)))?.location == "LinearRegression.historySize")
+        #expect(error(LinearRegression(solver: QuasiNewtonSettings(relativeLossTolerance: .nan)))?.location == "LinearRegression.relativeLossTolerance")
         #expect(error(targets: [])?.message.contains("no training rows") == true)
         #expect(error(features: [1, 2, 3])?.message.contains("expected 2 rows × 2 = 4") == true)
         #expect(error(targets: [1, .nan])?.message == "targets: row 1 is nan, not a finite number")

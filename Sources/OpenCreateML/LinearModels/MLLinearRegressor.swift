@@ -58,8 +58,10 @@ public struct MLLinearRegressor: @unchecked Sendable {
         let rows = try encoding.rows(training), targets = try columns.encodeTargets(training)
         let validationData = try validation.map { (rows: try encoding.rows($0), targets: try columns.encodeTargets($0)) }
 
-        let solver = LinearRegression(l1: parameters.l1Penalty, l2: parameters.l2Penalty, maxIterations: parameters.maxIterations,
-                                      gradientTolerance: parameters.convergenceThreshold, standardizesFeatures: parameters.featureRescaling)
+        let solver = LinearRegression(l1: parameters.l1Penalty, l2: parameters.l2Penalty,
+                                      solver: QuasiNewtonSettings(maxIterations: parameters.maxIterations,
+                                                                  gradientTolerance: parameters.convergenceThreshold),
+                                      standardizesFeatures: parameters.featureRescaling)
         let start = Date()
         var iterations: [TabularTrainingIteration] = []
         let fit: LinearRegressionFit

@@ -14,9 +14,7 @@ extension MLLogisticRegressionClassifier {
     public init(trainingData: MLDataTable, targetColumn: String, featureColumns: [String]? = nil,
                 parameters: ModelParameters = ModelParameters(), progress: ((TabularTrainingIteration) -> Bool)? = nil) throws {
         let location = "MLLogisticRegressionClassifier"
-        try LinearModelParameterChecks.check(location: location + ".ModelParameters", maxIterations: parameters.maxIterations,
-                                             l1Penalty: parameters.l1Penalty, l2Penalty: parameters.l2Penalty, stepSize: parameters.stepSize,
-                                             convergenceThreshold: parameters.convergenceThreshold)
+        try parameters.validate(location: location + ".ModelParameters")
         let (training, validation) = try parameters.validation.tables(from: trainingData, location: location + ".ModelParameters")
         // A split's classes and categories come from the whole table (a class only in the
         // validation rows is still a class); a separate validation table must match the training one.

@@ -28,43 +28,10 @@ import _OpenCoreMLLinear
 /// ``LabeledDataset`` is written as an updatable neural-network classifier (inner product +
 /// softmax), so an app can train it further with `MLUpdateTask`.
 public struct MLLogisticRegressionClassifier: @unchecked Sendable {
-    /// The training options (Create ML's `MLLogisticRegressionClassifier.ModelParameters`).
-    public struct ModelParameters: Sendable {
-        /// Which rows measure the model while it trains on a table (Create ML's `ValidationData`).
-        public typealias ValidationData = TabularValidationData
-
-        /// Validation rows for the table initializer: a split of the training table (default
-        /// `.split(strategy: .automatic)`), another table, or none. Not used with a ``LabeledDataset``.
-        public var validation: ValidationData
-        /// The most L-BFGS iterations.
-        public var maxIterations: Int
-        /// λ of λ·‖W‖₁ added to the mean cross-entropy.
-        public var l1Penalty: Double
-        /// λ of (λ/2)·‖W‖² added to the mean cross-entropy.
-        public var l2Penalty: Double
-        /// Not used: a line search chooses each step (kept for Create ML's spelling; the table
-        /// initializer requires it positive and finite, as Create ML does).
-        public var stepSize: Double
-        /// Training stops when no component of the gradient exceeds this.
-        public var convergenceThreshold: Double
-        /// Whether each feature is scaled to zero mean and unit variance while fitting (the exported
-        /// weights are in the data's units either way).
-        public var featureRescaling: Bool
-
-        /// Training options. Defaults: automatic validation split, at most 10 iterations, an L2
-        /// penalty of 0.01, a convergence threshold of 0.01, feature rescaling on. Both penalties
-        /// may be positive (elastic net).
-        public init(validation: ValidationData = .split(strategy: .automatic), maxIterations: Int = 10, l1Penalty: Double = 0,
-                    l2Penalty: Double = 0.01, stepSize: Double = 1.0, convergenceThreshold: Double = 0.01, featureRescaling: Bool = true) {
-            self.validation = validation
-            self.maxIterations = maxIterations
-            self.l1Penalty = l1Penalty
-            self.l2Penalty = l2Penalty
-            self.stepSize = stepSize
-            self.convergenceThreshold = convergenceThreshold
-            self.featureRescaling = featureRescaling
-        }
-    }
+    /// The training options (Create ML's `MLLogisticRegressionClassifier.ModelParameters`): the
+    /// options and defaults the linear regressor has too (``LinearModelParameters``). The penalties
+    /// are added to the mean cross-entropy.
+    public typealias ModelParameters = LinearModelParameters
 
     /// How the solver ended (an OpenCoreML addition).
     public struct Solution: Sendable, Encodable {
@@ -214,17 +181,5 @@ public struct MLLogisticRegressionClassifier: @unchecked Sendable {
         }.makeSpecification()
         if let metadata { specification.description_p.metadata = metadata.specification }
         return specification
-    }
-}
-
-extension MLLogisticRegressionClassifier.ModelParameters {
-    /// The solver's penalty: L1, L2, both (elastic net) or none.
-    var penalty: LogisticRegression.Penalty {
-        switch (l1Penalty > 0, l2Penalty > 0) {
-        case (true, true): return .elasticNet(l1: l1Penalty, l2: l2Penalty)
-        case (true, false): return .l1(l1Penalty)
-        case (false, true): return .l2(l2Penalty)
-        case (false, false): return .none
-        }
     }
 }

@@ -39,6 +39,15 @@ extension TabularColumns {
         }
     }
 
+    /// A model of one input and one output (specification version 1), its type still to set.
+    static func model(input: CoreML_Specification_FeatureDescription, output: CoreML_Specification_FeatureDescription) -> CoreML_Specification_Model {
+        var model = CoreML_Specification_Model()
+        model.specificationVersion = 1
+        model.description_p.input = [input]
+        model.description_p.output = [output]
+        return model
+    }
+
     static func feature(_ name: String, _ type: CoreML_Specification_FeatureType) -> CoreML_Specification_FeatureDescription {
         var description = CoreML_Specification_FeatureDescription()
         description.name = name
@@ -77,13 +86,10 @@ extension TabularColumns {
             mapping.int64Value = Int64(categories.count)
             var code = CoreML_Specification_FeatureType()
             code.int64Type = .init()
-            var model = CoreML_Specification_Model()
-            model.specificationVersion = 1
-            model.description_p.input = [input]
-            model.description_p.output = [Self.feature(codeName, code)]
+            var model = Self.model(input: input, output: Self.feature(codeName, code))
             model.categoricalMapping = mapping
             models.append(model)
-            vectorizerInputs.append(Self.feature(codeName, code))
+            vectorizerInputs.append(model.description_p.output[0])
         }
         let vector = vectorizer(vectorizerInputs, widths: [Int](repeating: 1, count: features.count), name: unusedName("__features", avoiding: taken))
         models.append(vector.model)
@@ -129,13 +135,10 @@ extension TabularColumns {
             var array = CoreML_Specification_FeatureType()
             array.multiArrayType.shape = [Int64(max(categories.count, 1))]
             array.multiArrayType.dataType = .double
-            var model = CoreML_Specification_Model()
-            model.specificationVersion = 1
-            model.description_p.input = [input]
-            model.description_p.output = [Self.feature(name, array)]
+            var model = Self.model(input: input, output: Self.feature(name, array))
             model.oneHotEncoder = encoder
             models.append(model)
-            vectorizerInputs.append(Self.feature(name, array))
+            vectorizerInputs.append(model.description_p.output[0])
             widths.append(max(categories.count, 1))
             imputed += [Double](repeating: 0, count: max(categories.count, 1))
         }
@@ -147,11 +150,8 @@ extension TabularColumns {
         values.vector = imputed
         imputer.imputedDoubleArray = values
         imputer.replaceDoubleValue = .nan
-        var model = CoreML_Specification_Model()
-        model.specificationVersion = 1
-        model.description_p.input = [vector.output]
         let output = Self.feature(unusedName("__features", avoiding: taken), vector.output.type)
-        model.description_p.output = [output]
+        var model = Self.model(input: vector.output, output: output)
         model.imputer = imputer
         models.append(model)
         return TabularFront(models: models, finalInputs: [output], width: width)

@@ -1,3 +1,24 @@
+import Foundation
+import OpenCoreML
+
+/// What ``MLClassifier`` and ``MLRegressor`` need of each candidate: the public members every
+/// tabular classifier (`Metrics` = `MLClassifierMetrics`) and regressor (`MLRegressorMetrics`) has.
+protocol TabularCandidate<Metrics> {
+    associatedtype Metrics
+    var targetColumn: String { get }
+    var featureColumns: [String] { get }
+    var trainingMetrics: Metrics { get }
+    var validationMetrics: Metrics { get }
+    func evaluation(on labeledData: MLDataTable) -> Metrics
+    func predictions(from data: MLDataTable) throws -> MLUntypedColumn
+    var model: MLModel { get throws }
+    func write(to fileURL: URL, metadata: MLModelMetadata?) throws
+}
+
+extension TabularTreeModel: TabularCandidate {}
+extension MLLogisticRegressionClassifier: TabularCandidate {}
+extension MLLinearRegressor: TabularCandidate {}
+
 /// How ``MLClassifier`` and ``MLRegressor`` choose among their candidates: the table's validation
 /// rows are split off once (Create ML's automatic rule, ``MLSplitStrategy/validationRowCount(rows:)``),
 /// every candidate trains on the rest with its default parameters and those validation rows, and

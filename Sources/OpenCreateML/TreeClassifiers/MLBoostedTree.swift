@@ -2,9 +2,9 @@ import _OpenCoreMLEngine
 
 /// A gradient-boosted tree classifier (Create ML's `MLBoostedTreeClassifier`): XGBoost's
 /// histogram method, depth-wise, logistic loss for two classes and softmax for more.
-public typealias MLBoostedTreeClassifier = TabularTreeClassifier<BoostedTreeModelParameters>
+public typealias MLBoostedTreeClassifier = TabularTreeModel<BoostedTreeModelParameters, TreeClassification>
 /// A gradient-boosted tree regressor (Create ML's `MLBoostedTreeRegressor`): squared error.
-public typealias MLBoostedTreeRegressor = TabularTreeRegressor<BoostedTreeModelParameters>
+public typealias MLBoostedTreeRegressor = TabularTreeModel<BoostedTreeModelParameters, TreeRegression>
 
 /// The boosted trees' training options (Create ML's `MLBoostedTreeClassifier.ModelParameters` and
 /// `MLBoostedTreeRegressor.ModelParameters`, with its defaults). Each iteration adds one tree per

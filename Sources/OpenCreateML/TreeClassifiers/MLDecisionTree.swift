@@ -2,10 +2,10 @@ import _OpenCoreMLEngine
 
 /// A decision tree classifier (Create ML's `MLDecisionTreeClassifier`): one tree grown on all rows
 /// and columns by Gini decrease; a leaf holds its rows' class shares.
-public typealias MLDecisionTreeClassifier = TabularTreeClassifier<DecisionTreeModelParameters>
+public typealias MLDecisionTreeClassifier = TabularTreeModel<DecisionTreeModelParameters, TreeClassification>
 /// A decision tree regressor (Create ML's `MLDecisionTreeRegressor`): one tree by squared error;
 /// a leaf holds its rows' mean.
-public typealias MLDecisionTreeRegressor = TabularTreeRegressor<DecisionTreeModelParameters>
+public typealias MLDecisionTreeRegressor = TabularTreeModel<DecisionTreeModelParameters, TreeRegression>
 
 /// The decision trees' training options (Create ML's `MLDecisionTreeClassifier.ModelParameters`
 /// and `MLDecisionTreeRegressor.ModelParameters`, with its defaults).

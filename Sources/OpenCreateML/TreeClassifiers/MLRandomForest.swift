@@ -2,10 +2,10 @@ import _OpenCoreMLEngine
 
 /// A random forest classifier (Create ML's `MLRandomForestClassifier`): trees grown on samples of
 /// the rows and columns by Gini decrease, their class shares averaged.
-public typealias MLRandomForestClassifier = TabularTreeClassifier<RandomForestModelParameters>
+public typealias MLRandomForestClassifier = TabularTreeModel<RandomForestModelParameters, TreeClassification>
 /// A random forest regressor (Create ML's `MLRandomForestRegressor`): trees grown by squared
 /// error, their means averaged.
-public typealias MLRandomForestRegressor = TabularTreeRegressor<RandomForestModelParameters>
+public typealias MLRandomForestRegressor = TabularTreeModel<RandomForestModelParameters, TreeRegression>
 
 /// The random forests' training options (Create ML's `MLRandomForestClassifier.ModelParameters`
 /// and `MLRandomForestRegressor.ModelParameters`, with its defaults). Each tree sees

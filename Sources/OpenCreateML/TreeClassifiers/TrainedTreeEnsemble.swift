@@ -11,16 +11,10 @@ struct TrainedTreeEnsemble: Sendable {
     let plan: TreeTrainingPlan
     let task: TabularTask
     let iterations: [TabularTrainingIteration]
-    let trainingMetrics: TabularMetrics
-    let validationMetrics: TabularMetrics
+    let trainingMetrics: TreeModelMetrics
+    let validationMetrics: TreeModelMetrics
     private let layout: TreeEnsembleLayout
     private let transform: TreeEnsembleTransform
-
-    /// Classifier or regressor metrics: which one follows the task.
-    enum TabularMetrics: Sendable {
-        case classifier(MLClassifierMetrics)
-        case regressor(MLRegressorMetrics)
-    }
 
     private static let memoryLimit = 1 << 40
 
@@ -81,7 +75,7 @@ struct TrainedTreeEnsemble: Sendable {
         self.plan = plan
         self.task = task
         self.iterations = iterations
-        (layout, transform) = try Self.evaluator(fit, classifier: classCount != nil)
+        (layout, transform) = try Self.evaluator(fit, classifier: classCount != nil, width: columns.features.count)
         // The metrics use the finished model's predictions (the same as the exported model's).
         let measuring = Self.Partial(columns: columns, layout: layout, transform: transform)
         trainingMetrics = measuring.metrics(encoded: trainingColumns, targets: trainingTargets)
@@ -93,10 +87,10 @@ struct TrainedTreeEnsemble: Sendable {
     }
 
     /// The tree walk and transform of the exported model.
-    private static func evaluator(_ fit: TreeEnsembleFit, classifier: Bool) throws -> (TreeEnsembleLayout, TreeEnsembleTransform) {
+    private static func evaluator(_ fit: TreeEnsembleFit, classifier: Bool, width: Int) throws -> (TreeEnsembleLayout, TreeEnsembleTransform) {
         let layout: TreeEnsembleLayout
         do {
-            layout = try TreeEnsembleLayout(fit.ensembleParameters, inputWidth: nil, memoryLimit: memoryLimit)
+            layout = try TreeEnsembleLayout(fit.ensembleParameters, inputWidth: width, memoryLimit: memoryLimit)
         } catch let error as EngineError {
             throw CreateMLError("tree ensemble", error.description)
         }
@@ -111,14 +105,14 @@ struct TrainedTreeEnsemble: Sendable {
     private var partial: Partial { Partial(columns: columns, layout: layout, transform: transform) }
 
     /// Metrics on another table (failures in the metrics' error, as Create ML reports them).
-    func metrics(on table: MLDataTable) -> TabularMetrics {
+    func metrics(on table: MLDataTable) -> TreeModelMetrics {
         partial.metrics(on: table)
     }
 
     /// The predictions for every row of `table`: class labels of the target's type, or doubles.
     func predictions(from table: MLDataTable) throws -> MLUntypedColumn {
         let encoded = try columns.encodeFeatures(table)
-        let outputs = partial.outputs(encoded, rows: table.rowCount)
+        let outputs = try partial.outputs(encoded, rows: table.rowCount)
         switch columns.target {
         case .classes(let labels):
             return labels.column(partial.classIndices(outputs, rows: table.rowCount))
@@ -167,19 +161,22 @@ struct TrainedTreeEnsemble: Sendable {
         let transform: TreeEnsembleTransform
 
         /// The transformed outputs (rows × dimensions, row-major), evaluated in chunks of rows.
-        func outputs(_ encoded: [[Double]], rows: Int) -> [Double] {
+        func outputs(_ encoded: [[Double]], rows: Int) throws -> [Double] {
             let dimensions = layout.dimensions
             var outputs = [Double](repeating: 0, count: rows * dimensions)
             let chunk = 1 << 15
-            outputs.withUnsafeMutableBufferPointer { outputs in
+            try outputs.withUnsafeMutableBufferPointer { outputs in
                 var start = 0
                 while start < rows {
                     let end = min(start + chunk, rows)
                     let matrix = TabularColumns.rowMajor(encoded, rows: start..<end)
-                    matrix.withUnsafeBufferPointer { matrix in
-                        // The width is the encoding's, which the ensemble's feature indices fit.
-                        try? layout.evaluate(rows: matrix.baseAddress!, count: end - start, width: encoded.count,
-                                             into: outputs.baseAddress! + start * dimensions)
+                    do {
+                        try matrix.withUnsafeBufferPointer { matrix in
+                            try layout.evaluate(rows: matrix.baseAddress!, count: end - start, width: encoded.count,
+                                                into: outputs.baseAddress! + start * dimensions)
+                        }
+                    } catch let error as EngineError {
+                        throw CreateMLError("tree ensemble", error.description)
                     }
                     for row in start..<end {
                         transform.apply(to: UnsafeMutableBufferPointer(rebasing: outputs[(row * dimensions)..<((row + 1) * dimensions)]))
@@ -202,26 +199,36 @@ struct TrainedTreeEnsemble: Sendable {
             }
         }
 
-        var empty: TabularMetrics {
+        var empty: TreeModelMetrics {
             switch columns.target {
-            case .classes(let labels): return .classifier(MLClassifierMetrics(classLabels: labels.descriptions))
-            case .values: return .regressor(MLRegressorMetrics.empty)
+            case .classes(let labels): return .init(classifier: MLClassifierMetrics(classLabels: labels.descriptions))
+            case .values: return .init(regressor: MLRegressorMetrics.empty)
             }
         }
 
-        func metrics(on table: MLDataTable) -> TabularMetrics {
+        func metrics(on table: MLDataTable) -> TreeModelMetrics {
             do {
                 return metrics(encoded: try columns.encodeFeatures(table), targets: try columns.encodeTargets(table))
             } catch {
-                switch columns.target {
-                case .classes(let labels): return .classifier(MLClassifierMetrics(classLabels: labels.descriptions, error: error))
-                case .values: return .regressor(MLRegressorMetrics(error: error))
-                }
+                return failed(error)
             }
         }
 
-        func metrics(encoded: [[Double]], targets: [Double]) -> TabularMetrics {
-            let outputs = outputs(encoded, rows: targets.count)
+        /// Invalid metrics of the task that say why.
+        func failed(_ error: Error) -> TreeModelMetrics {
+            switch columns.target {
+            case .classes(let labels): return .init(classifier: MLClassifierMetrics(classLabels: labels.descriptions, error: error))
+            case .values: return .init(regressor: MLRegressorMetrics(error: error))
+            }
+        }
+
+        func metrics(encoded: [[Double]], targets: [Double]) -> TreeModelMetrics {
+            let outputs: [Double]
+            do {
+                outputs = try self.outputs(encoded, rows: targets.count)
+            } catch {
+                return failed(error)
+            }
             switch columns.target {
             case .classes(let labels):
                 let predicted = classIndices(outputs, rows: targets.count)
@@ -232,17 +239,17 @@ struct TrainedTreeEnsemble: Sendable {
                     crossEntropy -= log(max(probability, 1e-15))
                 }
                 do {
-                    return .classifier(try MLClassifierMetrics(classLabels: labels.descriptions, trueLabels: targets.map { Int($0) },
+                    return .init(classifier: try MLClassifierMetrics(classLabels: labels.descriptions, trueLabels: targets.map { Int($0) },
                                                                predictedLabels: predicted,
                                                                meanCrossEntropy: targets.isEmpty ? nil : crossEntropy / Double(targets.count)))
                 } catch {
-                    return .classifier(MLClassifierMetrics(classLabels: labels.descriptions, error: error))
+                    return failed(error)
                 }
             case .values:
                 do {
-                    return .regressor(try MLRegressorMetrics(targets: targets, predictions: outputs))
+                    return .init(regressor: try MLRegressorMetrics(targets: targets, predictions: outputs))
                 } catch {
-                    return .regressor(MLRegressorMetrics(error: error))
+                    return failed(error)
                 }
             }
         }

@@ -3,7 +3,7 @@ import _OpenCoreMLEngine
 /// What the tree trainers' `ModelParameters` have in common (an OpenCoreML protocol): the
 /// validation rows and the checked training plan. ``MLBoostedTreeClassifier``,
 /// ``MLRandomForestClassifier``, ``MLDecisionTreeClassifier`` and their regressors are one generic
-/// trainer (``TabularTreeClassifier`` / ``TabularTreeRegressor``) specialised by their parameters.
+/// trainer (``TabularTreeModel``) specialised by their parameters and task.
 public protocol TreeModelParameters: Sendable {
     /// Create ML's defaults.
     init()

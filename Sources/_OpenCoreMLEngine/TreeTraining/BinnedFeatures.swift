@@ -48,38 +48,71 @@ package struct BinnedFeatures: Sendable {
     /// Bins `columns` (column-major, one array per feature, NaN = missing; a categorical value is
     /// its code as a Double). `threads` caps the threads used (nil: the kernels' count).
     package init(columns: [[Double]], kinds: [TreeFeatureKind], maxBins: Int = 256, threads: Int? = nil) throws {
+        guard columns.count == kinds.count else {
+            throw TreeTrainingError("features", "\(columns.count) columns for \(kinds.count) features")
+        }
+        try self.init(rowCount: columns.first?.count ?? 0, kinds: kinds, maxBins: maxBins, threads: threads,
+                      columnsAtOnce: kinds.count) { columns[$0] }
+    }
+
+    /// Bins columns asked for one at a time (`column(f)`: feature f's values, as `init(columns:)`
+    /// takes them), holding at most `columnsAtOnce` of them: a lower peak of memory than having
+    /// every column as doubles at once.
+    package init(rowCount: Int, kinds: [TreeFeatureKind], maxBins: Int = 256, threads: Int? = nil,
+                 columnsAtOnce: Int = 8, column: (Int) throws -> [Double]) throws {
         guard (2...256).contains(maxBins) else {
             throw TreeTrainingError("maxBins", "must be in 2...256, not \(maxBins)")
         }
         guard !kinds.isEmpty else { throw TreeTrainingError("features", "there are no feature columns") }
-        try Self.checkShape(columns, featureCount: kinds.count)
+        guard rowCount > 0 else { throw TreeTrainingError("rows", "there are no rows") }
+        guard rowCount <= Int(UInt32.max) else {
+            throw TreeTrainingError("rows", "\(rowCount) rows is more than \(UInt32.max)")
+        }
         for (f, kind) in kinds.enumerated() {
             if case .categorical(let count) = kind, count < 0 {
                 throw TreeTrainingError("feature \(f)", "a categorical feature's category count must be >= 0, not \(count)")
             }
         }
-        let rowCount = columns[0].count
-        self.kinds = kinds
-        self.maxBins = maxBins
-        var cuts = [[Double]](repeating: [], count: kinds.count)
-        let sample = Self.cutSample(rowCount: rowCount)
+        let featureCount = kinds.count
         let slots = threads.map { max(1, $0) } ?? Int(Int32.max)
-        cuts.withUnsafeMutableBufferPointer { cutsOut in
-            let cutsOut = cutsOut
-            parallelForEach(kinds.count, slots: slots) { _, f in
-                if kinds[f] == .numeric {
-                    cutsOut[f] = Self.quantileCuts(columns[f], sample: sample, maxValueBins: maxBins - 1)
+        let sample = Self.cutSample(rowCount: rowCount)
+        var cuts = [[Double]](repeating: [], count: featureCount)
+        var valueBins = [Int](repeating: 0, count: featureCount)
+        var bins = [UInt8](repeating: 0, count: try checkedProduct(rowCount, featureCount, "binned features"))
+        let group = max(1, columnsAtOnce)
+        for first in stride(from: 0, to: featureCount, by: group) {
+            let features = first..<min(featureCount, first + group)
+            var columns = [[Double]]()
+            for f in features {
+                let values = try column(f)
+                guard values.count == rowCount else {
+                    throw TreeTrainingError("feature \(f)", "has \(values.count) rows where there are \(rowCount)")
+                }
+                columns.append(values)
+            }
+            cuts.withUnsafeMutableBufferPointer { cutsOut in
+                let cutsOut = cutsOut
+                parallelForEach(features.count, slots: slots) { _, i in
+                    let f = features.lowerBound + i
+                    if kinds[f] == .numeric {
+                        cutsOut[f] = Self.quantileCuts(columns[i], sample: sample, maxValueBins: maxBins - 1)
+                    }
                 }
             }
-        }
-        self.cuts = cuts
-        var valueBins = [Int]()
-        for (f, kind) in kinds.enumerated() {
-            switch kind {
-            case .numeric: valueBins.append(cuts[f].count + 1)
-            case .categorical(let count): valueBins.append(min(count, maxBins - 2) + 1)
+            for f in features {
+                switch kinds[f] {
+                case .numeric: valueBins[f] = cuts[f].count + 1
+                case .categorical(let count): valueBins[f] = min(count, maxBins - 2) + 1
+                }
+            }
+            try bins.withUnsafeMutableBufferPointer { out in
+                try Self.bin(columns, features: features, kinds: kinds, cuts: cuts, valueBinCounts: valueBins,
+                             into: out, stride: featureCount, slots: slots)
             }
         }
+        self.kinds = kinds
+        self.maxBins = maxBins
+        self.cuts = cuts
         valueBinCounts = valueBins
         var offsets = [UInt32]()
         var total = 0
@@ -90,17 +123,28 @@ package struct BinnedFeatures: Sendable {
         binOffsets = offsets
         totalBins = total
         self.rowCount = rowCount
-        bins = try Self.binRows(columns, kinds: kinds, cuts: cuts, valueBinCounts: valueBins, slots: slots)
+        self.bins = bins
     }
 
     /// The same cuts applied to other rows (validation, test): NaN → the missing bin, a category
     /// code out of range → the "other" bin.
     package func binning(columns: [[Double]]) throws -> BinnedFeatures {
-        try Self.checkShape(columns, featureCount: featureCount)
-        let binned = try Self.binRows(columns, kinds: kinds, cuts: cuts, valueBinCounts: valueBinCounts,
-                                      slots: Int(Int32.max))
+        guard columns.count == featureCount else {
+            throw TreeTrainingError("features", "\(columns.count) columns for \(featureCount) features")
+        }
+        let rows = columns[0].count
+        guard rows > 0 else { throw TreeTrainingError("rows", "there are no rows") }
+        guard rows <= Int(UInt32.max) else { throw TreeTrainingError("rows", "\(rows) rows is more than \(UInt32.max)") }
+        for (f, column) in columns.enumerated() where column.count != rows {
+            throw TreeTrainingError("feature \(f)", "has \(column.count) rows where feature 0 has \(rows)")
+        }
+        var binned = [UInt8](repeating: 0, count: try checkedProduct(rows, featureCount, "binned features"))
+        try binned.withUnsafeMutableBufferPointer { out in
+            try Self.bin(columns, features: 0..<featureCount, kinds: kinds, cuts: cuts, valueBinCounts: valueBinCounts,
+                         into: out, stride: featureCount, slots: Int(Int32.max))
+        }
         return BinnedFeatures(kinds: kinds, maxBins: maxBins, cuts: cuts, valueBinCounts: valueBinCounts,
-                              binOffsets: binOffsets, totalBins: totalBins, bins: binned, rowCount: columns[0].count)
+                              binOffsets: binOffsets, totalBins: totalBins, bins: binned, rowCount: rows)
     }
 
     private init(kinds: [TreeFeatureKind], maxBins: Int, cuts: [[Double]], valueBinCounts: [Int],
@@ -113,20 +157,6 @@ package struct BinnedFeatures: Sendable {
         self.totalBins = totalBins
         self.bins = bins
         self.rowCount = rowCount
-    }
-
-    private static func checkShape(_ columns: [[Double]], featureCount: Int) throws {
-        guard columns.count == featureCount else {
-            throw TreeTrainingError("features", "\(columns.count) columns for \(featureCount) features")
-        }
-        let rows = columns[0].count
-        guard rows > 0 else { throw TreeTrainingError("rows", "there are no rows") }
-        guard rows <= Int(UInt32.max) else {
-            throw TreeTrainingError("rows", "\(rows) rows is more than \(UInt32.max)")
-        }
-        for (f, column) in columns.enumerated() where column.count != rows {
-            throw TreeTrainingError("feature \(f)", "has \(column.count) rows where feature 0 has \(rows)")
-        }
     }
 
     /// The rows whose values choose the cuts: all, or an even random sample of `cutSampleRows`.
@@ -163,66 +193,47 @@ package struct BinnedFeatures: Sendable {
         return cuts
     }
 
-    private static func binRows(_ columns: [[Double]], kinds: [TreeFeatureKind], cuts: [[Double]],
-                                valueBinCounts: [Int], slots: Int) throws -> [UInt8] {
-        let rows = columns[0].count
-        let features = kinds.count
-        let cells = try checkedProduct(rows, features, "binned features")
+    /// Bins `columns` (features `features`, in order) into `out[row·stride + f]`.
+    private static func bin(_ columns: [[Double]], features: Range<Int>, kinds: [TreeFeatureKind], cuts: [[Double]],
+                            valueBinCounts: [Int], into out: UnsafeMutableBufferPointer<UInt8>, stride: Int,
+                            slots: Int) throws {
+        let rows = columns.first?.count ?? 0
         // Infinite values have no bin a `x < t` test keeps apart from the finite ones.
-        let badRows = [Int](unsafeUninitializedCapacity: features) { buffer, count in
-            let out = buffer
-            parallelForEach(features, slots: slots) { _, f in
-                out[f] = kinds[f] == .numeric ? (columns[f].firstIndex { $0.isInfinite } ?? -1) : -1
+        for (i, f) in features.enumerated() where kinds[f] == .numeric {
+            if let r = columns[i].firstIndex(where: { $0.isInfinite }) {
+                throw TreeTrainingError("feature \(f), row \(r)", "the value is infinite")
             }
-            count = features
-        }
-        if let f = badRows.firstIndex(where: { $0 >= 0 }) {
-            throw TreeTrainingError("feature \(f), row \(badRows[f])", "the value is infinite")
         }
         let blockRows = 4096
         let blocks = (rows + blockRows - 1) / blockRows
-        return [UInt8](unsafeUninitializedCapacity: cells) { buffer, count in
-            let out = buffer
-            parallelForEach(blocks, slots: slots) { _, block in
-                let start = block * blockRows, end = min(rows, start + blockRows)
-                for f in 0..<features {
-                    let column = columns[f]
-                    let missing = UInt8(valueBinCounts[f])
+        // Each numeric feature's cuts padded with +infinity to the 255 entries the kernel's search steps over.
+        let padded = features.map { cuts[$0] + [Double](repeating: .infinity, count: 255 - cuts[$0].count) }
+        parallelForEach(blocks, slots: slots) { _, block in
+            let start = block * blockRows, end = min(rows, start + blockRows)
+            for (i, f) in features.enumerated() {
+                let missing = UInt8(valueBinCounts[f])
+                columns[i].withUnsafeBufferPointer { column in
                     switch kinds[f] {
                     case .numeric:
-                        cuts[f].withUnsafeBufferPointer { c in
-                            for r in start..<end {
-                                let x = column[r]
-                                out[r * features + f] = x.isNaN ? missing : UInt8(upperBound(c, x))
-                            }
+                        padded[i].withUnsafeBufferPointer { c in
+                            ocm_bin_numeric(column.baseAddress! + start, end - start, c.baseAddress, missing,
+                                            out.baseAddress! + start * stride + f, stride)
                         }
                     case .categorical:
                         let other = valueBinCounts[f] - 1
                         for r in start..<end {
                             let x = column[r]
                             if x.isNaN {
-                                out[r * features + f] = missing
+                                out[r * stride + f] = missing
                             } else if x >= 0, x < Double(other), x == x.rounded(.towardZero) {
-                                out[r * features + f] = UInt8(Int(x))
+                                out[r * stride + f] = UInt8(Int(x))
                             } else {
-                                out[r * features + f] = UInt8(other)
+                                out[r * stride + f] = UInt8(other)
                             }
                         }
                     }
                 }
             }
-            count = cells
         }
     }
-}
-
-/// The number of elements of `sorted` that are <= x.
-@inline(__always)
-private func upperBound(_ sorted: UnsafeBufferPointer<Double>, _ x: Double) -> Int {
-    var low = 0, high = sorted.count
-    while low < high {
-        let mid = (low + high) >> 1
-        if sorted[mid] <= x { low = mid + 1 } else { high = mid }
-    }
-    return low
 }

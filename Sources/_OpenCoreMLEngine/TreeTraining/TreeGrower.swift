@@ -1,5 +1,3 @@
-import _OpenCoreMLKernels
-
 /// Grows one tree depthwise on binned rows (XGBoost's "hist" method): a level's nodes find their
 /// best splits from their histograms, split nodes part their rows (stably, so each node's rows stay
 /// ascending), and of each pair of children only the one with fewer rows gets its histogram built —
@@ -10,6 +8,11 @@ struct TreeGrower {
     let outputs: Int
     let growth: TreeGrowthParameters
     let lambda: Double
+
+    /// The most bytes a level's histograms may take; past it (deep trees over many features) each
+    /// node's histogram is built directly instead of by subtraction, a batch within this at a time.
+    static let defaultHistogramBudget = 256 << 20
+    var histogramBudget = Self.defaultHistogramBudget
 
     struct Node {
         var begin: Int
@@ -38,49 +41,59 @@ struct TreeGrower {
         let finder = SplitFinder(data: data, outputs: outputs, lambda: lambda, minChildWeight: growth.minChildWeight)
         var nodes = [Node(begin: 0, end: rows.count, sums: rootSums(rows, values: values, width: width), depth: 0)]
         var level = [0]
-        var levelHistograms = [Double](repeating: 0, count: histograms.size)
+        // The level's histograms (one per node of `level`), or nil when a level had too many nodes
+        // to keep them: then each node's is built directly, a batch within the budget at a time.
+        var levelHistograms: [Double]? = [Double](repeating: 0, count: histograms.size)
         try rows.withUnsafeBufferPointer { rowsBuffer in
-            try levelHistograms.withUnsafeMutableBufferPointer { root in
+            try levelHistograms!.withUnsafeMutableBufferPointer { root in
                 try histograms.build([.init(rows: rowsBuffer.baseAddress!, count: rowsBuffer.count, output: root.baseAddress!)],
                                      values: values)
             }
         }
+        let budgetNodes = max(1, histogramBudget / 8 / histograms.size)
         for depth in 0..<growth.maxDepth {
             // Splits of this level's nodes.
             var candidates = [SplitCandidate?](repeating: nil, count: level.count)
-            levelHistograms.withUnsafeBufferPointer { hist in
+            let nodesNow = nodes
+            func findSplits(_ hist: UnsafePointer<Double>, _ batch: Range<Int>) {
                 candidates.withUnsafeMutableBufferPointer { out in
                     let out = out
-                    let nodesNow = nodes
-                    parallelForEach(level.count, slots: growth.slots) { _, i in
-                        out[i] = finder.best(histogram: hist.baseAddress! + i * histograms.size,
-                                             sums: nodesNow[level[i]].sums, features: features)
+                    parallelForEach(batch.count, slots: growth.slots) { _, j in
+                        let i = batch.lowerBound + j
+                        out[i] = finder.best(histogram: hist + j * histograms.size, sums: nodesNow[level[i]].sums,
+                                             features: features)
                     }
+                }
+            }
+            if let levelHistograms {
+                levelHistograms.withUnsafeBufferPointer { findSplits($0.baseAddress!, 0..<level.count) }
+            } else {
+                var buffer = [Double](repeating: 0, count: min(budgetNodes, level.count) * histograms.size)
+                for start in stride(from: 0, to: level.count, by: budgetNodes) {
+                    let batch = start..<min(level.count, start + budgetNodes)
+                    try rows.withUnsafeBufferPointer { rowsBuffer in
+                        try buffer.withUnsafeMutableBufferPointer { out in
+                            let jobs = batch.map { i in
+                                GradientHistograms.Job(rows: rowsBuffer.baseAddress! + nodesNow[level[i]].begin,
+                                                       count: nodesNow[level[i]].end - nodesNow[level[i]].begin,
+                                                       output: out.baseAddress! + (i - start) * histograms.size)
+                            }
+                            try histograms.build(jobs, values: values)
+                        }
+                    }
+                    buffer.withUnsafeBufferPointer { findSplits($0.baseAddress!, batch) }
                 }
             }
             let splitting = level.indices.filter { candidates[$0] != nil }
             if splitting.isEmpty { break }
             // Part the rows of each split node.
-            var leftCounts = [Int](repeating: 0, count: splitting.count)
-            let tables = splitting.map { candidates[$0]!.leftBins(data) }
-            rows.withUnsafeMutableBufferPointer { rowsBuffer in
+            let partition = RowPartition(data: data, slots: growth.slots)
+            let leftCounts = rows.withUnsafeMutableBufferPointer { rowsBuffer in
                 scratch.withUnsafeMutableBufferPointer { scratchBuffer in
-                    data.bins.withUnsafeBufferPointer { bins in
-                        leftCounts.withUnsafeMutableBufferPointer { counts in
-                            let rowsBase = rowsBuffer.baseAddress!, scratchBase = scratchBuffer.baseAddress!
-                            let counts = counts
-                            let nodesNow = nodes
-                            parallelForEach(splitting.count, slots: growth.slots) { _, s in
-                                let node = nodesNow[level[splitting[s]]]
-                                tables[s].withUnsafeBufferPointer { table in
-                                    counts[s] = ocm_partition_rows(rowsBase + node.begin, node.end - node.begin,
-                                                                   bins.baseAddress, data.featureCount,
-                                                                   Int32(candidates[splitting[s]]!.feature),
-                                                                   table.baseAddress, scratchBase + node.begin)
-                                }
-                            }
-                        }
-                    }
+                    partition.part(rows: rowsBuffer.baseAddress!, scratch: scratchBuffer.baseAddress!,
+                                   ranges: splitting.map { nodes[level[$0]].begin..<nodes[level[$0]].end },
+                                   features: splitting.map { candidates[$0]!.feature },
+                                   tables: splitting.map { candidates[$0]!.leftBins(data) })
                 }
             }
             var children = [Int]()
@@ -97,25 +110,30 @@ struct TreeGrower {
                 children.append(nodes[parent].right)
             }
             guard depth + 1 < growth.maxDepth else { break }
+            guard let parentHistograms = levelHistograms, children.count <= budgetNodes else {
+                levelHistograms = nil
+                level = children
+                continue
+            }
             // Histograms of the children: the smaller built, the larger by subtraction.
             var next = [Double](repeating: 0, count: try checkedProduct(children.count, histograms.size, "histograms"))
-            let nodesNow = nodes
+            let withChildren = nodes
             try rows.withUnsafeBufferPointer { rowsBuffer in
                 try next.withUnsafeMutableBufferPointer { nextBuffer in
                     let nextBase = nextBuffer.baseAddress!
                     var jobs = [GradientHistograms.Job]()
                     for s in splitting.indices {
-                        let l = nodesNow[children[2 * s]], r = nodesNow[children[2 * s + 1]]
+                        let l = withChildren[children[2 * s]], r = withChildren[children[2 * s + 1]]
                         let smaller = (l.end - l.begin) <= (r.end - r.begin) ? 2 * s : 2 * s + 1
-                        let node = nodesNow[children[smaller]]
+                        let node = withChildren[children[smaller]]
                         jobs.append(.init(rows: rowsBuffer.baseAddress! + node.begin, count: node.end - node.begin,
                                           output: nextBase + smaller * histograms.size))
                     }
                     try histograms.build(jobs, values: values)
-                    levelHistograms.withUnsafeBufferPointer { parentBuffer in
+                    parentHistograms.withUnsafeBufferPointer { parentBuffer in
                         let parentBase = parentBuffer.baseAddress!
                         parallelForEach(splitting.count, slots: growth.slots) { _, s in
-                            let l = nodesNow[children[2 * s]], r = nodesNow[children[2 * s + 1]]
+                            let l = withChildren[children[2 * s]], r = withChildren[children[2 * s + 1]]
                             let built = (l.end - l.begin) <= (r.end - r.begin) ? 2 * s : 2 * s + 1
                             let other = built ^ 1
                             histograms.subtract(parent: parentBase + splitting[s] * histograms.size,

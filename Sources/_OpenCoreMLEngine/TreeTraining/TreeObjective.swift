@@ -104,27 +104,22 @@ package enum TreeObjective: Sendable, Equatable {
             let rmse = (squares / Double(n)).squareRoot()
             return (rmse, rmse)
         case .logistic:
-            let loss = fixedBlockSum(n, slots: slots) { r in
+            let (loss, right) = fixedBlockSums(n, slots: slots) { r in
                 let p = min(max(1 / (1 + exp(-scores[r])), 1e-16), 1 - 1e-16)
-                return targets[r] == 1 ? -log(p) : -log(1 - p)
+                let positive = targets[r] == 1
+                return (positive ? -log(p) : -log(1 - p), (scores[r] > 0) == positive ? 1 : 0)
             }
-            let right = fixedBlockSum(n, slots: slots) { r in (scores[r] > 0) == (targets[r] == 1) ? 1 : 0 }
             return (loss / Double(n), right / Double(n))
         case .softmax:
-            let loss = fixedBlockSum(n, slots: slots) { r in
-                let row = scores + r * d
-                var top = -Double.infinity
-                for j in 0..<d { top = max(top, row[j]) }
-                var sum = 0.0
-                for j in 0..<d { sum += exp(row[j] - top) }
-                let p = min(max(exp(row[Int(targets[r])] - top) / sum, 1e-16), 1)
-                return -log(p)
-            }
-            let right = fixedBlockSum(n, slots: slots) { r in
+            let (loss, right) = fixedBlockSums(n, slots: slots) { r in
                 let row = scores + r * d
                 var best = 0
                 for j in 1..<d where row[j] > row[best] { best = j }
-                return best == Int(targets[r]) ? 1 : 0
+                var sum = 0.0
+                for j in 0..<d { sum += exp(row[j] - row[best]) }
+                let y = Int(targets[r])
+                let p = min(max(exp(row[y] - row[best]) / sum, 1e-16), 1)
+                return (-log(p), best == y ? 1 : 0)
             }
             return (loss / Double(n), right / Double(n))
         }
@@ -141,16 +136,31 @@ func forEachBlock(_ count: Int, slots: Int, _ body: (Range<Int>) -> Void) {
 /// Σ term(i) over `0..<count`, summed in fixed blocks then in block order: the same bits for any
 /// number of threads.
 func fixedBlockSum(_ count: Int, slots: Int = Int(Int32.max), _ term: (Int) -> Double) -> Double {
+    fixedBlockSums(count, slots: slots) { (term($0), 0) }.0
+}
+
+/// Two sums at once, as `fixedBlockSum`.
+func fixedBlockSums(_ count: Int, slots: Int = Int(Int32.max), _ term: (Int) -> (Double, Double)) -> (Double, Double) {
     let block = 1 << 14
     let blocks = (count + block - 1) / block
-    var partial = [Double](repeating: 0, count: blocks)
+    var partial = [Double](repeating: 0, count: 2 * blocks)
     partial.withUnsafeMutableBufferPointer { out in
         let out = out
         parallelForEach(blocks, slots: slots) { _, b in
-            var s = 0.0
-            for i in (b * block)..<min(count, (b + 1) * block) { s += term(i) }
-            out[b] = s
+            var s = 0.0, t = 0.0
+            for i in (b * block)..<min(count, (b + 1) * block) {
+                let (x, y) = term(i)
+                s += x
+                t += y
+            }
+            out[2 * b] = s
+            out[2 * b + 1] = t
         }
     }
-    return partial.reduce(0, +)
+    var s = 0.0, t = 0.0
+    for b in 0..<blocks {
+        s += partial[2 * b]
+        t += partial[2 * b + 1]
+    }
+    return (s, t)
 }

@@ -118,6 +118,11 @@ void ocm_histogram_subtract(double *dst, const double *parent, const double *chi
 size_t ocm_partition_rows(uint32_t *rows, size_t count, const uint8_t *bins, size_t stride, int feature,
                           const bool *goes_left, uint32_t *scratch);
 
+/* Bins count finite-or-NaN values: out[i·out_stride] = the number of cuts <= x[i], or missing_bin
+ * for NaN. `cuts` holds 255 ascending entries, +infinity past the real ones. */
+void ocm_bin_numeric(const double *x, size_t count, const double *cuts, uint8_t missing_bin, uint8_t *out,
+                     size_t out_stride);
+
 /* MARK: - GEMM */
 
 /* C = alpha·op(A)·op(B) + beta·C, row-major, op(X) = X or Xᵀ.

@@ -130,6 +130,33 @@ struct LinearTableTests {
         return table
     }
 
+    /// A validation table measures every iteration; a progress callback returning false stops
+    /// training with the model so far, which the written model still matches.
+    @Test func validationTableAndStoppingFromProgress() throws {
+        let (training, validation) = (Self.table.gathering(Array(0..<100)), Self.table.gathering(Array(100..<150)))
+        var seen: [TabularTrainingIteration] = []
+        let regressor = try MLLinearRegressor(trainingData: training, targetColumn: "price", featureColumns: Self.features,
+                                              parameters: .init(validation: .table(validation), maxIterations: 50, convergenceThreshold: 0)) {
+            seen.append($0)
+            return $0.iteration < 2
+        }
+        #expect(seen.map(\.iteration) == [1, 2] && regressor.iterations == seen)
+        #expect(regressor.validationMetrics.exampleCount == 50 && regressor.trainingMetrics.exampleCount == 100)
+        let last = try #require(seen.last?.validationMetric)
+        #expect(abs(last - regressor.validationMetrics.rootMeanSquaredError) <= 1e-9 * last)
+        try expectWrittenModelAgrees(regressor.predictions(from: validation), written: { try regressor.write(to: $0) },
+                                     name: "linear-stopped", target: "price", table: validation)
+        var steps = 0
+        let classifier = try MLLogisticRegressionClassifier(trainingData: training, targetColumn: "kind", featureColumns: Self.features,
+                                                            parameters: .init(validation: .table(validation), maxIterations: 50)) { _ in
+            steps += 1
+            return steps < 3
+        }
+        #expect(classifier.iterations.count == 3 && classifier.validationMetrics.exampleCount == 50)
+        let accuracy = try #require(classifier.iterations.last?.validationMetric)
+        #expect(abs(accuracy - classifier.validationMetrics.accuracy) <= 1e-12)
+    }
+
     @Test func evaluationReportsFailuresInTheMetrics() throws {
         let regressor = try MLLinearRegressor(trainingData: Self.table, targetColumn: "price", featureColumns: Self.features)
         let good = regressor.evaluation(on: Self.table)

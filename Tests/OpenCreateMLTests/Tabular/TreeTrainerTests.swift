@@ -147,6 +147,30 @@ struct TreeTrainerTests {
             .contains("earlyStoppingRounds"))
     }
 
+    @Test func earlyStoppingEndsBoostingOnValidationLoss() throws {
+        let regressor = try MLBoostedTreeRegressor(trainingData: Self.training, targetColumn: "y", featureColumns: Self.features,
+                                                   parameters: .init(maxIterations: 300, earlyStoppingRounds: 3))
+        // With 40 noisy validation rows the validation loss stops improving long before 300 rounds.
+        #expect(regressor.iterations.count < 300)
+        #expect(regressor.iterations.allSatisfy { $0.validationLoss != nil && $0.validationMetric != nil })
+        #expect(regressor.evaluation(on: Self.testing).rootMeanSquaredError < 0.35)
+    }
+
+    @Test func selectionPicksALinearModelForLinearData() throws {
+        // y = 2·x1 − 3·x2 + 1 exactly, and a label that is its sign: a linear model fits both
+        // (almost) exactly, while trees approximate the plane by steps.
+        var generator = SeededGenerator(seed: 11)
+        let x1 = (0..<300).map { _ in generator.unit() * 2 - 1 }
+        let x2 = (0..<300).map { _ in generator.unit() * 2 - 1 }
+        let y = zip(x1, x2).map { 2 * $0 - 3 * $1 + 1 }
+        let table = try MLDataTable(dictionary: ["x1": x1, "x2": x2, "y": y, "sign": y.map { $0 > 0 ? "+" : "-" }])
+        let regressor = try MLRegressor(trainingData: table, targetColumn: "y", featureColumns: ["x1", "x2"])
+        guard case .linear = regressor else { Issue.record("chose \(regressor)"); return }
+        #expect(regressor.validationMetrics.rootMeanSquaredError < 0.05)
+        let classifier = try MLClassifier(trainingData: table, targetColumn: "sign", featureColumns: ["x1", "x2"])
+        #expect(classifier.validationMetrics.accuracy >= 0.9)
+    }
+
     @Test func selectionKeepsTheBestCandidate() throws {
         let classifier = try MLClassifier(trainingData: Self.training, targetColumn: "label", featureColumns: Self.features)
         #expect(classifier.evaluation(on: Self.testing).accuracy > 0.85)
@@ -168,19 +192,7 @@ func expectIdenticalPredictions(_ predictions: MLUntypedColumn, written: (URL) t
         let url = folder.appendingPathComponent("Model.mlmodel")
         try written(url)
         let model = try MLModel(contentsOf: url)
-        let providers: [MLFeatureProvider] = (0..<table.rows.count).map { index in
-            let row = table.rows[index]
-            var values: [String: MLFeatureValue] = [:]
-            for name in features {
-                switch row[name] {
-                case .int(let value)?: values[name] = MLFeatureValue(int64: Int64(value))
-                case .double(let value)?: values[name] = MLFeatureValue(double: value)
-                case .string(let value)?: values[name] = MLFeatureValue(string: value)
-                default: break
-                }
-            }
-            return MLDictionaryFeatureProvider(featureValues: values)
-        }
+        let providers = LinearTableTests.providers(table, features: features)
         let outputs = try model.predictions(fromBatch: MLArrayBatchProvider(array: providers))
         #expect(outputs.count == predictions.count)
         var mismatches = 0

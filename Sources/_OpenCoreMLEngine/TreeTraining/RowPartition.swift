@@ -1,0 +1,68 @@
+import _OpenCoreMLKernels
+
+/// Parts the rows of a level's split nodes, each node's rows `rows[range]` reordered stably so
+/// that those going to the true (left) child come first. A large node is cut into blocks parted
+/// side by side, then the blocks' left parts and right parts are gathered in order through
+/// `scratch` — the same order as a serial pass, for any number of threads.
+struct RowPartition {
+    let data: BinnedFeatures
+    let slots: Int
+
+    /// Returns each node's left count.
+    func part(rows: UnsafeMutablePointer<UInt32>, scratch: UnsafeMutablePointer<UInt32>, ranges: [Range<Int>],
+              features: [Int], tables: [[Bool]]) -> [Int] {
+        let blockRows = GradientHistograms.blockRows
+        var items = [(node: Int, range: Range<Int>)]()
+        for (s, range) in ranges.enumerated() {
+            var start = range.lowerBound
+            repeat {
+                let end = min(range.upperBound, start + blockRows)
+                items.append((s, start..<end))
+                start = end
+            } while start < range.upperBound
+        }
+        var leftCounts = [Int](repeating: 0, count: items.count)
+        let stride = data.featureCount
+        data.bins.withUnsafeBufferPointer { bins in
+            leftCounts.withUnsafeMutableBufferPointer { counts in
+                let counts = counts
+                parallelForEach(items.count, slots: slots) { _, i in
+                    let item = items[i]
+                    tables[item.node].withUnsafeBufferPointer { table in
+                        counts[i] = ocm_partition_rows(rows + item.range.lowerBound, item.range.count, bins.baseAddress,
+                                                       stride, Int32(features[item.node]), table.baseAddress,
+                                                       scratch + item.range.lowerBound)
+                    }
+                }
+            }
+        }
+        // Where each block's parts go: a node's left parts in block order, then its right parts.
+        var totals = [Int](repeating: 0, count: ranges.count)
+        var blocksOfNode = [Int](repeating: 0, count: ranges.count)
+        for (i, item) in items.enumerated() {
+            totals[item.node] += leftCounts[i]
+            blocksOfNode[item.node] += 1
+        }
+        var moves = [(source: Int, left: Int, leftTarget: Int, rightTarget: Int, end: Int)]()
+        var leftCursor = ranges.map(\.lowerBound)
+        var rightCursor = ranges.indices.map { ranges[$0].lowerBound + totals[$0] }
+        for (i, item) in items.enumerated() where blocksOfNode[item.node] > 1 {
+            moves.append((item.range.lowerBound, leftCounts[i], leftCursor[item.node], rightCursor[item.node], item.range.upperBound))
+            leftCursor[item.node] += leftCounts[i]
+            rightCursor[item.node] += item.range.count - leftCounts[i]
+        }
+        if !moves.isEmpty {
+            parallelForEach(moves.count, slots: slots) { _, m in
+                let move = moves[m]
+                (scratch + move.leftTarget).update(from: rows + move.source, count: move.left)
+                (scratch + move.rightTarget).update(from: rows + move.source + move.left,
+                                                    count: move.end - move.source - move.left)
+            }
+            parallelForEach(moves.count, slots: slots) { _, m in
+                let move = moves[m]
+                (rows + move.source).update(from: scratch + move.source, count: move.end - move.source)
+            }
+        }
+        return totals
+    }
+}
