@@ -69,7 +69,8 @@ final class TabularProgress: @unchecked Sendable {
     }
 
     /// One `--log` line: `{"iteration":3,"trainingLoss":…,"trainingAccuracy":…,"validationLoss":…,"validationAccuracy":…,"seconds":…}`
-    /// (`trainingRMSE`/`validationRMSE` for regression; validation keys left out without validation data).
+    /// (`trainingRMSE`/`validationRMSE` for regression; validation keys left out without validation data;
+    /// `seconds` since training started).
     static func fields(_ iteration: TabularTrainingIteration, task: Tabular.Task) -> [(String, TrainingLog.Value?)] {
         let metric = task == .classification ? "Accuracy" : "RMSE"
         return [("iteration", .number(Double(iteration.iteration))),
@@ -80,13 +81,14 @@ final class TabularProgress: @unchecked Sendable {
                 ("seconds", .number((iteration.seconds * 1000).rounded() / 1000))]
     }
 
-    /// The per-iteration table: iteration, training loss and metric, validation loss and metric, seconds.
+    /// The per-iteration table: iteration, training loss and metric, validation loss and metric, and
+    /// the seconds since training started (the trainers' `seconds`).
     static func table(_ iterations: [TabularTrainingIteration], task: Tabular.Task) -> String {
         let metric = task == .classification ? "accuracy" : "RMSE"
         let hasValidation = iterations.contains { $0.validationMetric != nil }
         var headers = ["iteration", "training loss", "training \(metric)"]
         if hasValidation { headers += ["validation loss", "validation \(metric)"] }
-        var table = TextTable(headers + ["seconds"], alignments: (headers + ["seconds"]).map { _ in .right })
+        var table = TextTable(headers + ["elapsed s"], alignments: (headers + ["elapsed s"]).map { _ in .right })
         let value: (Double) -> String = { task == .classification ? String(format: "%.2f%%", $0 * 100) : String(format: "%.4g", $0) }
         for iteration in iterations {
             var row = [String(iteration.iteration), String(format: "%.4f", iteration.trainingLoss), value(iteration.trainingMetric)]

@@ -148,7 +148,7 @@ protocol TabularLinearParameters: TabularParameters {
 /// A trainer of Create ML's tabular family, as the command calls it.
 protocol TabularTrainer {
     associatedtype Parameters: TabularParameters
-    associatedtype Metrics
+    associatedtype Metrics: TabularMetricsConvertible
     init(trainingData: MLDataTable, targetColumn: String, featureColumns: [String]?, parameters: Parameters,
          progress: ((TabularTrainingIteration) -> Bool)?) throws
     var trainingMetrics: Metrics { get }
@@ -157,21 +157,33 @@ protocol TabularTrainer {
     func write(to url: URL, metadata: MLModelMetadata?) throws
 }
 
-// The tree trainers are one generic type per task (MLBoostedTreeClassifier is
-// TabularTreeClassifier<BoostedTreeModelParameters>, the regressor shares the parameters), and every
-// trainer's ValidationData is TabularValidationData: one conformance each.
-extension TabularTreeClassifier: TabularTrainer where Parameters: TabularParameters {}
-extension TabularTreeRegressor: TabularTrainer where Parameters: TabularParameters {}
+// The six tree trainers are one generic type (MLBoostedTreeClassifier is
+// TabularTreeModel<BoostedTreeModelParameters, TreeClassification>), both linear trainers share
+// LinearModelParameters, and every trainer's ValidationData is TabularValidationData: one
+// conformance each.
+extension TabularTreeModel: TabularTrainer where Parameters: TabularParameters, Task.Metrics: TabularMetricsConvertible {}
 extension MLLinearRegressor: TabularTrainer {}
 extension MLLogisticRegressionClassifier: TabularTrainer {}
 
 extension BoostedTreeModelParameters: TabularBoostingParameters { static var defaults: Self { Self() } }
 extension RandomForestModelParameters: TabularEnsembleParameters { static var defaults: Self { Self() } }
 extension DecisionTreeModelParameters: TabularTreeParameters { static var defaults: Self { Self() } }
-extension MLLinearRegressor.ModelParameters: TabularLinearParameters { static var defaults: Self { Self() } }
-extension MLLogisticRegressionClassifier.ModelParameters: TabularLinearParameters { static var defaults: Self { Self() } }
+extension LinearModelParameters: TabularLinearParameters { static var defaults: Self { Self() } }
 
 extension TabularValidationData: TabularValidationSetting {}
+
+/// `MLClassifierMetrics` or `MLRegressorMetrics`.
+protocol TabularMetricsConvertible {
+    var tabularMetrics: TabularMetrics { get }
+}
+
+extension MLClassifierMetrics: TabularMetricsConvertible {
+    var tabularMetrics: TabularMetrics { .classifier(self) }
+}
+
+extension MLRegressorMetrics: TabularMetricsConvertible {
+    var tabularMetrics: TabularMetrics { .regressor(self) }
+}
 
 // MARK: - Training
 
@@ -219,12 +231,8 @@ struct TabularResult {
         self.algorithm = algorithm
         self.chosenAutomatically = chosenAutomatically
         iterations = trainer.iterations
-        let metrics: (T.Metrics) -> TabularMetrics = { metrics in
-            if let metrics = metrics as? MLClassifierMetrics { return .classifier(metrics) }
-            return .regressor(metrics as! MLRegressorMetrics)  // TabularTrainer's Metrics is one of the two
-        }
-        training = metrics(trainer.trainingMetrics)
-        let validation = metrics(trainer.validationMetrics)
+        training = trainer.trainingMetrics.tabularMetrics
+        let validation = trainer.validationMetrics.tabularMetrics
         self.validation = validation.exampleCount > 0 ? validation : nil
         write = { url, metadata in try trainer.write(to: url, metadata: metadata) }
     }
@@ -341,6 +349,7 @@ struct TabularTrainingRequest {
         case .boostedTree(let model): return TabularResult(model, algorithm: .boostedTree, chosenAutomatically: true)
         case .randomForest(let model): return TabularResult(model, algorithm: .randomForest, chosenAutomatically: true)
         case .decisionTree(let model): return TabularResult(model, algorithm: .decisionTree, chosenAutomatically: true)
+        case .logisticRegression(let model): return TabularResult(model, algorithm: .logistic, chosenAutomatically: true)
         }
     }
 
@@ -349,6 +358,7 @@ struct TabularTrainingRequest {
         case .boostedTree(let model): return TabularResult(model, algorithm: .boostedTree, chosenAutomatically: true)
         case .randomForest(let model): return TabularResult(model, algorithm: .randomForest, chosenAutomatically: true)
         case .decisionTree(let model): return TabularResult(model, algorithm: .decisionTree, chosenAutomatically: true)
+        case .linear(let model): return TabularResult(model, algorithm: .linear, chosenAutomatically: true)
         }
     }
 }
