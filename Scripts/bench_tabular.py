@@ -155,7 +155,8 @@ def ours(args, folder, task, algorithm):
                                 "--target", "target", "--json"], check=True, capture_output=True, text=True)
     metrics = json.loads(evaluated.stdout)
     score = metrics["accuracy"] if task == "classification" else metrics["rootMeanSquaredError"]
-    return {"score": score, "fit": summary["fitSeconds"], "load": summary["loadSeconds"], "wall": wall, "peak_mb": peak}
+    return {"score": score, "fit": summary["fitSeconds"], "load": summary["loadSeconds"], "wall": wall, "peak_mb": peak,
+            "peak_mb_after_read": summary.get("peakMBAfterRead"), "resident_mb_after_read": summary.get("residentMBAfterRead")}
 
 
 def peer(args, folder, task, name):
@@ -230,7 +231,9 @@ def table(rows):
         cells += [f"{score_text(task, peers[p]['score'])} ({PEER_NAMES[p]})" for p in names] + [""] * (2 - len(names))
         cells += [f"{o['fit']:.3f}"] + [f"{peers[p]['fit']:.3f}" for p in names] + [""] * (2 - len(names))
         cells += [f"{o['fit'] / peers[names[0]]['fit']:.2f}×"]
-        cells += [f"{o['peak_mb']:.0f}"] + [f"{peers[p]['peak_mb']:.0f}" for p in names] + [""] * (2 - len(names))
+        after_read = o.get("peak_mb_after_read")
+        cells += [f"{o['peak_mb']:.0f}" + (f" ({after_read:.0f} after reading)" if after_read else "")]
+        cells += [f"{peers[p]['peak_mb']:.0f}" for p in names] + [""] * (2 - len(names))
         cells += [f"{o['load']:.2f}, {o['wall']:.2f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -99,6 +99,7 @@ struct Tabular: ParsableCommand {
             let featureColumns = try training.featureColumns(features, target: target)
             let validationData = try TabularValidation(validation, seed: seed ?? 42, columns: featureColumns + [target])
             let loadSeconds = monotonicSeconds() - loadStart
+            let memoryAfterRead = (peak: OpenCoreMLRuntime.peakResidentBytes, resident: OpenCoreMLRuntime.currentResidentBytes)
             let task = try task ?? training.inferredTask(target: target, algorithm: algorithm)
 
             let log = try log.map { try TrainingLog(path: $0) }
@@ -115,6 +116,7 @@ struct Tabular: ParsableCommand {
                 throw training.locate(error, validation: validationData.file)
             }
             let fitSeconds = monotonicSeconds() - fitStart
+            let peakAfterFit = OpenCoreMLRuntime.peakResidentBytes
             progress.finish()
             if let error = progress.logError { throw error }
 
@@ -124,8 +126,14 @@ struct Tabular: ParsableCommand {
             if !result.iterations.isEmpty { print(TabularProgress.table(result.iterations, task: task)) }
             print(result.metricsLine)
             print(String(format: "fit time %.3f s (reading the CSV files %.3f s, not counted)", fitSeconds, loadSeconds))
+            let megabytes = { (bytes: Int) in Double(bytes) / 1_048_576 }
+            print(String(format: "peak memory %.0f MB (%.0f MB by the end of reading the CSV files, %.0f MB resident after it)",
+                         megabytes(peakAfterFit), megabytes(memoryAfterRead.peak), megabytes(memoryAfterRead.resident)))
             try log?.append(result.summaryFields(task: task, rows: training.table.size.rows, features: featureColumns.count,
-                                                 loadSeconds: loadSeconds, fitSeconds: fitSeconds))
+                                                 loadSeconds: loadSeconds, fitSeconds: fitSeconds)
+                            + [("peakMBAfterRead", .number(megabytes(memoryAfterRead.peak).rounded())),
+                               ("residentMBAfterRead", .number(megabytes(memoryAfterRead.resident).rounded())),
+                               ("peakMBAfterFit", .number(megabytes(peakAfterFit).rounded()))])
             try CLIError.wrapping { try result.write(URL(fileURLWithPath: output), metadata.metadata) }
             print("wrote \(output)")
         }
