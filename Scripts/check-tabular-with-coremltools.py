@@ -9,7 +9,8 @@ with missing values left out, and the Swift side's `predictions(from:)`). For ea
 
 1. coremltools loads it (`MLModel(path, skip_model_load=True)` and `utils.load_spec`); the spec
    must be a tree ensemble classifier/regressor, or a pipeline classifier/regressor of
-   CategoricalMapping models, a FeatureVectorizer and a tree ensemble; inputs must be the feature
+   CategoricalMapping models, a FeatureVectorizer and a tree ensemble (or, for a model
+   MLClassifier/MLRegressor chose, OneHotEncoders, a FeatureVectorizer, an Imputer and a GLM); inputs must be the feature
    columns by name, outputs the target (and `<target>Probability` for classifiers).
 2. coremltools saves it again (`MLModel(spec).save`).
 3. OpenCoreML (the `opencoreml` Python package over libOpenCoreMLC, OPENCOREML_LIBRARY) predicts
@@ -23,8 +24,10 @@ import tempfile
 import coremltools
 import opencoreml
 
-TREES = {"treeEnsembleClassifier", "treeEnsembleRegressor"}
-FRONT = {"categoricalMapping", "featureVectorizer"}
+# The final models MLClassifier/MLRegressor may choose, and what may come before them.
+TREES = {"treeEnsembleClassifier", "treeEnsembleRegressor", "glmClassifier", "glmRegressor"}
+FRONT = {"categoricalMapping", "featureVectorizer", "oneHotEncoder", "imputer"}
+CLASSIFIERS = {"treeEnsembleClassifier", "glmClassifier"}
 
 
 def check_structure(spec, record, name):
@@ -34,17 +37,17 @@ def check_structure(spec, record, name):
     elif kind in ("pipelineClassifier", "pipelineRegressor"):
         models = getattr(spec, kind).pipeline.models
         front = [model.WhichOneof("Type") for model in models[:-1]]
-        assert set(front) <= FRONT and front[-1] == "featureVectorizer", f"{name}: pipeline front {front}"
+        assert set(front) <= FRONT and "featureVectorizer" in front, f"{name}: pipeline front {front}"
         last = models[-1]
         assert last.WhichOneof("Type") in TREES, f"{name}: the pipeline ends in {last.WhichOneof('Type')}"
-        assert kind == ("pipelineClassifier" if last.WhichOneof("Type") == "treeEnsembleClassifier" else "pipelineRegressor"), name
+        assert kind == ("pipelineClassifier" if last.WhichOneof("Type") in CLASSIFIERS else "pipelineRegressor"), name
     else:
         raise AssertionError(f"{name}: unexpected model type {kind}")
     inputs = [feature.name for feature in spec.description.input]
     assert inputs == record["features"], f"{name}: inputs {inputs}, expected {record['features']}"
     outputs = [feature.name for feature in spec.description.output]
     target = record["target"]
-    classifier = last.WhichOneof("Type") == "treeEnsembleClassifier"
+    classifier = last.WhichOneof("Type") in CLASSIFIERS
     expected = [target, target + "Probability"] if classifier else [target]
     assert outputs == expected, f"{name}: outputs {outputs}, expected {expected}"
     assert spec.description.predictedFeatureName == target, name

@@ -1,3 +1,4 @@
+import CoreMLSpec
 import Foundation
 
 /// What a tabular trainer learns: classes of a String or Int target, or values of a numeric one.
@@ -24,6 +25,21 @@ enum TabularClassLabels: Sendable, Equatable {
         switch self {
         case .strings(let labels): return labels
         case .ints(let labels): return labels.map(String.init)
+        }
+    }
+
+    /// The labels as a Core ML class-label list: `strings` for String labels, otherwise `ints`
+    /// (set whichever is not nil on a classifier message).
+    var specification: (strings: CoreML_Specification_StringVector?, ints: CoreML_Specification_Int64Vector?) {
+        switch self {
+        case .strings(let labels):
+            var vector = CoreML_Specification_StringVector()
+            vector.vector = labels
+            return (vector, nil)
+        case .ints(let labels):
+            var vector = CoreML_Specification_Int64Vector()
+            vector.vector = labels.map(Int64.init)
+            return (nil, vector)
         }
     }
 
@@ -157,36 +173,40 @@ struct TabularColumns: Sendable {
     /// feature column the table lacks or one of another kind.
     func encodeFeatures(_ table: MLDataTable) throws -> [[Double]] {
         if let failure = table.failure { throw failure }
-        return try features.map { feature in
-            let storage = try Self.storage(of: feature.name, in: table, role: "feature")
-            var column: [Double]
-            switch (feature.kind, storage.values) {
-            case (.numeric, .int(let ints)):
-                column = ints.map(Double.init)
-            case (.numeric, .double(let doubles)):
-                column = doubles
-            case (.categorical(let categories), .string(let strings)):
-                let other = Double(categories.count)
-                var codes = [String: Double](minimumCapacity: categories.count)
-                for (code, category) in categories.enumerated() { codes[category] = Double(code) }
-                column = strings.map { codes[$0] ?? other }
-                if let missing = storage.missing {
-                    for row in missing.indices where missing[row] { column[row] = other }
-                }
-                return column
-            case (_, .boxed(_, .invalid)):
-                // A column of nothing but missing values: every row missing.
-                guard case .categorical(let categories) = feature.kind else { return [Double](repeating: .nan, count: storage.count) }
-                return [Double](repeating: Double(categories.count), count: storage.count)
-            default:
-                let expected = if case .numeric = feature.kind { "numbers" } else { "strings" }
-                throw CreateMLError("column '\(feature.name)'", "holds \(storage.type) values, but the model was trained on \(expected) in this column")
-            }
+        return try features.indices.map { try encodeFeature($0, of: table) }
+    }
+
+    /// Feature `index` of `table` as doubles (see ``encodeFeatures(_:)``).
+    func encodeFeature(_ index: Int, of table: MLDataTable) throws -> [Double] {
+        let feature = features[index]
+        let storage = try Self.storage(of: feature.name, in: table, role: "feature")
+        var column: [Double]
+        switch (feature.kind, storage.values) {
+        case (.numeric, .int(let ints)):
+            column = ints.map(Double.init)
+        case (.numeric, .double(let doubles)):
+            column = doubles
+        case (.categorical(let categories), .string(let strings)):
+            let other = Double(categories.count)
+            var codes = [String: Double](minimumCapacity: categories.count)
+            for (code, category) in categories.enumerated() { codes[category] = Double(code) }
+            column = strings.map { codes[$0] ?? other }
             if let missing = storage.missing {
-                for row in missing.indices where missing[row] { column[row] = .nan }
+                for row in missing.indices where missing[row] { column[row] = other }
             }
             return column
+        case (_, .boxed(_, .invalid)):
+            // A column of nothing but missing values: every row missing.
+            guard case .categorical(let categories) = feature.kind else { return [Double](repeating: .nan, count: storage.count) }
+            return [Double](repeating: Double(categories.count), count: storage.count)
+        default:
+            let expected = if case .numeric = feature.kind { "numbers" } else { "strings" }
+            throw CreateMLError("column '\(feature.name)'", "holds \(storage.type) values, but the model was trained on \(expected) in this column")
         }
+        if let missing = storage.missing {
+            for row in missing.indices where missing[row] { column[row] = .nan }
+        }
+        return column
     }
 
     /// The target column of `table`: class indices (as doubles) into the fitted labels, or values.

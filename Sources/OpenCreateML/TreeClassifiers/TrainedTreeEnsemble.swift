@@ -29,7 +29,6 @@ struct TrainedTreeEnsemble: Sendable {
         let fittedOn: MLDataTable = if case .split = validation { table } else { training }
         let columns = try TabularColumns(fitting: fittedOn, targetColumn: targetColumn, featureColumns: featureColumns, task: task)
         guard training.rowCount > 0 else { throw CreateMLError(location, "the training table has no rows") }
-        let trainingColumns = try columns.encodeFeatures(training)
         let trainingTargets = try columns.encodeTargets(training)
         let kinds: [TreeFeatureKind] = columns.features.map { feature in feature.codeCount.map { .categorical(count: $0) } ?? .numeric }
         let classCount: Int? = if case .classes(let labels) = columns.target { labels.count } else { nil }
@@ -38,7 +37,8 @@ struct TrainedTreeEnsemble: Sendable {
         let metric: TabularTrainingIteration.Metric = classCount == nil ? .rmse : .accuracy
         let fit: TreeEnsembleFit
         do {
-            let binned = try BinnedFeatures(columns: trainingColumns, kinds: kinds)
+            // Binned a few columns at a time: the table's columns are never all held as doubles.
+            let binned = try BinnedFeatures(rowCount: training.rowCount, kinds: kinds) { try columns.encodeFeature($0, of: training) }
             var validationSet: (BinnedFeatures, [Double])?
             if let validationTable {
                 let encoded = try columns.encodeFeatures(validationTable)
@@ -78,7 +78,7 @@ struct TrainedTreeEnsemble: Sendable {
         (layout, transform) = try Self.evaluator(fit, classifier: classCount != nil, width: columns.features.count)
         // The metrics use the finished model's predictions (the same as the exported model's).
         let measuring = Self.Partial(columns: columns, layout: layout, transform: transform)
-        trainingMetrics = measuring.metrics(encoded: trainingColumns, targets: trainingTargets)
+        trainingMetrics = measuring.metrics(on: training)
         if let validationTable {
             validationMetrics = measuring.metrics(on: validationTable)
         } else {
@@ -111,8 +111,7 @@ struct TrainedTreeEnsemble: Sendable {
 
     /// The predictions for every row of `table`: class labels of the target's type, or doubles.
     func predictions(from table: MLDataTable) throws -> MLUntypedColumn {
-        let encoded = try columns.encodeFeatures(table)
-        let outputs = try partial.outputs(encoded, rows: table.rowCount)
+        let outputs = try partial.outputs(table)
         switch columns.target {
         case .classes(let labels):
             return labels.column(partial.classIndices(outputs, rows: table.rowCount))
@@ -133,16 +132,9 @@ struct TrainedTreeEnsemble: Sendable {
             var classifier = CoreML_Specification_TreeEnsembleClassifier()
             classifier.treeEnsemble = fit.ensembleParameters
             classifier.postEvaluationTransform = fit.postEvaluationTransform
-            switch labels {
-            case .strings(let values):
-                var vector = CoreML_Specification_StringVector()
-                vector.vector = values
-                classifier.stringClassLabels = vector
-            case .ints(let values):
-                var vector = CoreML_Specification_Int64Vector()
-                vector.vector = values.map(Int64.init)
-                classifier.int64ClassLabels = vector
-            }
+            let vectors = labels.specification
+            if let strings = vectors.strings { classifier.stringClassLabels = strings }
+            if let ints = vectors.ints { classifier.int64ClassLabels = ints }
             final.treeEnsembleClassifier = classifier
         case .values:
             var regressor = CoreML_Specification_TreeEnsembleRegressor()
@@ -160,19 +152,23 @@ struct TrainedTreeEnsemble: Sendable {
         let layout: TreeEnsembleLayout
         let transform: TreeEnsembleTransform
 
-        /// The transformed outputs (rows × dimensions, row-major), evaluated in chunks of rows.
-        func outputs(_ encoded: [[Double]], rows: Int) throws -> [Double] {
+        /// The transformed outputs for `table`'s rows (rows × dimensions, row-major), encoded and
+        /// evaluated a chunk of rows at a time.
+        func outputs(_ table: MLDataTable) throws -> [Double] {
+            if let failure = table.failure { throw failure }
+            let rows = table.rowCount
             let dimensions = layout.dimensions
             var outputs = [Double](repeating: 0, count: rows * dimensions)
             let chunk = 1 << 15
-            try outputs.withUnsafeMutableBufferPointer { outputs in
-                var start = 0
-                while start < rows {
-                    let end = min(start + chunk, rows)
-                    let matrix = TabularColumns.rowMajor(encoded, rows: start..<end)
+            var start = 0
+            while start < rows {
+                let end = min(start + chunk, rows)
+                let part = rows <= chunk ? table : table[start..<end]
+                let matrix = TabularColumns.rowMajor(try columns.encodeFeatures(part), rows: 0..<(end - start))
+                try outputs.withUnsafeMutableBufferPointer { outputs in
                     do {
                         try matrix.withUnsafeBufferPointer { matrix in
-                            try layout.evaluate(rows: matrix.baseAddress!, count: end - start, width: encoded.count,
+                            try layout.evaluate(rows: matrix.baseAddress!, count: end - start, width: columns.features.count,
                                                 into: outputs.baseAddress! + start * dimensions)
                         }
                     } catch let error as EngineError {
@@ -181,8 +177,8 @@ struct TrainedTreeEnsemble: Sendable {
                     for row in start..<end {
                         transform.apply(to: UnsafeMutableBufferPointer(rebasing: outputs[(row * dimensions)..<((row + 1) * dimensions)]))
                     }
-                    start = end
                 }
+                start = end
             }
             return outputs
         }
@@ -207,11 +203,14 @@ struct TrainedTreeEnsemble: Sendable {
         }
 
         func metrics(on table: MLDataTable) -> TreeModelMetrics {
+            let targets: [Double], outputs: [Double]
             do {
-                return metrics(encoded: try columns.encodeFeatures(table), targets: try columns.encodeTargets(table))
+                outputs = try self.outputs(table)
+                targets = try columns.encodeTargets(table)
             } catch {
                 return failed(error)
             }
+            return metrics(outputs: outputs, targets: targets)
         }
 
         /// Invalid metrics of the task that say why.
@@ -222,13 +221,7 @@ struct TrainedTreeEnsemble: Sendable {
             }
         }
 
-        func metrics(encoded: [[Double]], targets: [Double]) -> TreeModelMetrics {
-            let outputs: [Double]
-            do {
-                outputs = try self.outputs(encoded, rows: targets.count)
-            } catch {
-                return failed(error)
-            }
+        func metrics(outputs: [Double], targets: [Double]) -> TreeModelMetrics {
             switch columns.target {
             case .classes(let labels):
                 let predicted = classIndices(outputs, rows: targets.count)

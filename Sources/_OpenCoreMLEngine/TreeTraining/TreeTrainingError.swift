@@ -1,16 +1,7 @@
 /// A problem found while preparing data for, or training, decision trees: where (a feature, a
-/// row, a parameter) and what is wrong. OpenCreateML turns it into a `CreateMLError`.
-package struct TreeTrainingError: Error, CustomStringConvertible, Sendable, Equatable {
-    package var location: String
-    package var message: String
-
-    package init(_ location: String, _ message: String) {
-        self.location = location
-        self.message = message
-    }
-
-    package var description: String { location.isEmpty ? message : "\(location): \(message)" }
-}
+/// row, a parameter) and what is wrong — the engine's one error type under the name tree training
+/// callers catch. OpenCreateML turns it into a `CreateMLError`.
+package typealias TreeTrainingError = EngineError
 
 /// `a · b`, or an error naming `what` when the product does not fit an `Int`: every large
 /// buffer of tree training is sized through this.

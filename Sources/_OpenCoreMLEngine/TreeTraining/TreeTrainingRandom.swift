@@ -1,20 +1,17 @@
-/// The random numbers of tree training: SplitMix64, fixed by a seed, so a training run repeats
-/// exactly (and does not depend on the number of threads: every draw is made on one thread).
+import CoreMLSpec
+
+/// The random draws of tree training (row and feature samples), from `SplitMix64` fixed by a seed,
+/// so a training run repeats exactly (and does not depend on the number of threads: every draw is
+/// made on one thread).
 struct TreeTrainingRandom {
-    private var state: UInt64
+    private var generator: SplitMix64
 
+    /// `stream` gives independent sequences from one seed (a forest's trees).
     init(seed: UInt64, stream: UInt64 = 0) {
-        state = seed ^ (stream &* 0x9E37_79B9_7F4A_7C15)
-        _ = next()
+        generator = SplitMix64(seed: seed ^ (stream &* 0x9E37_79B9_7F4A_7C15))
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// Uniform in [0, 1).
     mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }

@@ -81,6 +81,18 @@ struct TreeTrainerTests {
         try expectIdenticalPredictions(regressor.predictions(from: Self.testing), written: { try regressor.write(to: $0) }, name: "tree_regressor", target: "y")
     }
 
+    @Test func largeTablesPredictInChunksAsSmallOnes() throws {
+        // 40,000 rows: more than one chunk of 32,768 rows is encoded and evaluated.
+        let classifier = try MLBoostedTreeClassifier(trainingData: Self.training, targetColumn: "label", featureColumns: Self.features)
+        var large = Self.testing
+        for _ in 1..<100 { large.append(contentsOf: Self.testing) }
+        let small = try classifier.predictions(from: Self.testing)
+        let predictions = try classifier.predictions(from: large)
+        #expect(predictions.count == 40_000)
+        #expect((0..<40_000).allSatisfy { predictions[$0] == small[$0 % 400] })
+        #expect(classifier.evaluation(on: large).accuracy == classifier.evaluation(on: Self.testing).accuracy)
+    }
+
     @Test func numericTablesWriteABareTreeEnsemble() throws {
         let regressor = try MLBoostedTreeRegressor(trainingData: Self.training, targetColumn: "y", featureColumns: ["x1", "x2"])
         let description = try regressor.model.modelDescription
