@@ -9,7 +9,7 @@ public struct OpenCoreMLCommand: AsyncParsableCommand {
         abstract: "Inspect, run, train, evaluate, convert and edit Core ML models on any platform Swift runs on.",
         version: OpenCoreMLRuntime.version,
         subcommands: [Demo.self, Inspect.self, Predict.self, Train.self, Evaluate.self, Convert.self, MakeUpdatable.self, StripClassifier.self,
-                      MakePipeline.self, KNN.self, ImageClassifier.self, ActivityClassifier.self, Federated.self, Generate.self, Bench.self]
+                      MakePipeline.self, KNN.self, ImageClassifier.self, ActivityClassifier.self, Tabular.self, Federated.self, Generate.self, Bench.self]
     )
 
     public init() {}

@@ -4,8 +4,11 @@ import Foundation
 /// once per `minimumInterval` seconds:
 /// `epoch 3/10 [██████░░░░] 120/469  loss 0.4123  1,234 samples/s  ETA 0:42`;
 /// elsewhere (a log file, a pipe) one plain line per finished epoch and no carriage returns.
+/// With a `title`, the title stands in place of `epoch 3/10` (one run of steps, such as the trees
+/// of a boosted ensemble).
 final class ProgressBar {
     let epochs: Int
+    let title: String?
     let stepsPerEpoch: Int
     let isTerminal: Bool
     private let barWidth: Int
@@ -21,12 +24,13 @@ final class ProgressBar {
     /// `clock` returns seconds from any fixed origin; `write` receives the text exactly as it should
     /// appear (carriage returns and newlines included).
     init(
-        epochs: Int, stepsPerEpoch: Int,
+        epochs: Int, stepsPerEpoch: Int, title: String? = nil,
         isTerminal: Bool = isatty(2) != 0, barWidth: Int = 20, minimumInterval: Double = 0.1,
         clock: @escaping () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
         write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
     ) {
         self.epochs = epochs
+        self.title = title
         self.stepsPerEpoch = max(1, stepsPerEpoch)
         self.isTerminal = isTerminal
         self.barWidth = max(1, barWidth)
@@ -72,7 +76,7 @@ final class ProgressBar {
             redraw(([header(step: stepsPerEpoch)] + parts).joined(separator: "  "))
             write("\n")
         } else {
-            write((["epoch \(epoch)/\(epochs)", "\(grouped(stepsPerEpoch)) steps"] + parts).joined(separator: "  ") + "\n")
+            write(([epochTitle, "\(grouped(stepsPerEpoch)) steps"] + parts).joined(separator: "  ") + "\n")
         }
         lastLineLength = 0
     }
@@ -82,8 +86,11 @@ final class ProgressBar {
         let done = min(max(step, 0), stepsPerEpoch)
         let filled = done * barWidth / stepsPerEpoch
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled)
-        return "epoch \(epoch)/\(epochs) [\(bar)] \(done)/\(stepsPerEpoch)"
+        return "\(epochTitle) [\(bar)] \(done)/\(stepsPerEpoch)"
     }
+
+    /// `epoch 3/10`, or the title.
+    private var epochTitle: String { title ?? "epoch \(epoch)/\(epochs)" }
 
     /// Rewrites the current terminal line, blanking what is left of a longer previous one.
     private func redraw(_ line: String) {

@@ -23,7 +23,29 @@ final class TrainingLog {
 
     /// Appends one epoch's line.
     func append(epoch: Int, loss: Double, accuracy: Double? = nil, seconds: Double) throws {
-        let line = Self.line(epoch: epoch, loss: loss, accuracy: accuracy, seconds: seconds)
+        try append(line: Self.line(epoch: epoch, loss: loss, accuracy: accuracy, seconds: seconds))
+    }
+
+    /// A value of a line that is not an epoch's (`append(_:)`).
+    enum Value {
+        case number(Double)
+        case text(String)
+    }
+
+    /// Appends one line holding `fields` in their order; a nil value is left out, a non-finite
+    /// number is written as `null`.
+    func append(_ fields: [(String, Value?)]) throws {
+        let members = fields.compactMap { key, value -> String? in
+            guard let value else { return nil }
+            switch value {
+            case .number(let number): return "\(Self.quoted(key)):\(Self.json(number))"
+            case .text(let text): return "\(Self.quoted(key)):\(Self.quoted(text))"
+            }
+        }
+        try append(line: "{" + members.joined(separator: ",") + "}")
+    }
+
+    private func append(line: String) throws {
         do {
             try handle.write(contentsOf: Data((line + "\n").utf8))
         } catch {
@@ -42,5 +64,11 @@ final class TrainingLog {
     /// A JSON number, or `null` for NaN and infinities (which JSON cannot hold).
     private static func json(_ value: Double) -> String {
         value.isFinite ? formatted(value) : "null"
+    }
+
+    /// A JSON string.
+    private static func quoted(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 }
