@@ -146,6 +146,27 @@ struct TabularCommandTests {
         }
     }
 
+    /// A missing Int value reaches the model as a missing feature (the tree's learned direction), not
+    /// as 0: "a" when x is missing or at least 50, "b" for 1…49, so a missing x read as 0 would go
+    /// with the small values and be labelled "b".
+    @Test func evaluateLeavesMissingIntegersOut() throws {
+        try withTemporaryDirectory { folder in
+            var text = "x,label\n"
+            for row in 0..<240 {
+                let x = row % 3 == 0 ? nil : 1 + (row * 7) % 98
+                text += "\(x.map(String.init) ?? ""),\(x.map { $0 >= 50 ? "a" : "b" } ?? "a")\n"
+            }
+            let data = try write(text, "ints.csv", in: folder)
+            let model = folder.appendingPathComponent("ints.mlmodel")
+            let trained = try CommandRunner.run(["tabular", "train", data, "--target", "label", "--algorithm", "decision-tree",
+                                                 "--validation", "none", "--output", model.path])
+            #expect(trained.status == 0, "\(trained.stderr)")
+            let evaluated = try CommandRunner.run(["tabular", "evaluate", model.path, data, "--target", "label", "--json"])
+            #expect(evaluated.status == 0, "\(evaluated.stderr)")
+            #expect(try json(evaluated.stdout)["accuracy"] as? Double == 1, "\(evaluated.stdout)")
+        }
+    }
+
     @Test func badInputFailsWithOneLineAndWritesNothing() throws {
         try withTemporaryDirectory { folder in
             let output = folder.appendingPathComponent("out.mlmodel")
@@ -165,6 +186,8 @@ struct TabularCommandTests {
             try expectFailure(train(good, ["--target", "label", "--algorithm", "linear", "--task", "classification"]), status: 2,
                               mentioning: ["linear is a regressor"], output: output)
             try expectFailure(train(good, ["--target", "label", "--validation", "1.5"]), status: 2, mentioning: ["between 0 and 1"], output: output)
+            try expectFailure(train(good, ["--target", "label", "--algorithm", "auto", "--seed", "3"]), status: 2,
+                              mentioning: ["do not apply to --algorithm auto"], output: output)
 
             // A row with a field too few, on line 6 of the file.
             var lines = Self.csv(rows: 60, seed: 5).split(separator: "\n").map(String.init)

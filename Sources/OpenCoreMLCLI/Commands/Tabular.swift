@@ -62,7 +62,7 @@ struct Tabular: ParsableCommand {
 
         @OptionGroup var hyperparameters: TabularHyperparameters
 
-        @Option(help: "Seeds the validation split and the trainer's sampling (default: Create ML's, 42).")
+        @Option(help: "Seeds the validation split and the trainer's sampling (default: Create ML's, 42; not with --algorithm auto).")
         var seed: Int?
 
         @Option(help: "Threads for training (default: all cores).")
@@ -82,6 +82,9 @@ struct Tabular: ParsableCommand {
             for option in hyperparameters.given where !option.algorithms.contains(algorithm) {
                 throw ValidationError("\(option.flag) does not apply to --algorithm \(algorithmName)"
                                       + (algorithm == .auto ? " (auto uses each trainer's defaults)" : ""))
+            }
+            if algorithm == .auto && (validation != "auto" || seed != nil) {
+                throw ValidationError("--validation and --seed do not apply to --algorithm auto: MLClassifier and MLRegressor set aside Create ML's automatic split (seed 42)")
             }
             if let task {
                 if algorithm == .linear && task == .classification { throw ValidationError("--algorithm linear is a regressor; use logistic to classify") }

@@ -134,13 +134,14 @@ struct TabularValidation {
 }
 
 /// A table's rows as a model's inputs: each input from the column of its name (a number input from
-/// an Int or Double column, a text input from a String column; a missing number is NaN, missing text
-/// is left out when the input is optional and empty otherwise), plus the target column's value under
+/// an Int or Double column, a text input from a String column; a missing number is NaN for a Double
+/// input and left out for an Int64 one, so that the model's own missing-value rule applies; missing
+/// text is left out when the input is optional and empty otherwise), plus the target column's value under
 /// the name `targetFeature`, for the metrics to read the truth from.
 final class TabularModelRows: MLBatchProvider, @unchecked Sendable {
     private enum Values {
         case doubles([Double])
-        case ints([Int64])
+        case ints([Int64?])
         case strings([String?])
     }
 
@@ -196,8 +197,11 @@ final class TabularModelRows: MLBatchProvider, @unchecked Sendable {
 
         var featureNames: Set<String> {
             Set(rows.columns.compactMap { column in
-                if case .strings(let values) = column.values, values[index] == nil { return nil }
-                return column.name
+                switch column.values {
+                case .strings(let values) where values[index] == nil: return nil
+                case .ints(let values) where values[index] == nil: return nil
+                default: return column.name
+                }
             })
         }
 
@@ -205,7 +209,7 @@ final class TabularModelRows: MLBatchProvider, @unchecked Sendable {
             guard let position = rows.columnIndex[featureName] else { return nil }
             switch rows.columns[position].values {
             case .doubles(let values): return MLFeatureValue(double: values[index])
-            case .ints(let values): return MLFeatureValue(int64: values[index])
+            case .ints(let values): return values[index].map { MLFeatureValue(int64: $0) }
             case .strings(let values): return values[index].map { MLFeatureValue(string: $0) }
             }
         }
@@ -218,8 +222,8 @@ final class TabularModelRows: MLBatchProvider, @unchecked Sendable {
         case (.int64, .int):
             return .ints(int64s(column))
         case (.int64, .double):
-            var values = [Int64](repeating: 0, count: column.count)
-            for row in 0..<column.count {
+            var values = [Int64?](repeating: nil, count: column.count)
+            for row in 0..<column.count where column[row] != .invalid {
                 guard case .double(let value) = column[row], let integer = Int64(exactly: value) else {
                     throw CLIError.file("\(table.path):\(table.file.line(ofRow: row))", "column '\(name)': the model's input takes integers, not \(column[row])")
                 }
@@ -246,10 +250,10 @@ final class TabularModelRows: MLBatchProvider, @unchecked Sendable {
         }
     }
 
-    private static func int64s(_ column: MLUntypedColumn) -> [Int64] {
+    private static func int64s(_ column: MLUntypedColumn) -> [Int64?] {
         (0..<column.count).map { row in
             if case .int(let value) = column[row] { return Int64(value) }
-            return 0
+            return nil
         }
     }
 
