@@ -34,77 +34,170 @@ extension MLDataTable {
     }
 }
 
-/// A table from CSV bytes in two passes: the reader finds every field's bytes (one scan of the
-/// file), then each column's fields become one typed array.
+/// A table from CSV bytes, a block of rows at a time: the reader finds the fields of the next
+/// `blockRows` rows, each column appends their values to its ``CSVColumnBuilder``, and the spans
+/// are dropped before the next block, so the peak holds the file, the columns and one block of
+/// spans (not every field's span at once).
 extension CSVReader {
-    func table(_ bytes: UnsafeBufferPointer<UInt8>, columnTypes: [String: MLDataValue.ValueType]) throws -> MLDataTable {
+    func table(_ bytes: UnsafeBufferPointer<UInt8>, columnTypes: [String: MLDataValue.ValueType],
+               blockRows: Int = 65_536) throws -> MLDataTable {
         for (name, type) in columnTypes where ![.int, .double, .string].contains(type) {
             throw CreateMLError(location, "columnTypes: column \"\(name)\" cannot be forced to \(type); only Int, Double and String are")
         }
-        let fields = try CreateMLError.reading { try self.fields(bytes) }
+        var rows = try CreateMLError.reading { try self.rows(bytes) }
+        let stride = rows.selected.count
+        var builders = rows.selected.map { CSVColumnBuilder(name: rows.names[$0], forced: columnTypes[rows.names[$0]]) }
+        var spans: [Span] = []
+        spans.reserveCapacity(Swift.max(1, blockRows) * stride)
+        while true {
+            spans.removeAll(keepingCapacity: true)
+            let base = rows.rowCount
+            let count = try CreateMLError.reading { try rows.next(Swift.max(1, blockRows), into: &spans) }
+            if count == 0 { break }
+            for k in builders.indices {
+                try builders[k].append(spans, stride: stride, offset: k, rows: count, base: base, reader: self, bytes: bytes,
+                                       blockRows: blockRows)
+            }
+        }
+        // Value errors are reported after the whole file is known to be well formed, first column first,
+        // as when every column was typed after one scan of the file.
+        for builder in builders { if let error = builder.error { throw error } }
         var table = MLDataTable()
-        table.rowCount = fields.rowCount
-        for (k, c) in fields.selected.enumerated() {
-            let name = fields.names[c]
-            let column = try makeColumn(named: name, forced: columnTypes[name], spans: fields.spans, stride: fields.selected.count,
-                                        offset: k, rows: fields.rowCount, bytes: bytes)
-            table.names.append(name)
-            table.columns.append(column)
+        table.rowCount = rows.rowCount
+        for builder in builders {
+            table.names.append(builder.name)
+            table.columns.append(builder.finish())
         }
         if table.names.isEmpty { table.rowCount = 0 }
         return table
     }
+}
 
-    func makeColumn(named name: String, forced: MLDataValue.ValueType?, spans: [Span], stride: Int, offset: Int, rows: Int,
-                    bytes: UnsafeBufferPointer<UInt8>) throws -> ColumnStorage {
-        var missing = [Bool](repeating: false, count: rows)
-        var anyPresent = false
-        for r in 0..<rows where isMissing(spans[r * stride + offset], bytes) { missing[r] = true }
-        anyPresent = missing.contains(false)
+/// One CSV column being read block by block. It keeps the narrowest kind that fits every value so
+/// far (integers, else doubles, else strings; a forced type from the start) and the missing mask.
+/// Widening integers to doubles converts the values kept, unless one of them would not read back as
+/// the same double from its text (`-0`, beyond 2^53), when the earlier rows' texts are read again;
+/// widening to strings always reads the earlier rows' texts again, scanning the file from the start
+/// for this one column (rare: a column is usually text from its first row).
+struct CSVColumnBuilder {
+    enum Kind { case int, double, string }
+    let name: String
+    let forced: MLDataValue.ValueType?
+    var kind: Kind
+    var ints: [Int] = []
+    var doubles: [Double] = []
+    var strings: [String] = []
+    var missing: [Bool] = []
+    var anyPresent = false
+    /// Whether some integer kept would not equal its text read as a double (`-0`, |v| > 2^53).
+    var intsInexactAsDoubles = false
+    /// The first value error (a value not fitting the forced type, or text that is not UTF-8).
+    var error: CreateMLError?
 
-        func fail(_ span: Span, _ what: String) -> CreateMLError {
-            let shown = (try? text(span, in: bytes)).map { $0.count > 40 ? String($0.prefix(40)) + "…" : $0 } ?? "(not UTF-8)"
-            return CreateMLError(error(bytes, at: span.start, column: name, "value \(shown.debugDescription) is not \(what)"))
-        }
+    init(name: String, forced: MLDataValue.ValueType?) {
+        self.name = name
+        self.forced = forced
+        kind = forced == .double ? .double : forced == .string ? .string : .int
+    }
 
-        // Integers, when every value parses as one.
-        if forced == .int || (forced == nil && anyPresent) {
-            var ints = [Int](repeating: 0, count: rows)
-            var ok = true
-            for r in 0..<rows where !missing[r] {
-                let span = spans[r * stride + offset]
-                guard let v = parseInt(span, bytes) else {
-                    if forced == .int { throw fail(span, "an integer") }
-                    ok = false
-                    break
-                }
-                ints[r] = v
-            }
-            if ok { return ColumnStorage(.int(ints), missing: missing) }
-        }
-        // Doubles, when every value parses as one.
-        if forced == .double || (forced == nil && anyPresent) {
-            var doubles = [Double](repeating: 0, count: rows)
-            var ok = true
-            for r in 0..<rows where !missing[r] {
-                let span = spans[r * stride + offset]
-                guard let v = parseDouble(span, bytes) else {
-                    if forced == .double { throw fail(span, "a number") }
-                    ok = false
-                    break
-                }
-                doubles[r] = v
-            }
-            if ok { return ColumnStorage(.double(doubles), missing: missing) }
-        }
-        // Strings.
-        var strings = [String](repeating: "", count: rows)
-        for r in 0..<rows where !missing[r] {
+    mutating func append(_ spans: [CSVReader.Span], stride: Int, offset: Int, rows: Int, base: Int, reader: CSVReader,
+                         bytes: UnsafeBufferPointer<UInt8>, blockRows: Int) throws {
+        if error != nil { return }
+        var r = 0
+        while r < rows {
             let span = spans[r * stride + offset]
-            do { strings[r] = try text(span, in: bytes) } catch {
-                throw CreateMLError(self.error(bytes, at: span.start, column: name, "the value is not valid UTF-8 text"))
+            let isMissing = reader.isMissing(span, bytes)
+            if !isMissing { anyPresent = true }
+            switch kind {
+            case .int:
+                if isMissing { ints.append(0); break }
+                if let v = reader.parseInt(span, bytes) {
+                    ints.append(v)
+                    if v.magnitude > 1 << 53 || (v == 0 && bytes[reader.trimmed(span, bytes).lowerBound] == UInt8(ascii: "-")) {
+                        intsInexactAsDoubles = true
+                    }
+                    break
+                }
+                if forced == .int { error = fail(span, "an integer", reader, bytes); return }
+                // Widen to doubles (or strings, below, when this value is no number either).
+                if intsInexactAsDoubles {
+                    doubles = []
+                    doubles.reserveCapacity(ints.count + 1)
+                    try rescan(rows: base, reader: reader, bytes: bytes, blockRows: blockRows) { span in
+                        doubles.append(reader.isMissing(span, bytes) ? 0 : reader.parseDouble(span, bytes) ?? 0)
+                    }
+                    for q in 0..<r {
+                        let earlier = spans[q * stride + offset]
+                        doubles.append(reader.isMissing(earlier, bytes) ? 0 : reader.parseDouble(earlier, bytes) ?? 0)
+                    }
+                } else {
+                    doubles = ints.map { Double($0) }
+                }
+                ints = []
+                kind = .double
+                continue  // this row again, as a double
+            case .double:
+                if isMissing { doubles.append(0); break }
+                if let v = reader.parseDouble(span, bytes) { doubles.append(v); break }
+                if forced == .double { error = fail(span, "a number", reader, bytes); return }
+                doubles = []
+                kind = .string
+                strings.reserveCapacity(base + r + 1)
+                try rescan(rows: base, reader: reader, bytes: bytes, blockRows: blockRows) { span in
+                    if error == nil { strings.append(text(span, reader, bytes)) }
+                }
+                for q in 0..<r where error == nil { strings.append(text(spans[q * stride + offset], reader, bytes)) }
+                if error != nil { return }
+                continue  // this row again, as text
+            case .string:
+                strings.append(text(span, reader, bytes))
+                if error != nil { return }
             }
+            missing.append(isMissing)
+            r += 1
         }
-        return ColumnStorage(.string(strings), missing: missing)
+    }
+
+    /// The finished column. Without a forced type, a column with no value at all is a string column.
+    func finish() -> ColumnStorage {
+        if forced == nil && !anyPresent { return ColumnStorage(.string(Array(repeating: "", count: missing.count)), missing: missing) }
+        switch kind {
+        case .int: return ColumnStorage(.int(ints), missing: missing)
+        case .double: return ColumnStorage(.double(doubles), missing: missing)
+        case .string: return ColumnStorage(.string(strings), missing: missing)
+        }
+    }
+
+    /// A field's text ("" when missing); records the error when it is not UTF-8.
+    mutating func text(_ span: CSVReader.Span, _ reader: CSVReader, _ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        if reader.isMissing(span, bytes) { return "" }
+        do { return try reader.text(span, in: bytes) } catch {
+            if self.error == nil {
+                self.error = CreateMLError(reader.error(bytes, at: span.start, column: name, "the value is not valid UTF-8 text"))
+            }
+            return ""
+        }
+    }
+
+    func fail(_ span: CSVReader.Span, _ what: String, _ reader: CSVReader, _ bytes: UnsafeBufferPointer<UInt8>) -> CreateMLError {
+        let shown = (try? reader.text(span, in: bytes)).map { $0.count > 40 ? String($0.prefix(40)) + "…" : $0 } ?? "(not UTF-8)"
+        return CreateMLError(reader.error(bytes, at: span.start, column: name, "value \(shown.debugDescription) is not \(what)"))
+    }
+
+    /// Calls `body` with this column's field in each of the first `rows` data rows, reading the
+    /// file again from its start (those rows were read once already, so this cannot fail).
+    func rescan(rows: Int, reader: CSVReader, bytes: UnsafeBufferPointer<UInt8>, blockRows: Int,
+                _ body: (CSVReader.Span) throws -> Void) throws {
+        guard rows > 0 else { return }
+        var cursor = try CreateMLError.reading { try reader.rows(bytes) }
+        guard let offset = cursor.selected.firstIndex(where: { cursor.names[$0] == name }) else { return }
+        let stride = cursor.selected.count
+        var spans: [CSVReader.Span] = []
+        while cursor.rowCount < rows {
+            spans.removeAll(keepingCapacity: true)
+            let count = try CreateMLError.reading { try cursor.next(Swift.min(Swift.max(1, blockRows), rows - cursor.rowCount), into: &spans) }
+            if count == 0 { break }
+            for q in 0..<count { try body(spans[q * stride + offset]) }
+        }
     }
 }
