@@ -35,7 +35,7 @@ extension MLDataTable {
 }
 
 /// A table from CSV bytes, a block of rows at a time: the reader finds the fields of the next
-/// `blockRows` rows, each column appends their values to its ``CSVColumnBuilder``, and the spans
+/// `blockRows` rows (fewer for a very wide table), each column appends their values to its ``CSVColumnBuilder``, and the spans
 /// are dropped before the next block, so the peak holds the file, the columns and one block of
 /// spans (not every field's span at once).
 extension CSVReader {
@@ -47,12 +47,14 @@ extension CSVReader {
         var rows = try CreateMLError.reading { try self.rows(bytes) }
         let stride = rows.selected.count
         var builders = rows.selected.map { CSVColumnBuilder(name: rows.names[$0], forced: columnTypes[rows.names[$0]]) }
+        // A block holds at most about 4M spans (64 MB), fewer rows when the table is very wide.
+        let blockRows = Swift.max(1, Swift.min(blockRows, (1 << 22) / Swift.max(1, stride)))
         var spans: [Span] = []
-        spans.reserveCapacity(Swift.max(1, blockRows) * stride)
+        spans.reserveCapacity(Swift.min(blockRows * stride, bytes.count / 2 + 1))
         while true {
             spans.removeAll(keepingCapacity: true)
             let base = rows.rowCount
-            let count = try CreateMLError.reading { try rows.next(Swift.max(1, blockRows), into: &spans) }
+            let count = try CreateMLError.reading { try rows.next(blockRows, into: &spans) }
             if count == 0 { break }
             for k in builders.indices {
                 try builders[k].append(spans, stride: stride, offset: k, rows: count, base: base, reader: self, bytes: bytes,
@@ -195,7 +197,7 @@ struct CSVColumnBuilder {
         var spans: [CSVReader.Span] = []
         while cursor.rowCount < rows {
             spans.removeAll(keepingCapacity: true)
-            let count = try CreateMLError.reading { try cursor.next(Swift.min(Swift.max(1, blockRows), rows - cursor.rowCount), into: &spans) }
+            let count = try CreateMLError.reading { try cursor.next(Swift.min(blockRows, rows - cursor.rowCount), into: &spans) }
             if count == 0 { break }
             for q in 0..<count { try body(spans[q * stride + offset]) }
         }
