@@ -40,7 +40,7 @@ extension MLDataTable {
 /// spans (not every field's span at once).
 extension CSVReader {
     func table(_ bytes: UnsafeBufferPointer<UInt8>, columnTypes: [String: MLDataValue.ValueType],
-               blockRows: Int = 65_536) throws -> MLDataTable {
+               blockRows: Int = 4_096) throws -> MLDataTable {
         for (name, type) in columnTypes where ![.int, .double, .string].contains(type) {
             throw CreateMLError(location, "columnTypes: column \"\(name)\" cannot be forced to \(type); only Int, Double and String are")
         }
