@@ -3,8 +3,9 @@ import Foundation
 /// The one CSV reader (Create ML's `MLDataTable.ParsingOptions` semantics, see ``CSVOptions``),
 /// over the bytes of a whole file. A tokenizer cuts the bytes into rows of field ``Span``s without
 /// copying; the value functions turn one span into a missing marker, an integer, a double or
-/// text. Two ways to use it: ``fields(_:)`` finds every field of the file at once (a table then
-/// types each column in a second pass), or a ``Tokenizer`` hands out one row at a time (numeric
+/// text. Three ways to use it: ``fields(_:)`` finds every field of the file at once, ``rows(_:)``
+/// hands out the fields of a block of rows at a time (a table types its columns block by block),
+/// or a ``Tokenizer`` hands out one row at a time (numeric
 /// data sets parse each row as it comes, keeping no spans). Errors are ``FormatError``s naming the
 /// file, the line (counted only when an error is reported) and the column.
 package struct CSVReader {
