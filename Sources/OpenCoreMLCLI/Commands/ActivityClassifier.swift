@@ -69,15 +69,15 @@ struct ActivityClassifier: ParsableCommand {
         func run() throws {
             try checkOutputs(output, lossCurve, log)
             guard output.hasSuffix(".mlmodel") else { throw CLIError.unsupportedExtension(path: output) }
-            let training = try ActivityTable(path: data, timeColumn: columns.timeColumn)
+            let training = try CSVFileTable(path: data, timeColumn: columns.timeColumn)
             var parameters = MLActivityClassifier.ModelParameters(
                 validation: .split(strategy: validationFraction.map { .fixed(ratio: $0, seed: seed) } ?? .automatic),
                 batchSize: batchSize, maximumIterations: maxIterations, predictionWindowSize: predictionWindow)
             parameters.seed = seed
             if noValidation { parameters.validation = .none }
-            var validationTable: ActivityTable?
+            var validationTable: CSVFileTable?
             if let validation {
-                validationTable = try ActivityTable(path: validation, timeColumn: columns.timeColumn)
+                validationTable = try CSVFileTable(path: validation, timeColumn: columns.timeColumn)
                 parameters.validation = .table(validationTable!.table)
             }
             let featureColumns = features.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -140,7 +140,7 @@ struct ActivityClassifier: ParsableCommand {
         func run() throws {
             try checkOutputs(confusionMatrix)
             let loaded = try loadModel(model)
-            let table = try ActivityTable(path: data, timeColumn: columns.timeColumn)
+            let table = try CSVFileTable(path: data, timeColumn: columns.timeColumn)
             let metrics: (perRow: MLClassifierMetrics, perWindow: MLClassifierMetrics)
             do {
                 metrics = try MLActivityClassifier.evaluation(model: loaded, on: table.table, labelColumn: columns.labelColumn, recordingFileColumn: columns.sessionColumn)
@@ -185,7 +185,7 @@ struct ActivityClassifier: ParsableCommand {
 
         func run() throws {
             let loaded = try loadModel(model)
-            let table = try ActivityTable(path: data, timeColumn: timeColumn)
+            let table = try CSVFileTable(path: data, timeColumn: timeColumn)
             let windows: [MLActivityClassifier.WindowPrediction]
             do {
                 windows = try MLActivityClassifier.windowPredictions(model: loaded, from: table.table, recordingFileColumn: sessionColumn)
@@ -225,51 +225,6 @@ struct RecordingColumns: ParsableArguments {
 
     @Option(help: "A column to sort each session's samples by.")
     var timeColumn: String?
-}
-
-/// A CSV file of recordings read into a table, optionally sorted by a time column (each session's
-/// rows keep that order), remembering each row's line in the file so that errors name it.
-struct ActivityTable {
-    let path: String
-    let table: MLDataTable
-    let columns: [String]
-    /// The file line of each table row (the header is line 1).
-    private let lines: [Int]
-
-    init(path: String, timeColumn: String?) throws {
-        self.path = path
-        var table = try CLIError.wrapping { try MLDataTable(contentsOf: URL(fileURLWithPath: path)) }
-        if let error = table.error { throw CLIError.file(path, "\(error)") }
-        columns = table.columnNames.map { $0 }
-        var lines = Array(2..<(table.size.rows + 2))
-        if let timeColumn {
-            guard columns.contains(timeColumn) else {
-                throw CLIError.file(path, "there is no column '\(timeColumn)' (columns: \(columns.joined(separator: ", ")))")
-            }
-            let lineColumn = "\u{1}line"
-            table.addColumn(MLDataColumn(lines), named: lineColumn)
-            table = table.sort(columnNamed: timeColumn)
-            if let error = table.error { throw CLIError.file(path, "cannot sort by '\(timeColumn)': \(error)") }
-            let sortedLines = table[lineColumn].ints!
-            lines = (0..<sortedLines.count).map { sortedLines[$0] }
-            table.removeColumn(named: lineColumn)
-        }
-        self.table = table
-        self.lines = lines
-    }
-
-    func line(ofRow row: Int) -> Int { row < lines.count ? lines[row] : row + 2 }
-
-    /// The library's error as one line naming the file, the line and the column of a bad value.
-    func locate(_ error: Error, validation: ActivityTable? = nil) -> Error {
-        guard let error = error as? CreateMLError else { return CLIError.wrap(error) }
-        let file = error.location.hasPrefix("validationData") ? (validation ?? self) : self
-        guard let row = error.row else {
-            let tables = ["trainingData", "validationData", "testingData", "data"]
-            return tables.contains(error.location) ? CLIError.file(file.path, error.message) : CLIError.wrap(error)
-        }
-        return CLIError.file("\(file.path):\(file.line(ofRow: row))", (error.column.map { "column '\($0)': " } ?? "") + error.message)
-    }
 }
 
 /// Iteration progress bar: the steps of each pass (samples counted as chunks × 20 windows × the

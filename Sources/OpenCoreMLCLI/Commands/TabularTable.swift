@@ -7,7 +7,7 @@ import OpenCreateML
 /// (read as `activity-classifier` reads its recordings, so that errors name the file's line), and
 /// the checks on its columns the commands make before training.
 struct TabularTable {
-    let file: ActivityTable
+    let file: CSVFileTable
     var table: MLDataTable { file.table }
     var path: String { file.path }
 
@@ -17,9 +17,9 @@ struct TabularTable {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
         let indicator = ElapsedIndicator("reading \(URL(fileURLWithPath: path).lastPathComponent)" + (size.map { " (\(byteCount($0)))" } ?? ""))
         let start = monotonicSeconds()
-        let file: ActivityTable
+        let file: CSVFileTable
         do {
-            file = try ActivityTable(path: path, timeColumn: nil)
+            file = try CSVFileTable(path: path, timeColumn: nil)
             indicator.finish()
         } catch {
             indicator.finish()
