@@ -141,4 +141,14 @@ struct ReportRenderingTests {
         #expect(SVG.escape("bell\u{7}") == "bell\u{FFFD}")
         #expect(SVG.escape("✌️") == "✌️")
     }
+
+    /// Class labels come from model files: a label that would steer the terminal is printed escaped
+    /// in the per-class table, the confusion matrix's headers and its rows.
+    @Test func classifierMetricsEscapeLabels() throws {
+        for labels in [["ok", "\u{1B}[31m"], ["a long label", "\u{1B}]0;title\u{7}"]] {
+            let report = try MLClassifierMetrics(classLabels: labels, trueLabels: [0, 1, 1], predictedLabels: [0, 1, 0]).renderText()
+            #expect(!report.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(report)")
+            #expect(report.contains("\\u{1B}"), "\(report)")
+        }
+    }
 }

@@ -8,7 +8,7 @@ extension MLClassifierMetrics {
 
         var metrics = TextTable(["class", "precision", "recall", "F1", "support"], alignments: [.left, .right, .right, .right, .right])
         for item in classes {
-            metrics.append([item.label, fraction(item.precision), fraction(item.recall), fraction(item.f1), grouped(item.support)])
+            metrics.append([item.label.terminalEscaped(), fraction(item.precision), fraction(item.recall), fraction(item.f1), grouped(item.support)])
         }
         metrics.append(["", "", "", "", ""])
         for (name, average) in [("macro average", macroAverage), ("weighted average", weightedAverage)] {
@@ -20,10 +20,10 @@ extension MLClassifierMetrics {
         // Long names would make every column wide: number the classes instead.
         let numbered = classLabels.contains { displayWidth($0) > 6 }
         lines.append("confusion matrix (rows: true class, columns: predicted class)")
-        let columnHeaders = numbered ? classLabels.indices.map(String.init) : classLabels
+        let columnHeaders = numbered ? classLabels.indices.map(String.init) : classLabels.map { $0.terminalEscaped() }
         var matrix = TextTable([""] + columnHeaders, alignments: [.left] + classLabels.map { _ in .right })
         for (label, row) in confusionMatrix.enumerated() {
-            matrix.append([numbered ? "\(label) \(classLabels[label])" : classLabels[label]] + row.map(grouped))
+            matrix.append([(numbered ? "\(label) \(classLabels[label])" : classLabels[label]).terminalEscaped()] + row.map(grouped))
         }
         lines.append(matrix.render())
         return lines.joined(separator: "\n")
