@@ -2,8 +2,8 @@
  * knn.c — the exact k nearest neighbours of a batch of queries, through a GEMM.
  *
  * An exact distance Σ (q − s)² costs a subtraction and a multiply-add per value; the dot product
- * q·s costs one multiply-add and runs in the GEMM kernel at its best rate. So for a block of
- * queries against a chunk of samples, one GEMM gives every q·s, and a = ‖q‖² + ‖s‖² − 2·q·s
+ * q·s costs one multiply-add and runs in the GEMM micro-kernel at its best rate. So for a block of
+ * queries against a block of samples, the micro-kernel gives every q·s, and a = ‖q‖² + ‖s‖² − 2·q·s
  * approximates each exact distance e within a bound B that depends only on the query and the
  * largest sample norm (float rounding of the dot product, the norms and the sums, and of the
  * exact path's own sum). Each query keeps a heap of its k smallest a, whose worst is τ, and a
@@ -12,6 +12,15 @@
  * e(s) ≤ τ + B and a(s) ≤ e(s) + B ≤ τ + 2B. The listed samples' exact distances, computed by
  * the tile function ocm_squared_distances uses (a pair's value does not depend on the tile),
  * then pick the k by (distance, index): the same answer as the exact scan, ties included.
+ *
+ * The product runs here, over the GEMM building blocks of ocm_internal.h, so that each finished
+ * piece of distances is scanned while it is in cache: the queries (a block of up to QUERY_BLOCK)
+ * are packed once; the samples are cut into blocks of the arch's nc that the threads claim as they
+ * come free (ocm_parallel_dynamic: one dispatch per query block, a delayed thread holds up one
+ * block), each thread packing its sample block once and keeping its own heaps and lists per query
+ * (a sample block's candidates are one thread's); the lists of all threads are merged at the end,
+ * against the k-th best of the merged heaps (each thread's own k-th best is no better, so its list
+ * holds every sample within the merged bound).
  *
  * A query whose list would outgrow a few thousand entries (points far from the origin and close
  * together, where the bound is loose) is answered by the exact scan instead.
@@ -22,7 +31,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { QUERY_BLOCK = 512, SAMPLE_CHUNK = 2048 };
+enum { QUERY_BLOCK = 1024 };
 
 typedef struct query_state {
     float *heap_values; /* the k smallest approximations so far (a max-heap) */
@@ -34,19 +43,31 @@ typedef struct query_state {
     bool overflow; /* the list outgrew its room: the exact scan answers */
 } query_state;
 
+/* One thread slot's scratch: a packed sample block, its dot products with the query block, and
+ * the slot's state per query. */
+typedef struct slot_scratch {
+    float *packed;       /* K × round_up(nb, nr) */
+    float *dots;         /* query block rows × nb */
+    query_state *states; /* per query of the block */
+    float *heap_values;
+    int32_t *heap_indices;
+    float *listed_values;
+    int32_t *listed_indices;
+} slot_scratch;
+
 typedef struct knn_job {
     const float *queries, *samples, *sample_norms;
     int N, D, k, room;
-    int first_query;          /* block row 0's query */
-    const float *query_norms; /* per block row */
-    const float *margins;     /* per block row: 2B */
-    const float *dots;        /* block rows × chunk */
-    int chunk_start, chunk_length;
-    query_state *states; /* per block row */
-    ocm_distance_tile_fn tile;
-    int32_t *indices; /* outputs, Q × k */
-    float *distances;
+    const ocm_gemm_arch *arch;
+    const float *packed_queries; /* the query block, by ocm_sgemm_pack_a for arch */
+    int rows;                    /* queries in the block */
+    int nb;                      /* samples per block */
+    const float *query_norms;    /* per block row */
+    const float *margins;        /* per block row: 2B */
+    slot_scratch *slots;
 } knn_job;
+
+static inline int round_up(int x, int unit) { return (x + unit - 1) / unit * unit; }
 
 /* Drops the listed samples above `limit`. */
 static void prune(query_state *st, float limit) {
@@ -61,55 +82,119 @@ static void prune(query_state *st, float limit) {
     st->listed = kept;
 }
 
-static void scan_rows(void *ctx, size_t begin, size_t end) {
-    const knn_job *job = ctx;
-    for (size_t row = begin; row < end; row++) {
-        query_state *st = &job->states[row];
-        if (st->overflow) continue;
-        const float *dots = job->dots + row * (size_t)job->chunk_length;
-        const float *norms = job->sample_norms + job->chunk_start;
-        const float qn = job->query_norms[row], margin = job->margins[row];
-        float limit = st->heap_size == job->k ? st->heap_values[0] + margin : INFINITY;
-        for (int j = 0; j < job->chunk_length; j++) {
-            const float a = qn + norms[j] - 2.0f * dots[j];
-            if (a > limit) continue;
-            const int32_t index = job->chunk_start + j;
-            st->heap_size = ocm_heap_offer(st->heap_values, st->heap_indices, st->heap_size, job->k, a, index);
-            if (st->heap_size == job->k) limit = st->heap_values[0] + margin;
-            if (st->listed == job->room) {
-                prune(st, limit);
-                if (st->listed > job->room - job->room / 4) {
-                    st->overflow = true;
-                    break;
-                }
+/* Offers the approximations of `length` samples from `first` (their dot products with the
+ * query at `dots`) to one query's state. */
+static void scan_row(const knn_job *job, query_state *st, const float *dots, int first, int length, float qn,
+                     float margin) {
+    if (st->overflow) return;
+    const float *norms = job->sample_norms + first;
+    const int k = job->k, room = job->room;
+    float limit = st->heap_size == k ? st->heap_values[0] + margin : INFINITY;
+    for (int j = 0; j < length; j++) {
+        const float a = qn + norms[j] - 2.0f * dots[j];
+        if (a > limit) continue;
+        const int32_t index = first + j;
+        st->heap_size = ocm_heap_offer(st->heap_values, st->heap_indices, st->heap_size, k, a, index);
+        if (st->heap_size == k) limit = st->heap_values[0] + margin;
+        if (st->listed == room) {
+            prune(st, limit);
+            if (st->listed > room - room / 4) {
+                st->overflow = true;
+                return;
             }
-            st->listed_values[st->listed] = a;
-            st->listed_indices[st->listed] = index;
-            st->listed++;
+        }
+        st->listed_values[st->listed] = a;
+        st->listed_indices[st->listed] = index;
+        st->listed++;
+    }
+}
+
+/* Sample block `index` on thread slot `thread`: packs it, multiplies it with the packed queries
+ * K block by K block, and scans each micro-panel of queries once its last K block is done. */
+static void sample_block(void *ctx, int thread, size_t index) {
+    const knn_job *job = ctx;
+    const ocm_gemm_arch *arch = job->arch;
+    slot_scratch *slot = &job->slots[thread];
+    const int first = (int)index * job->nb, length = OCM_MIN(job->nb, job->N - first);
+    const int K = job->D, kc_max = OCM_MIN(arch->kc, K), mr = arch->mr, nr = arch->nr;
+    const int columns = round_up(length, nr), query_rows = round_up(job->rows, mr);
+    /* The packed layout of ocm_sgemm_pack_b: K blocks, each holding nr-column panels of its depth. */
+    for (int pc = 0; pc < K; pc += kc_max) {
+        const int kc = OCM_MIN(kc_max, K - pc);
+        for (int jr = 0; jr < length; jr += nr) {
+            const int n = OCM_MIN(nr, length - jr);
+            arch->pack_b(true, job->samples + (size_t)(first + jr) * K + pc, K, kc, n, round_up(n, arch->vw),
+                         slot->packed + (size_t)pc * columns + (size_t)jr * kc);
+        }
+    }
+    float *dots = slot->dots;
+    for (int pc = 0; pc < K; pc += kc_max) {
+        const int kc = OCM_MIN(kc_max, K - pc);
+        const float beta = pc == 0 ? 0.0f : 1.0f;
+        const float *block = slot->packed + (size_t)pc * columns;
+        const bool last = pc + kc == K;
+        for (int ir = 0; ir < job->rows; ir += mr) {
+            const int m = OCM_MIN(mr, job->rows - ir);
+            const float *panel = job->packed_queries + (size_t)pc * query_rows + (size_t)ir * kc;
+            float *c = dots + (size_t)ir * length;
+            for (int jr = 0; jr < length; jr += nr) {
+                arch->kernel(kc, panel, block + (size_t)jr * kc, c + jr, length, m, OCM_MIN(nr, length - jr), 1.0f, beta);
+            }
+            if (!last) continue;
+            for (int row = ir; row < ir + m; row++) {
+                scan_row(job, &slot->states[row], dots + (size_t)row * length, first, length, job->query_norms[row],
+                         job->margins[row]);
+            }
         }
     }
 }
 
-/* The listed samples' exact distances decide each (non-overflowing) query's k neighbours. */
+typedef struct finish_job {
+    const knn_job *knn;
+    int slots, first_query;
+    ocm_distance_tile_fn tile;
+    int32_t *indices; /* outputs, Q × k */
+    float *distances;
+    bool *overflow; /* per block row */
+} finish_job;
+
+/* Merges the slots' heaps into the k-th best approximation, then the exact distances of every
+ * slot's listed samples within its margin decide each (non-overflowing) query's k neighbours. */
 static void finish_rows(void *ctx, size_t begin, size_t end) {
-    const knn_job *job = ctx;
+    const finish_job *f = ctx;
+    const knn_job *job = f->knn;
+    const int k = job->k, D = job->D;
     for (size_t row = begin; row < end; row++) {
-        query_state *st = &job->states[row];
-        if (st->overflow) continue;
-        const int query = job->first_query + (int)row;
-        const float *q = job->queries + (size_t)query * job->D;
-        const float limit = st->heap_values[0] + job->margins[row];
-        int32_t *indices = job->indices + (size_t)query * job->k;
-        float *values = job->distances + (size_t)query * job->k;
+        bool overflow = false;
+        for (int t = 0; t < f->slots; t++) overflow |= job->slots[t].states[row].overflow;
+        f->overflow[row] = overflow;
+        if (overflow) continue;
+        const int query = f->first_query + (int)row;
+        int32_t *indices = f->indices + (size_t)query * k;
+        float *values = f->distances + (size_t)query * k;
+        /* The k best approximations of all slots, in the output rows as scratch. */
         int size = 0;
-        for (int c = 0; c < st->listed; c++) {
-            if (st->listed_values[c] > limit) continue;
-            const int32_t index = st->listed_indices[c];
-            float exact;
-            job->tile(q, 1, job->D, job->samples + (size_t)index * job->D, 1, job->D, job->D, &exact, 1);
-            size = ocm_heap_offer(values, indices, size, job->k, exact, index);
+        for (int t = 0; t < f->slots; t++) {
+            const query_state *st = &job->slots[t].states[row];
+            for (int h = 0; h < st->heap_size; h++) {
+                size = ocm_heap_offer(values, indices, size, k, st->heap_values[h], st->heap_indices[h]);
+            }
         }
-        assert(size == job->k);
+        assert(size == k);
+        const float limit = values[0] + job->margins[row];
+        const float *q = job->queries + (size_t)query * D;
+        size = 0;
+        for (int t = 0; t < f->slots; t++) {
+            const query_state *st = &job->slots[t].states[row];
+            for (int c = 0; c < st->listed; c++) {
+                if (st->listed_values[c] > limit) continue;
+                const int32_t index = st->listed_indices[c];
+                float exact;
+                f->tile(q, 1, D, job->samples + (size_t)index * D, 1, D, D, &exact, 1);
+                size = ocm_heap_offer(values, indices, size, k, exact, index);
+            }
+        }
+        assert(size == k);
         ocm_heap_sort_ascending(values, indices, size);
     }
 }
@@ -131,29 +216,61 @@ static void row_norms_range(void *ctx, size_t begin, size_t end) {
     }
 }
 
-bool ocm_k_nearest_batch(const float *queries, int Q, const float *samples, int N, int D, int k,
-                         int32_t *indices, float *distances) {
+void ocm_squared_norms(const float *rows, int N, int D, float *out) {
+    assert(N >= 0 && D >= 0);
+    norms_job norms = {rows, D, out};
+    ocm_parallel_for_grain((size_t)N, 256, row_norms_range, &norms);
+}
+
+static void free_slots(slot_scratch *slots, int count) {
+    for (int t = 0; slots && t < count; t++) {
+        free(slots[t].packed);
+        free(slots[t].dots);
+        free(slots[t].states);
+        free(slots[t].heap_values);
+        free(slots[t].heap_indices);
+        free(slots[t].listed_values);
+        free(slots[t].listed_indices);
+    }
+    free(slots);
+}
+
+bool ocm_k_nearest_batch_normed(const float *queries, int Q, const float *samples, const float *sample_norms, int N,
+                                int D, int k, int32_t *indices, float *distances) {
     assert(Q >= 0 && N > 0 && D > 0 && k > 0 && k <= N);
     if (Q == 0) return true;
-    const int block = OCM_MIN(QUERY_BLOCK, Q), chunk = OCM_MIN(SAMPLE_CHUNK, N);
+    float *own_norms = NULL;
+    if (!sample_norms) {
+        if (!(own_norms = malloc(sizeof(float) * (size_t)N))) return false;
+        ocm_squared_norms(samples, N, D, own_norms);
+        sample_norms = own_norms;
+    }
+    const int block = OCM_MIN(QUERY_BLOCK, Q);
     const int room = 4 * k + 1024;
-    float *sample_norms = malloc(sizeof(float) * (size_t)N);
-    float *dots = malloc(sizeof(float) * (size_t)block * chunk);
+    /* The kernel of the level the queries are packed for, read once (the level may change). */
+    const int threads = ocm_num_threads();
+    const ocm_gemm_arch *arch = ocm_kernels()->gemm;
+    const int nb = OCM_MIN(arch->nc, round_up(N, arch->nr));
+    float *packed_queries = malloc(sizeof(float) * ocm_sgemm_packed_a_floats(block, D));
     float *per_row = malloc(sizeof(float) * 2 * (size_t)block);
-    query_state *states = calloc((size_t)block, sizeof(query_state));
-    float *heap_values = malloc(sizeof(float) * (size_t)block * k);
-    int32_t *heap_indices = malloc(sizeof(int32_t) * (size_t)block * k);
-    float *listed_values = malloc(sizeof(float) * (size_t)block * room);
-    int32_t *listed_indices = malloc(sizeof(int32_t) * (size_t)block * room);
+    bool *overflow = malloc(sizeof(bool) * (size_t)block);
+    slot_scratch *slots = calloc((size_t)threads, sizeof(slot_scratch));
     float *scan = NULL;
-    bool ok = sample_norms && dots && per_row && states && heap_values && heap_indices && listed_values &&
-              listed_indices;
+    bool ok = packed_queries && per_row && overflow && slots;
+    for (int t = 0; ok && t < threads; t++) {
+        slot_scratch *s = &slots[t];
+        s->packed = malloc(sizeof(float) * ocm_sgemm_packed_b_floats(D, nb));
+        s->dots = malloc(sizeof(float) * (size_t)block * nb);
+        s->states = malloc(sizeof(query_state) * (size_t)block);
+        s->heap_values = malloc(sizeof(float) * (size_t)block * k);
+        s->heap_indices = malloc(sizeof(int32_t) * (size_t)block * k);
+        s->listed_values = malloc(sizeof(float) * (size_t)block * room);
+        s->listed_indices = malloc(sizeof(int32_t) * (size_t)block * room);
+        ok = s->packed && s->dots && s->states && s->heap_values && s->heap_indices && s->listed_values &&
+             s->listed_indices;
+    }
     if (!ok) goto done;
 
-    knn_job job = {queries, samples, sample_norms, N, D, k, room, 0, per_row, per_row + block,
-                   dots, 0, 0, states, ocm_distance_tile(), indices, distances};
-    norms_job norms = {samples, D, sample_norms};
-    ocm_parallel_for_grain((size_t)N, 256, row_norms_range, &norms);
     float largest = 0;
     for (int i = 0; i < N; i++) largest = OCM_MAX(largest, sample_norms[i]);
     /* B: the dot product's rounding (γ_D·‖q‖‖s‖ ≤ γ_D·(‖q‖² + ‖s‖²)/2), the norms' (u each, from
@@ -162,32 +279,32 @@ bool ocm_k_nearest_batch(const float *queries, int Q, const float *samples, int 
      * The margin is 2B, doubled again for safety; a wider list only costs a few exact
      * distances. */
     const double u = FLT_EPSILON / 2;
+    knn_job job = {queries, samples, sample_norms, N, D, k, room, NULL, packed_queries, 0, nb,
+                   per_row, per_row + block, slots};
+    finish_job finish = {&job, threads, 0, ocm_distance_tile(), indices, distances, overflow};
 
     for (int q0 = 0; q0 < Q; q0 += block) {
         const int rows = OCM_MIN(block, Q - q0);
         float *query_norms = per_row, *margins = per_row + block;
+        ocm_squared_norms(queries + (size_t)q0 * D, rows, D, query_norms);
         for (int row = 0; row < rows; row++) {
-            const float *q = queries + (size_t)(q0 + row) * D;
-            double sum = 0;
-            for (int d = 0; d < D; d++) sum += (double)q[d] * q[d];
-            query_norms[row] = (float)sum;
-            margins[row] = (float)(4.0 * (4.0 * D + 16.0) * u * (sum + (double)largest)) + FLT_MIN;
-            states[row] = (query_state){heap_values + (size_t)row * k, heap_indices + (size_t)row * k, 0,
-                                        listed_values + (size_t)row * room, listed_indices + (size_t)row * room, 0,
-                                        false};
+            margins[row] = (float)(4.0 * (4.0 * D + 16.0) * u * ((double)query_norms[row] + (double)largest)) + FLT_MIN;
         }
-        job.first_query = q0;
-        for (int s0 = 0; s0 < N; s0 += chunk) {
-            const int length = OCM_MIN(chunk, N - s0);
-            ocm_sgemm(false, true, rows, length, D, 1.0f, queries + (size_t)q0 * D, D, samples + (size_t)s0 * D, D,
-                      0.0f, dots, length);
-            job.chunk_start = s0;
-            job.chunk_length = length;
-            ocm_parallel_for_grain((size_t)rows, 1, scan_rows, &job);
+        for (int t = 0; t < threads; t++) {
+            slot_scratch *s = &slots[t];
+            for (int row = 0; row < rows; row++) {
+                s->states[row] = (query_state){s->heap_values + (size_t)row * k, s->heap_indices + (size_t)row * k, 0,
+                                               s->listed_values + (size_t)row * room,
+                                               s->listed_indices + (size_t)row * room, 0, false};
+            }
         }
-        ocm_parallel_for_grain((size_t)rows, 1, finish_rows, &job);
+        job.arch = ocm_kernels_for(ocm_sgemm_pack_a(false, rows, D, queries + (size_t)q0 * D, D, packed_queries))->gemm;
+        job.rows = rows;
+        ocm_parallel_dynamic_slots((size_t)((N + nb - 1) / nb), threads, sample_block, &job);
+        finish.first_query = q0;
+        ocm_parallel_for_grain((size_t)rows, 1, finish_rows, &finish);
         for (int row = 0; row < rows; row++) {
-            if (!states[row].overflow) continue;
+            if (!overflow[row]) continue;
             if (!scan && !(scan = malloc(sizeof(float) * (size_t)N))) {
                 ok = false;
                 goto done;
@@ -199,14 +316,16 @@ bool ocm_k_nearest_batch(const float *queries, int Q, const float *samples, int 
     }
 
 done:
-    free(sample_norms);
-    free(dots);
+    free(own_norms);
+    free(packed_queries);
     free(per_row);
-    free(states);
-    free(heap_values);
-    free(heap_indices);
-    free(listed_values);
-    free(listed_indices);
+    free(overflow);
+    free_slots(slots, threads);
     free(scan);
     return ok;
+}
+
+bool ocm_k_nearest_batch(const float *queries, int Q, const float *samples, int N, int D, int k,
+                         int32_t *indices, float *distances) {
+    return ocm_k_nearest_batch_normed(queries, Q, samples, NULL, N, D, k, indices, distances);
 }

@@ -70,6 +70,38 @@ struct NearestNeighborsIndexTests {
         }
     }
 
+    /// Batches large enough for the GEMM path (which uses the sample norms kept with the index)
+    /// stay the brute-force answer while samples are appended and removed: appended samples copy
+    /// queries (distance 0, so they must be found), removals renumber the samples after them.
+    /// Integer coordinates make the Float distances exact, so the Double scan is the reference.
+    @Test func gemmBatchesStayExactThroughAppendsAndRemovals() {
+        let dimensions = 32, queryCount = 20, k = 4
+        let index = Self.randomIndex(.linear, count: 1100, dimensions: dimensions, seed: 31)
+        var random = TestRandom(seed: 32)
+        let queries = (0..<(queryCount * dimensions)).map { _ in Float(random.int(0..<6)) }
+        func check(_ context: String) {
+            let found = index.search(queries, queryCount: queryCount, k: k)
+            for q in 0..<queryCount {
+                let query = Array(queries[(q * dimensions)..<((q + 1) * dimensions)])
+                let expected = Self.bruteForce(index.samples, dimensions: dimensions, query: query, k: k)
+                #expect(found[q].indices == expected, "\(context), query \(q)")
+            }
+        }
+        check("built")
+        for round in 0..<4 {
+            if round % 2 == 1 {
+                index.remove(at: (0..<30).map { _ in random.int(0..<index.count) } + [0, 1])
+            } else {
+                let copies = (0..<5).map { _ in random.int(0..<queryCount) }
+                let rows = copies.flatMap { queries[($0 * dimensions)..<(($0 + 1) * dimensions)] }
+                index.append(rows: rows, labels: [Int32](repeating: 0, count: copies.count))
+            }
+            check("round \(round)")
+            let copy = index.copy()
+            #expect(copy.search(queries, queryCount: queryCount, k: k) == index.search(queries, queryCount: queryCount, k: k), "copy, round \(round)")
+        }
+    }
+
     @Test func kLargerThanTheSampleCountReturnsEverySampleAndAnEmptyIndexNone() {
         let index = Self.randomIndex(.kdTree(leafSize: 2), count: 5, dimensions: 2, seed: 3)
         #expect(index.search([0, 0], queryCount: 1, k: 10)[0].count == 5)

@@ -57,7 +57,7 @@ extension KernelTests {
         }
 
         /// Samples with repeats (ties at every distance) and queries that copy samples (distance 0),
-        /// on odd sizes that cross the kernel's query blocks (256) and sample chunks (2048).
+        /// on odd sizes that cross the kernel's sample blocks (the arch's nc: 480 or 512 samples).
         @Test(arguments: [(300, 2500, 33, 5), (17, 4099, 100, 1), (40, 1500, 7, 12), (3, 70, 1000, 70)])
         func batchNeighboursAreTheExactScansTiesIncluded(shape: (Int, Int, Int, Int)) {
             let (queries, samples, dimensions, k) = shape
@@ -79,6 +79,33 @@ extension KernelTests {
                 let expected = Self.exactNeighbours(q, queries, s, samples, dimensions, k: k)
                 var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
                 #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances), "\(label)")
+                #expect(indices == expected.indices, "\(label)")
+                #expect(distances == expected.distances, "\(label)")
+            }
+        }
+
+        /// Given sample norms (as an index keeps them) give the exact scan's answer too, on a batch
+        /// that crosses the kernel's query blocks (1,024) and several sample blocks (the arch's nc);
+        /// the norms are Σ x² of each row in Double, rounded once.
+        @Test func batchWithGivenNormsIsTheExactScanAcrossQueryBlocks() {
+            var random = TestRandom(seed: 41)
+            let (queries, samples, dimensions, k) = (1100, 1300, 24, 3)
+            let s = random.floats(samples * dimensions, -1, 1)
+            var q = random.floats(queries * dimensions, -1, 1)
+            for i in stride(from: 0, to: queries, by: 9) {
+                let source = random.int(0..<samples)
+                q.replaceSubrange((i * dimensions)..<((i + 1) * dimensions), with: s[(source * dimensions)..<((source + 1) * dimensions)])
+            }
+            var norms = [Float](repeating: -1, count: samples)
+            ocm_squared_norms(s, Int32(samples), Int32(dimensions), &norms)
+            let expectedNorms = (0..<samples).map { j in
+                Float(s[(j * dimensions)..<((j + 1) * dimensions)].reduce(0.0) { $0 + Double($1) * Double($1) })
+            }
+            #expect(norms == expectedNorms)
+            forEachISAAndThreadCount { label in
+                let expected = Self.exactNeighbours(q, queries, s, samples, dimensions, k: k)
+                var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
+                #expect(ocm_k_nearest_batch_normed(q, Int32(queries), s, norms, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances), "\(label)")
                 #expect(indices == expected.indices, "\(label)")
                 #expect(distances == expected.distances, "\(label)")
             }

@@ -6,8 +6,9 @@ import _OpenCoreMLKernels
 ///
 /// Both structures return the same neighbours: distances are exact (Σ (q − s)², see
 /// `ocm_squared_distances`) and ties go to the lower sample index. Large batches against the
-/// linear index find candidates through a GEMM first (`ocm_k_nearest_batch`), with the same
-/// answer.
+/// linear index find candidates through a GEMM first (`ocm_k_nearest_batch_normed`), with the
+/// same answer; the samples' squared norms it needs are kept with the index (computed once, not
+/// per batch).
 ///
 /// The kd-tree stays correct and balanced under edits by never being edited in place:
 /// - it covers the samples present when it was built; samples appended later form an unindexed
@@ -33,6 +34,10 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
     private var tree: KDTree?
     /// Distances of a block of queries to every sample, kept between searches (under `lock`).
     private var distances: [Float] = []
+    /// The squared norms (`ocm_squared_norms`) of the first `sampleNorms.count` samples, for the
+    /// GEMM path: a linear index computes them when built and when samples are appended (a
+    /// removal drops the removed samples', the others' values do not change), so a batch does not.
+    private var sampleNorms: [Float] = []
     private let lock = NSLock()
 
     /// Queries searched per distance block (a block of distances is queries × samples floats).
@@ -47,14 +52,18 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
         self.structure = structure
         self.samples = samples
         self.labels = labels
+        if structure == .linear { updateSampleNorms() }
     }
 
     /// An independent copy (the tree is shared until either copy changes).
     package func copy() -> NearestNeighborsIndex {
         lock.lock()
         defer { lock.unlock() }
-        let copy = NearestNeighborsIndex(dimensions: dimensions, structure: structure, samples: samples, labels: labels)
+        let copy = NearestNeighborsIndex(dimensions: dimensions, structure: structure)
+        copy.samples = samples
+        copy.labels = labels
         copy.tree = tree
+        copy.sampleNorms = sampleNorms
         return copy
     }
 
@@ -63,6 +72,7 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
         precondition(rows.count == newLabels.count * dimensions)
         samples.append(contentsOf: rows)
         labels.append(contentsOf: newLabels)
+        if structure == .linear { updateSampleNorms() }
     }
 
     /// Removes the samples at `indices` (out-of-range indices are ignored); later samples move up.
@@ -71,14 +81,18 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
         guard !doomed.isEmpty else { return }
         var keptSamples: [Float] = []
         var keptLabels: [Int32] = []
+        var keptNorms: [Float] = []
         keptSamples.reserveCapacity((count - doomed.count) * dimensions)
         keptLabels.reserveCapacity(count - doomed.count)
         for index in 0..<count where !doomed.contains(index) {
             keptSamples.append(contentsOf: samples[(index * dimensions)..<((index + 1) * dimensions)])
             keptLabels.append(labels[index])
+            // Removal keeps the order: the kept samples of the normed prefix stay a prefix.
+            if index < sampleNorms.count { keptNorms.append(sampleNorms[index]) }
         }
         samples = keptSamples
         labels = keptLabels
+        sampleNorms = keptNorms
         tree = nil
     }
 
@@ -103,7 +117,7 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
     }
 
     /// Batches at least this large, against at least `gemmMinimumSamples` samples of at least
-    /// `gemmMinimumDimensions` values, go through `ocm_k_nearest_batch` (a GEMM picks candidates,
+    /// `gemmMinimumDimensions` values, go through `ocm_k_nearest_batch_normed` (a GEMM picks candidates,
     /// exact distances decide: the same neighbours as the exact scan).
     static let gemmMinimumQueries = 16
     static let gemmMinimumSamples = 1024
@@ -117,16 +131,33 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
         return exactSearch(queries, queryCount: queryCount, k: k)
     }
 
-    /// The batch through `ocm_k_nearest_batch`; nil if it ran out of memory.
+    /// The batch through `ocm_k_nearest_batch_normed`; nil if it ran out of memory.
     private func gemmSearch(_ queries: UnsafePointer<Float>, queryCount: Int, k: Int) -> [NeighborList]? {
+        updateSampleNorms()
         var indices = [Int32](repeating: 0, count: queryCount * k)
         var found = [Float](repeating: 0, count: queryCount * k)
         let ok = samples.withUnsafeBufferPointer { all in
-            ocm_k_nearest_batch(queries, Int32(queryCount), all.baseAddress!, Int32(count), Int32(dimensions), Int32(k), &indices, &found)
+            sampleNorms.withUnsafeBufferPointer { norms in
+                ocm_k_nearest_batch_normed(
+                    queries, Int32(queryCount), all.baseAddress!, norms.baseAddress!, Int32(count), Int32(dimensions), Int32(k),
+                    &indices, &found)
+            }
         }
         guard ok else { return nil }
         return (0..<queryCount).map { query in
             NeighborList(indices: Array(indices[(query * k)..<((query + 1) * k)]), distances: Array(found[(query * k)..<((query + 1) * k)]))
+        }
+    }
+
+    /// Adds the squared norms of the samples that have none yet.
+    private func updateSampleNorms() {
+        let known = sampleNorms.count
+        guard known < count else { return }
+        sampleNorms += [Float](repeating: 0, count: count - known)
+        samples.withUnsafeBufferPointer { all in
+            sampleNorms.withUnsafeMutableBufferPointer { norms in
+                ocm_squared_norms(all.baseAddress! + known * dimensions, Int32(count - known), Int32(dimensions), norms.baseAddress! + known)
+            }
         }
     }
 

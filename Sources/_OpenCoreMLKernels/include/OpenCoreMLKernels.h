@@ -470,6 +470,16 @@ void ocm_squared_distances(const float *queries, int Q, int ldq, const float *sa
 bool ocm_k_nearest_batch(const float *queries, int Q, const float *samples, int N, int D, int k,
                          int32_t *indices, float *distances);
 
+/* ocm_k_nearest_batch with the samples' squared norms given (sample_norms[j] =
+ * ocm_squared_norms of sample j, e.g. kept with an index that does not change between batches),
+ * or computed here when NULL. */
+bool ocm_k_nearest_batch_normed(const float *queries, int Q, const float *samples, const float *sample_norms, int N,
+                                int D, int k, int32_t *indices, float *distances);
+
+/* out[i] = Σ_d rows[i·D + d]², summed in double and rounded once to float (the sample norms
+ * ocm_k_nearest_batch_normed expects). Threaded over rows. */
+void ocm_squared_norms(const float *rows, int N, int D, float *out);
+
 /* The k smallest of values[0..<n] in ascending order (ties: lower index first), as indices
  * (i + index_offset) and values; returns min(k, n). `indices` and `selected` hold k entries.
  * Values must not be NaN. */
