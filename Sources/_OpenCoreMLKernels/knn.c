@@ -90,6 +90,13 @@ static void scan_row(const knn_job *job, query_state *st, const float *dots, int
     const float *norms = job->sample_norms + first;
     const int k = job->k, room = job->room;
     float limit = st->heap_size == k ? st->heap_values[0] + margin : INFINITY;
+    if (st->heap_size == k) {
+        /* Most rows of a block have no candidate once the heap is full: count them first in a
+         * loop the compiler vectorizes (the same a; limit only falls during the loop below). */
+        int hits = 0;
+        for (int j = 0; j < length; j++) hits += qn + norms[j] - 2.0f * dots[j] <= limit;
+        if (hits == 0) return;
+    }
     for (int j = 0; j < length; j++) {
         const float a = qn + norms[j] - 2.0f * dots[j];
         if (a > limit) continue;
