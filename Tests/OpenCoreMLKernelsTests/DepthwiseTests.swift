@@ -26,6 +26,10 @@ extension KernelTests {
             // Stride 2 over rows wide enough for the vector split into even and odd columns.
             Geometry(h: 60, w: 70, kh: 3, kw: 3, sh: 2, sw: 2, dh: 1, dw: 1, padTop: 0, padLeft: 0, outH: 30, outW: 35),
             Geometry(h: 61, w: 71, kh: 3, kw: 3, sh: 2, sw: 2, dh: 1, dw: 1, padTop: 1, padLeft: 1, outH: 31, outW: 36),
+            // The register-blocked rows: whole 16-column vectors, two rows (a block of 2), and
+            // stride 2 with 5×5 taps over 2 rows of 17 columns (a vector and a 1-column tail).
+            Geometry(h: 2, w: 32, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 1, padLeft: 1, outH: 2, outW: 32),
+            Geometry(h: 3, w: 33, kh: 5, kw: 5, sh: 2, sw: 2, dh: 1, dw: 1, padTop: 2, padLeft: 2, outH: 2, outW: 17),
             // Too large to copy (the row-by-row path), and a kernel of more taps than the copy path takes.
             Geometry(h: 131, w: 129, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 1, padLeft: 1, outH: 131, outW: 129),
             Geometry(h: 12, w: 12, kh: 9, kw: 9, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 4, padLeft: 4, outH: 12, outW: 12),
