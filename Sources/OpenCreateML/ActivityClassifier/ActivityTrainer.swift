@@ -21,19 +21,54 @@ final class ActivityTrainer {
     static let momentum: Float = 0.9
     static let steps = ActivityChunk.windowsPerChunk
 
-    init(featureCount: Int, predictionWindow: Int, classLabels: [String], labelName: String, seed: Int) throws {
+    /// `dropout`: the rates by blob (``ActivityNetwork/dropout``; none for comparing one step with
+    /// the PyTorch twin).
+    init(featureCount: Int, predictionWindow: Int, classLabels: [String], labelName: String, seed: Int,
+         dropout: [String: Float] = ActivityNetwork.dropout) throws {
         self.featureCount = featureCount
         self.predictionWindow = predictionWindow
         self.classLabels = classLabels
         self.labelName = labelName
         let specification = try ActivityNetwork.specification(
             .training(steps: Self.steps), featureCount: featureCount, predictionWindow: predictionWindow, labels: classLabels, labelName: labelName)
-        let extras = TrainingGraphExtras(dropout: ActivityNetwork.dropout, lossWeights: [ActivityNetwork.lossName: ActivityNetwork.weightsName],
+        let extras = TrainingGraphExtras(dropout: dropout, lossWeights: [ActivityNetwork.lossName: ActivityNetwork.weightsName],
                                          seed: UInt64(bitPattern: Int64(seed)))
         network = try Network(model: specification, extras: extras)
+        Self.initialize(network, featureCount: featureCount, predictionWindow: predictionWindow, classCount: classLabels.count, seed: seed)
         optimizer = Optimizer(.adam(learningRate: ActivityNetwork.learningRate, beta1: 0.9, beta2: 0.999, eps: 1e-8))
         runningMean = [Float](repeating: 0, count: ActivityNetwork.denseSize)
         runningVariance = [Float](repeating: 1, count: ActivityNetwork.denseSize)
+    }
+
+    /// Turi Create's initial weights, drawn from `seed`: Xavier-uniform (±√(6 / (fan in + fan out)))
+    /// for the convolution (fans features × window and 64 × window), each LSTM gate's input and
+    /// recurrent matrices (64 → 200 and 200 → 200) and both dense layers; every bias 0, the forget
+    /// gate's too (the network's builder would give it 1 and seed by layer name, not by `seed`).
+    /// The batchnorm keeps its scale 1 and shift 0.
+    static func initialize(_ network: Network, featureCount: Int, predictionWindow: Int, classCount: Int, seed: Int) {
+        let (c, h, d) = (ActivityNetwork.convolutionFilters, ActivityNetwork.lstmSize, ActivityNetwork.denseSize)
+        var generator = SplitMix64(seed: UInt64(bitPattern: Int64(seed)) &+ 0x1417)
+        for parameter in network.parameters where parameter.isTrainable {
+            let name = parameter.name
+            let fans: (Int, Int)?
+            if name == "conv_layer.weights" { fans = (featureCount * predictionWindow, c * predictionWindow) }
+            else if name.hasPrefix("lstm_layer."), name.hasSuffix("WeightMatrix") { fans = (c, h) }
+            else if name.hasPrefix("lstm_layer."), name.hasSuffix("RecursionMatrix") { fans = (h, h) }
+            else if name == "dense_layer.weights" { fans = (h, d) }
+            else if name == "dense_layer1.weights" { fans = (d, classCount) }
+            else if name.hasPrefix("bn_layer.") { continue }
+            else { fans = nil }  // biases
+            let values = parameter.value.pointer
+            guard let (fanIn, fanOut) = fans else {
+                values.update(repeating: 0, count: parameter.count)
+                continue
+            }
+            let limit = (6 / Double(fanIn + fanOut)).squareRoot()
+            for i in 0..<parameter.count {
+                let unit = Double(generator.next() >> 11) * 0x1p-53  // [0, 1)
+                values[i] = Float((2 * unit - 1) * limit)
+            }
+        }
     }
 
     /// One pass over `chunks` in the order `order`, `batchSize` chunks per step. Returns the mean
