@@ -4,8 +4,8 @@ import _OpenCoreMLEngine
 
 /// Trains Turi Create's activity-classifier network on chunks, as Turi Create does: Adam (learning
 /// rate 1e-3), a batch of chunks per step, dropout after the first ReLU (0.2) and before the last
-/// dense layer (0.5), cross-entropy per window weighted 1 for windows with samples and 0 for
-/// padding. The batchnorm normalizes with each batch's statistics and keeps moving averages of
+/// dense layer (0.5), cross-entropy per window averaged over each chunk's windows with samples
+/// (padding weighs 0), then over the chunks. The batchnorm normalizes with each batch's statistics and keeps moving averages of
 /// them (momentum 0.9, over the windows with samples) for inference, as MXNet's batchnorm behind
 /// Turi Create does.
 final class ActivityTrainer {
@@ -86,9 +86,13 @@ final class ActivityTrainer {
             for example in 0..<batch {
                 let chunk = chunks[order[start + example]]
                 chunk.features.withUnsafeBufferPointer { (x + example * perChunk).update(from: $0.baseAddress!, count: perChunk) }
+                // Turi Create's loss: each chunk's windows averaged, then the chunks averaged (a chunk
+                // of 2 windows weighs as much as one of 20). The loss node divides by the sum of the
+                // weights, so each window weighs 1 / (the chunk's windows with samples).
+                let windowsWithSamples = chunk.windowWeights.reduce(0, +)
                 for window in 0..<steps {
                     t[example * steps + window] = Float(chunk.windowLabels[window])
-                    w[example * steps + window] = chunk.windowWeights[window]
+                    w[example * steps + window] = windowsWithSamples > 0 ? chunk.windowWeights[window] / windowsWithSamples : 0
                 }
             }
             let loss = try network.trainingStep(batch: batch)
