@@ -5,9 +5,10 @@ import _OpenCoreMLEngine
 /// Trains Turi Create's activity-classifier network on chunks, as Turi Create does: Adam (learning
 /// rate 1e-3), a batch of chunks per step, dropout after the first ReLU (0.2) and before the last
 /// dense layer (0.5), cross-entropy per window averaged over each chunk's windows with samples
-/// (padding weighs 0), then over the chunks. The batchnorm normalizes with each batch's statistics and keeps moving averages of
-/// them (momentum 0.9, over the windows with samples) for inference, as MXNet's batchnorm behind
-/// Turi Create does.
+/// (padding weighs 0), then over the chunks. The batchnorm normalizes with each batch's
+/// statistics (over all its windows, padding included) and keeps moving averages of them for
+/// inference, as Turi Create 6's TensorFlow batchnorm does: momentum 0.99 from mean 0 and
+/// variance 1, over the same windows, biased variance.
 final class ActivityTrainer {
     let featureCount: Int
     let predictionWindow: Int
@@ -17,8 +18,7 @@ final class ActivityTrainer {
     private let optimizer: Optimizer
     private(set) var runningMean: [Float]
     private(set) var runningVariance: [Float]
-    private var statisticsSeen = false
-    static let momentum: Float = 0.9
+    static let momentum: Float = 0.99
     static let steps = ActivityChunk.windowsPerChunk
 
     /// `dropout`: the rates by blob (``ActivityNetwork/dropout``; none for comparing one step with
@@ -111,37 +111,35 @@ final class ActivityTrainer {
                 if Float(best) == t[row] { correct += 1 }
                 counted += 1
             }
-            updateStatistics(batch: batch, weights: w)
+            updateStatistics(rows: batch * steps)
             afterStep(stepCount, lossSum / Double(stepCount))
         }
         return (stepCount == 0 ? 0 : lossSum / Double(stepCount), counted == 0 ? 0 : Double(correct) / Double(counted))
     }
 
-    /// Folds the mean and variance of the batchnorm's input over this batch's weighted windows into
-    /// the moving averages.
-    private func updateStatistics(batch: Int, weights: UnsafeMutablePointer<Float>) {
+    /// Folds the mean and (biased) variance of the batchnorm's input over all `rows` of this batch
+    /// (the windows of padding too, as the batch statistics the training pass normalized with)
+    /// into the moving averages.
+    private func updateStatistics(rows: Int) {
         let channels = ActivityNetwork.denseSize
         let x = network.blobs[ActivityNetwork.batchNormInput]!.value.pointer
         var sum = [Double](repeating: 0, count: channels), squares = [Double](repeating: 0, count: channels)
-        var n = 0
-        for row in 0..<(batch * Self.steps) where weights[row] > 0 {
+        guard rows > 0 else { return }
+        for row in 0..<rows {
             let values = x + row * channels
             for c in 0..<channels {
                 let v = Double(values[c])
                 sum[c] += v
                 squares[c] += v * v
             }
-            n += 1
         }
-        guard n > 0 else { return }
-        let m = statisticsSeen ? Self.momentum : 0
+        let m = Self.momentum
         for c in 0..<channels {
-            let mean = sum[c] / Double(n)
-            let variance = max(squares[c] / Double(n) - mean * mean, 0)
+            let mean = sum[c] / Double(rows)
+            let variance = max(squares[c] / Double(rows) - mean * mean, 0)
             runningMean[c] = m * runningMean[c] + (1 - m) * Float(mean)
             runningVariance[c] = m * runningVariance[c] + (1 - m) * Float(variance)
         }
-        statisticsSeen = true
     }
 
     /// The network of `variant` (chunk or export) with the current weights and the moving statistics.
