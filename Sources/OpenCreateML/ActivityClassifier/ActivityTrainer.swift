@@ -79,7 +79,9 @@ final class ActivityTrainer {
         var lossSum = 0.0, stepCount = 0, correct = 0, counted = 0
         for start in stride(from: 0, to: order.count, by: batchSize) {
             let batch = min(batchSize, order.count - start)
-            network.reserve(batch: batch, training: true)
+            // Turi Create's iterator fills the last batch up with empty chunks (zeros, weight 0),
+            // which the batchnorm's statistics see: so does this.
+            network.reserve(batch: batchSize, training: true)
             let x = network.inputBlob(named: ActivityNetwork.featuresName)!.value.pointer
             let t = network.blobs[ActivityNetwork.targetName]!.value.pointer
             let w = network.blobs[ActivityNetwork.weightsName]!.value.pointer
@@ -95,7 +97,12 @@ final class ActivityTrainer {
                     w[example * steps + window] = windowsWithSamples > 0 ? chunk.windowWeights[window] / windowsWithSamples : 0
                 }
             }
-            let loss = try network.trainingStep(batch: batch)
+            if batch < batchSize {
+                (x + batch * perChunk).update(repeating: 0, count: (batchSize - batch) * perChunk)
+                (t + batch * steps).update(repeating: 0, count: (batchSize - batch) * steps)
+                (w + batch * steps).update(repeating: 0, count: (batchSize - batch) * steps)
+            }
+            let loss = try network.trainingStep(batch: batchSize)
             guard loss.isFinite else {
                 throw CreateMLError("training", "the loss became \(loss) at step \(stepCount + 1); the features may need scaling")
             }
@@ -111,7 +118,7 @@ final class ActivityTrainer {
                 if Float(best) == t[row] { correct += 1 }
                 counted += 1
             }
-            updateStatistics(rows: batch * steps)
+            updateStatistics(rows: batchSize * steps)
             afterStep(stepCount, lossSum / Double(stepCount))
         }
         return (stepCount == 0 ? 0 : lossSum / Double(stepCount), counted == 0 ? 0 : Double(correct) / Double(counted))
