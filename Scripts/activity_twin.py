@@ -88,8 +88,8 @@ class Twin(torch.nn.Module):
         n = x.shape[0]
         trace = {}
         conv = self.conv(x.transpose(1, 2))  # [N, 64, 20]
-        trace["conv"] = conv.transpose(1, 2)
         h = F.relu(conv).transpose(1, 2)  # [N, 20, 64]
+        trace["relu0"] = h
         if self.training and self.dropout:
             h = F.dropout(h, 0.2, True)
         h, _ = self.lstm(h)
@@ -251,7 +251,7 @@ def fixture(path):
     out = {"window": w, "features": f, "classes": classes, "sessions": FIXTURE_SESSIONS,
            "weights": [float(v) for v in weights.reshape(-1)], "labels": [int(v) for v in y.reshape(-1)],
            "loss": float(loss.detach()), "forward": {}, "gradients": {}, "after_step": {}}
-    trace_blobs = {"conv": "relu0_in", "lstm": "dense0_in", "dense0": "bn_in", "batchnorm": "relu1_in", "dense1": "softmax_in"}
+    trace_blobs = {"relu0": "lstm_in", "lstm": "dense0_in", "dense0": "bn_in", "batchnorm": "relu1_in", "dense1": "softmax_in"}
     for key, blob in trace_blobs.items():
         out["forward"][blob] = summary(model.trace[key])
     out["forward"]["probabilities"] = summary(torch.softmax(logits, -1))
