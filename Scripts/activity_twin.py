@@ -40,7 +40,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_activity_peer import STEPS, chunks, read  # noqa: E402
+from bench_activity_peer import STEPS, accuracies, chunks, load  # noqa: E402
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # busy-waiting threads crawl on a shared machine
 import torch  # noqa: E402
@@ -139,13 +139,8 @@ def train_and_test(a):
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
-    features = a.features.split(",")
-    train = read(a.train, features, a.label_column, a.session_column, a.time_column)
-    test = read(a.test, features, a.label_column, a.session_column, a.time_column)
-    classes = sorted({l for _, labels in train for l in labels})
+    features, train, test, classes, (x, y, weights, _), (tx, ty, tw, spans) = load(a)
     w = a.prediction_window
-    x, y, weights, _ = chunks(train, w, classes)
-    tx, ty, tw, spans = chunks(test, w, classes)
     model = Twin(len(features), w, len(classes))
     generator = torch.Generator().manual_seed(a.seed)
     model.initialize(generator)
@@ -164,24 +159,12 @@ def train_and_test(a):
     model.eval()
     with torch.no_grad():
         probabilities = torch.softmax(model(torch.from_numpy(tx)), -1).numpy()
-    correct_rows = rows = correct_windows = windows = 0
-    index = {c: i for i, c in enumerate(classes)}
-    for (s, start, end), p, t, weight in zip(spans, probabilities, ty, tw):
-        labels = test[s][1]
-        predicted = p.argmax(axis=1)
-        for k in range(STEPS):
-            if weight[k] == 0:
-                continue
-            windows += 1
-            correct_windows += int(predicted[k] == t[k])
-            for r in range(start + k * w, min(start + (k + 1) * w, end)):
-                rows += 1
-                correct_rows += int(index[labels[r]] == predicted[k])
+    per_row, per_window = accuracies(test, spans, probabilities, ty, tw, classes, w)
     return {
         "torch_version": torch.__version__, "epochs": a.epochs, "prediction_window": w, "shuffle": a.shuffle,
         "chunks_train": int(len(x)), "chunks_test": int(len(tx)),
         "first_epoch_seconds": times[0], "seconds_per_epoch": float(np.median(times[1:] if len(times) > 1 else times)),
-        "test_accuracy_per_row": correct_rows / rows, "test_accuracy_per_window": correct_windows / windows,
+        "test_accuracy_per_row": per_row, "test_accuracy_per_window": per_window,
     }
 
 
