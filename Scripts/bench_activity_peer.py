@@ -63,6 +63,32 @@ def chunks(sessions, window, classes):
     return np.stack(xs), np.stack(ys), np.stack(ws), spans
 
 
+def load(a):
+    """The arguments' feature names, training and test sessions, classes (sorted), and both sets' chunks."""
+    features = a.features.split(",")
+    train = read(a.train, features, a.label_column, a.session_column, a.time_column)
+    test = read(a.test, features, a.label_column, a.session_column, a.time_column)
+    classes = sorted({l for _, labels in train for l in labels})
+    return features, train, test, classes, chunks(train, a.prediction_window, classes), chunks(test, a.prediction_window, classes)
+
+
+def accuracies(test, spans, probabilities, ty, tw, classes, w):
+    """Test accuracy per row (each row gets its window's prediction, as Turi Create counts) and per
+    window, from each test chunk's probabilities [chunks, STEPS, K]."""
+    correct_rows = rows = correct_windows = windows = 0
+    index = {c: i for i, c in enumerate(classes)}
+    for (s, start, end), p, t, weight in zip(spans, probabilities, ty, tw):
+        labels = test[s][1]
+        predicted = p.argmax(axis=1)
+        for k in range(STEPS):
+            if weight[k] == 0:
+                continue
+            windows += 1; correct_windows += int(predicted[k] == t[k])
+            for r in range(start + k * w, min(start + (k + 1) * w, end)):
+                rows += 1; correct_rows += int(index[labels[r]] == predicted[k])
+    return correct_rows / rows, correct_windows / windows
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--train", required=True); p.add_argument("--test", required=True)
@@ -77,13 +103,8 @@ def main():
     tf.config.threading.set_intra_op_parallelism_threads(a.threads)
     tf.config.threading.set_inter_op_parallelism_threads(a.threads)
     tf.keras.utils.set_random_seed(a.seed)
-    features = a.features.split(",")
-    train = read(a.train, features, a.label_column, a.session_column, a.time_column)
-    test = read(a.test, features, a.label_column, a.session_column, a.time_column)
-    classes = sorted({l for _, labels in train for l in labels})
+    features, train, test, classes, (x, y, weights, _), (tx, ty, tw, spans) = load(a)
     w = a.prediction_window
-    x, y, weights, _ = chunks(train, w, classes)
-    tx, ty, tw, spans = chunks(test, w, classes)
 
     L = tf.keras.layers
     model = tf.keras.Sequential([
@@ -103,22 +124,12 @@ def main():
     model.fit(x, y, sample_weight=weights, batch_size=a.batch_size, epochs=a.epochs, shuffle=True, verbose=0, callbacks=[Timer()])
 
     probabilities = model.predict(tx, batch_size=32, verbose=0)
-    correct_rows = rows = correct_windows = windows = 0
-    index = {c: i for i, c in enumerate(classes)}
-    for (s, start, end), p, t, weight in zip(spans, probabilities, ty, tw):
-        labels = test[s][1]
-        predicted = p.argmax(axis=1)
-        for k in range(STEPS):
-            if weight[k] == 0:
-                continue
-            windows += 1; correct_windows += int(predicted[k] == t[k])
-            for r in range(start + k * w, min(start + (k + 1) * w, end)):
-                rows += 1; correct_rows += int(index[labels[r]] == predicted[k])
+    per_row, per_window = accuracies(test, spans, probabilities, ty, tw, classes, w)
     result = {
         "tensorflow_version": tf.__version__, "epochs": a.epochs, "prediction_window": w,
         "chunks_train": int(len(x)), "chunks_test": int(len(tx)),
         "first_epoch_seconds": times[0], "seconds_per_epoch": float(np.median(times[1:] if len(times) > 1 else times)),
-        "test_accuracy_per_row": correct_rows / rows, "test_accuracy_per_window": correct_windows / windows,
+        "test_accuracy_per_row": per_row, "test_accuracy_per_window": per_window,
     }
     if a.json:
         print(json.dumps(result))

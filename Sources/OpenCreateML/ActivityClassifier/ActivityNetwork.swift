@@ -18,8 +18,9 @@ import OpenCoreMLTools
 ///   layers; Adam), which neither Turi Create nor Create ML offers.
 ///
 /// Every variant has the same layer names and weight shapes, so weights move between them with
-/// `Network.store(in:)`; initial weights are Glorot-uniform (biases zero, the LSTM's forget-gate
-/// bias 1), seeded by each layer's name.
+/// `Network.store(in:)`. The builder's initial weights (Glorot-uniform seeded by each layer's name,
+/// the LSTM's forget-gate bias 1) are replaced in training by Turi Create's, drawn from the seed
+/// (``ActivityTrainer/initialize(_:featureCount:predictionWindow:classCount:seed:)``).
 enum ActivityNetwork {
     static let convolutionFilters = 64
     static let lstmSize = 200

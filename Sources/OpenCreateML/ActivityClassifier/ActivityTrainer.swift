@@ -4,10 +4,11 @@ import _OpenCoreMLEngine
 
 /// Trains Turi Create's activity-classifier network on chunks, as Turi Create does: Adam (learning
 /// rate 1e-3), a batch of chunks per step, dropout after the first ReLU (0.2) and before the last
-/// dense layer (0.5), cross-entropy per window weighted 1 for windows with samples and 0 for
-/// padding. The batchnorm normalizes with each batch's statistics and keeps moving averages of
-/// them (momentum 0.9, over the windows with samples) for inference, as MXNet's batchnorm behind
-/// Turi Create does.
+/// dense layer (0.5), cross-entropy per window averaged over each chunk's windows with samples
+/// (padding weighs 0), then over the chunks. The batchnorm normalizes with each batch's
+/// statistics (over all its windows, padding included) and keeps moving averages of them for
+/// inference, as Turi Create 6's TensorFlow batchnorm does: momentum 0.99 from mean 0 and
+/// variance 1, over the same windows, biased variance.
 final class ActivityTrainer {
     let featureCount: Int
     let predictionWindow: Int
@@ -17,23 +18,57 @@ final class ActivityTrainer {
     private let optimizer: Optimizer
     private(set) var runningMean: [Float]
     private(set) var runningVariance: [Float]
-    private var statisticsSeen = false
-    static let momentum: Float = 0.9
+    static let momentum: Float = 0.99
     static let steps = ActivityChunk.windowsPerChunk
 
-    init(featureCount: Int, predictionWindow: Int, classLabels: [String], labelName: String, seed: Int) throws {
+    /// `dropout`: the rates by blob (``ActivityNetwork/dropout``; none for comparing one step with
+    /// the PyTorch twin).
+    init(featureCount: Int, predictionWindow: Int, classLabels: [String], labelName: String, seed: Int,
+         dropout: [String: Float] = ActivityNetwork.dropout) throws {
         self.featureCount = featureCount
         self.predictionWindow = predictionWindow
         self.classLabels = classLabels
         self.labelName = labelName
         let specification = try ActivityNetwork.specification(
             .training(steps: Self.steps), featureCount: featureCount, predictionWindow: predictionWindow, labels: classLabels, labelName: labelName)
-        let extras = TrainingGraphExtras(dropout: ActivityNetwork.dropout, lossWeights: [ActivityNetwork.lossName: ActivityNetwork.weightsName],
+        let extras = TrainingGraphExtras(dropout: dropout, lossWeights: [ActivityNetwork.lossName: ActivityNetwork.weightsName],
                                          seed: UInt64(bitPattern: Int64(seed)))
         network = try Network(model: specification, extras: extras)
+        Self.initialize(network, featureCount: featureCount, predictionWindow: predictionWindow, classCount: classLabels.count, seed: seed)
         optimizer = Optimizer(.adam(learningRate: ActivityNetwork.learningRate, beta1: 0.9, beta2: 0.999, eps: 1e-8))
         runningMean = [Float](repeating: 0, count: ActivityNetwork.denseSize)
         runningVariance = [Float](repeating: 1, count: ActivityNetwork.denseSize)
+    }
+
+    /// Turi Create's initial weights, drawn from `seed`: Xavier-uniform (±√(6 / (fan in + fan out)))
+    /// for the convolution (fans features × window and 64 × window), each LSTM gate's input and
+    /// recurrent matrices (64 → 200 and 200 → 200) and both dense layers; every bias 0, the forget
+    /// gate's too (the network's builder would give it 1 and seed by layer name, not by `seed`).
+    /// The batchnorm keeps its scale 1 and shift 0.
+    static func initialize(_ network: Network, featureCount: Int, predictionWindow: Int, classCount: Int, seed: Int) {
+        let (c, h, d) = (ActivityNetwork.convolutionFilters, ActivityNetwork.lstmSize, ActivityNetwork.denseSize)
+        var generator = SplitMix64(seed: UInt64(bitPattern: Int64(seed)) &+ 0x1417)
+        for parameter in network.parameters where parameter.isTrainable {
+            let name = parameter.name
+            let fans: (Int, Int)?
+            if name == "conv_layer.weights" { fans = (featureCount * predictionWindow, c * predictionWindow) }
+            else if name.hasPrefix("lstm_layer."), name.hasSuffix("WeightMatrix") { fans = (c, h) }
+            else if name.hasPrefix("lstm_layer."), name.hasSuffix("RecursionMatrix") { fans = (h, h) }
+            else if name == "dense_layer.weights" { fans = (h, d) }
+            else if name == "dense_layer1.weights" { fans = (d, classCount) }
+            else if name.hasPrefix("bn_layer.") { continue }
+            else { fans = nil }  // biases
+            let values = parameter.value.pointer
+            guard let (fanIn, fanOut) = fans else {
+                values.update(repeating: 0, count: parameter.count)
+                continue
+            }
+            let limit = (6 / Double(fanIn + fanOut)).squareRoot()
+            for i in 0..<parameter.count {
+                let unit = Double(generator.next() >> 11) * 0x1p-53  // [0, 1)
+                values[i] = Float((2 * unit - 1) * limit)
+            }
+        }
     }
 
     /// One pass over `chunks` in the order `order`, `batchSize` chunks per step. Returns the mean
@@ -44,19 +79,30 @@ final class ActivityTrainer {
         var lossSum = 0.0, stepCount = 0, correct = 0, counted = 0
         for start in stride(from: 0, to: order.count, by: batchSize) {
             let batch = min(batchSize, order.count - start)
-            network.reserve(batch: batch, training: true)
+            // Turi Create's iterator fills the last batch up with empty chunks (zeros, weight 0),
+            // which the batchnorm's statistics see: so does this.
+            network.reserve(batch: batchSize, training: true)
             let x = network.inputBlob(named: ActivityNetwork.featuresName)!.value.pointer
             let t = network.blobs[ActivityNetwork.targetName]!.value.pointer
             let w = network.blobs[ActivityNetwork.weightsName]!.value.pointer
             for example in 0..<batch {
                 let chunk = chunks[order[start + example]]
                 chunk.features.withUnsafeBufferPointer { (x + example * perChunk).update(from: $0.baseAddress!, count: perChunk) }
+                // Turi Create's loss: each chunk's windows averaged, then the chunks averaged (a chunk
+                // of 2 windows weighs as much as one of 20). The loss node divides by the sum of the
+                // weights, so each window weighs 1 / (the chunk's windows with samples).
+                let windowsWithSamples = chunk.windowWeights.reduce(0, +)
                 for window in 0..<steps {
                     t[example * steps + window] = Float(chunk.windowLabels[window])
-                    w[example * steps + window] = chunk.windowWeights[window]
+                    w[example * steps + window] = windowsWithSamples > 0 ? chunk.windowWeights[window] / windowsWithSamples : 0
                 }
             }
-            let loss = try network.trainingStep(batch: batch)
+            if batch < batchSize {
+                (x + batch * perChunk).update(repeating: 0, count: (batchSize - batch) * perChunk)
+                (t + batch * steps).update(repeating: 0, count: (batchSize - batch) * steps)
+                (w + batch * steps).update(repeating: 0, count: (batchSize - batch) * steps)
+            }
+            let loss = try network.trainingStep(batch: batchSize)
             guard loss.isFinite else {
                 throw CreateMLError("training", "the loss became \(loss) at step \(stepCount + 1); the features may need scaling")
             }
@@ -72,37 +118,35 @@ final class ActivityTrainer {
                 if Float(best) == t[row] { correct += 1 }
                 counted += 1
             }
-            updateStatistics(batch: batch, weights: w)
+            updateStatistics(rows: batchSize * steps)
             afterStep(stepCount, lossSum / Double(stepCount))
         }
         return (stepCount == 0 ? 0 : lossSum / Double(stepCount), counted == 0 ? 0 : Double(correct) / Double(counted))
     }
 
-    /// Folds the mean and variance of the batchnorm's input over this batch's weighted windows into
-    /// the moving averages.
-    private func updateStatistics(batch: Int, weights: UnsafeMutablePointer<Float>) {
+    /// Folds the mean and (biased) variance of the batchnorm's input over all `rows` of this batch
+    /// (the windows of padding too, as the batch statistics the training pass normalized with)
+    /// into the moving averages.
+    private func updateStatistics(rows: Int) {
         let channels = ActivityNetwork.denseSize
         let x = network.blobs[ActivityNetwork.batchNormInput]!.value.pointer
         var sum = [Double](repeating: 0, count: channels), squares = [Double](repeating: 0, count: channels)
-        var n = 0
-        for row in 0..<(batch * Self.steps) where weights[row] > 0 {
+        guard rows > 0 else { return }
+        for row in 0..<rows {
             let values = x + row * channels
             for c in 0..<channels {
                 let v = Double(values[c])
                 sum[c] += v
                 squares[c] += v * v
             }
-            n += 1
         }
-        guard n > 0 else { return }
-        let m = statisticsSeen ? Self.momentum : 0
+        let m = Self.momentum
         for c in 0..<channels {
-            let mean = sum[c] / Double(n)
-            let variance = max(squares[c] / Double(n) - mean * mean, 0)
+            let mean = sum[c] / Double(rows)
+            let variance = max(squares[c] / Double(rows) - mean * mean, 0)
             runningMean[c] = m * runningMean[c] + (1 - m) * Float(mean)
             runningVariance[c] = m * runningVariance[c] + (1 - m) * Float(variance)
         }
-        statisticsSeen = true
     }
 
     /// The network of `variant` (chunk or export) with the current weights and the moving statistics.

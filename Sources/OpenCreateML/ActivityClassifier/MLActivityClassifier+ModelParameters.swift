@@ -13,7 +13,7 @@ extension MLActivityClassifier {
     ///                                                maximumIterations: 10, predictionWindowSize: 50)
     /// ```
     ///
-    /// ``seed`` (the validation split, the chunk order and the dropout masks) is an OpenCoreML
+    /// ``seed`` (the validation split, the initial weights and the dropout masks) is an OpenCoreML
     /// addition, set as a property.
     public struct ModelParameters: Sendable {
         /// Which sessions measure the model during training (Create ML's
@@ -38,8 +38,8 @@ extension MLActivityClassifier {
         /// Samples per prediction: the model labels every `predictionWindowSize` consecutive rows of a
         /// session once (100 by default, as in Create ML).
         public var predictionWindowSize: Int
-        /// Seeds the validation split, the order of the chunks in every pass and the dropout masks (an
-        /// OpenCoreML addition).
+        /// Seeds the validation split, the initial weights and the dropout masks (an OpenCoreML
+        /// addition; the chunks go in the data's order every pass, as in Turi Create).
         public var seed: Int = 0
 
         /// Create ML's older spelling: the validation data as a table, or nil for none.

@@ -96,12 +96,11 @@ public struct MLActivityClassifier: Sendable {
         let trainer = try ActivityTrainer(featureCount: features.count, predictionWindow: window, classLabels: classes,
                                           labelName: labelColumn, seed: parameters.seed)
         let chunks = sessions.flatMap { $0.chunks(featureCount: features.count, predictionWindow: window, classCount: classes.count) }
-        var generator = SplitMix64(seed: UInt64(bitPattern: Int64(parameters.seed)) &+ 0x5EED)
+        // The chunks in the data's order every pass, as Turi Create's iterator feeds them (no shuffling).
+        let order = Array(chunks.indices)
         let stepsPerIteration = (chunks.count + parameters.batchSize - 1) / parameters.batchSize
         var iterations: [Iteration] = []
         for iteration in 1...parameters.maximumIterations {
-            var order = Array(chunks.indices)
-            order.shuffle(using: &generator)
             let start = ContinuousClock.now
             let (loss, accuracy) = try trainer.epoch(chunks, order: order, batchSize: parameters.batchSize) { step, loss in
                 progress?(.stepFinished(iteration: iteration, step: step, of: stepsPerIteration, loss: loss))
