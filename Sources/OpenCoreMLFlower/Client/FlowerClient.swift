@@ -116,6 +116,8 @@ public final class FlowerClient: @unchecked Sendable {
     /// instruction carrying the same arrays again (FedAvg's next round after its evaluation) uses
     /// the model as it is.
     private var appliedArrays: [(String, FlowerArray)]?
+    /// The shapes of the exchanged arrays (fixed by the model's layers).
+    private let shapes: [[Int]]
 
     /// A client for `model` (updatable) that trains on `trainingData` and evaluates on `testData`:
     /// training inputs as `MLUpdateTask` takes them, the model's input and its label feature (the
@@ -135,6 +137,7 @@ public final class FlowerClient: @unchecked Sendable {
             throw FlowerClientError.badInstruction("the model has no updatable layer with weights to exchange")
         }
         self.model = model
+        shapes = try ModelArrays.shapes(of: model)
         training = trainingData
         testing = testData
         trainingCount = trainingData.count
@@ -354,14 +357,15 @@ public final class FlowerClient: @unchecked Sendable {
         return true
     }
 
-    /// The content of object `id` of a message; an object the SuperLink has not received yet is
-    /// asked for again with backoff.
+    /// The content of object `id` of a message; an object the SuperLink has not received yet (the
+    /// ServerApp lists a message before it has pushed its objects) is asked for again after 0.01 s,
+    /// doubling up to 0.2 s.
     private func pullObject(_ id: String, node: UInt64, run: UInt64) throws -> Data {
         var request = Flower_Fleet_PullObjectRequest()
         request.node.nodeID = node
         request.runID = run
         request.objectID = id
-        var wait = 0.05
+        var wait = 0.01
         let deadline = Date().addingTimeInterval(configuration.requestTimeout)
         while true {
             let response: Flower_Fleet_PullObjectResponse = try transport.call(.pullObject, request)
@@ -373,7 +377,7 @@ public final class FlowerClient: @unchecked Sendable {
                 throw FlowerClientError.protocolViolation("object \(id) did not become available within \(Int(configuration.requestTimeout)) s")
             }
             sleep(wait)
-            wait = min(wait * 2, 1)
+            wait = min(wait * 2, 0.2)
         }
     }
 
@@ -422,7 +426,7 @@ public final class FlowerClient: @unchecked Sendable {
     private func apply(_ arrays: [(String, FlowerArray)]) throws -> Bool {
         if let appliedArrays, appliedArrays.map(\.0) == arrays.map(\.0), appliedArrays.map(\.1) == arrays.map(\.1) { return true }
         appliedArrays = nil
-        model = ModelArrays.isPacked(arrays) ? try ModelArrays.applying(packed: arrays[0].1, to: model) : try ModelArrays.applying(arrays, to: model)
+        model = ModelArrays.isPacked(arrays) ? try ModelArrays.applying(packed: arrays[0].1, to: model, shapes: shapes) : try ModelArrays.applying(arrays, to: model)
         appliedArrays = arrays
         return false
     }

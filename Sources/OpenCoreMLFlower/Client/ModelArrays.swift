@@ -49,17 +49,13 @@ enum ModelArrays {
 
     /// `model` with its exchanged arrays replaced by the values of `packed` (the packed form):
     /// exactly as many float32 values as the model's arrays hold together, all finite.
-    static func applying(packed: FlowerArray, to model: MLModel) throws -> MLModel {
+    /// `shapes`: the model's ``shapes(of:)`` when the caller holds them (they never change).
+    static func applying(packed: FlowerArray, to model: MLModel, shapes known: [[Int]]? = nil) throws -> MLModel {
         guard packed.stype == FlowerArray.numpyStype else {
             throw FlowerClientError.badInstruction("array '\(packedName)' is serialized as '\(packed.stype)'; expected \(FlowerArray.numpyStype)")
         }
         let keys = model.updatableWeightKeys
-        let shapes = try keys.map { key -> [Int] in
-            guard let current = try model.parameterValue(for: key) as? MLMultiArray else {
-                throw FlowerClientError.badInstruction("the model's \(name(of: key)) is not an array")
-            }
-            return current.shape.map(\.intValue)
-        }
+        let shapes = try known ?? self.shapes(of: model)
         let counts = shapes.map { $0.reduce(1, *) }
         let total = counts.reduce(0, +)
         guard packed.shape == [total] else {
@@ -85,6 +81,16 @@ enum ModelArrays {
         let configuration = MLModelConfiguration()
         configuration.parameters = overrides
         return try MLModel(specification: model.specification, configuration: configuration)
+    }
+
+    /// The shapes of the model's exchanged arrays, in order.
+    static func shapes(of model: MLModel) throws -> [[Int]] {
+        try model.updatableWeightKeys.map { key -> [Int] in
+            guard let current = try model.parameterValue(for: key) as? MLMultiArray else {
+                throw FlowerClientError.badInstruction("the model's \(name(of: key)) is not an array")
+            }
+            return current.shape.map(\.intValue)
+        }
     }
 
     /// Row-major strides of `shape`.
