@@ -46,15 +46,22 @@ def main():
             pushed = at("push-end", kind)
             complete = at("replies-complete", kind)
             add(f"{kind}: ServerApp configures and pushes the messages", pushed - previous)
-            # This half's events of every client: the instruction is the one picked up after `pushed`.
+            # Each client's instruction of this half: the one of this type whose reply was pushed
+            # between the app's push and its last reply (a client's events, split at each poll).
             last = None
+            started = at("push-start", kind)
             for events_of_client in clients:
-                mine = [e for e in events_of_client if e.get("type") == kind and e["t"] >= pushed - 0.001 and e["t"] <= complete + 0.001]
-                times = {}
-                for event in mine:
-                    times.setdefault(event["event"], event)
-                if "pushed" in times and (last is None or times["pushed"]["t"] > last["pushed"]["t"]):
-                    last = times
+                instructions, current = [], None
+                for event in events_of_client:
+                    if event["event"] == "poll":
+                        current = {}
+                        instructions.append(current)
+                    if current is not None and event.get("type") == kind:
+                        current.setdefault(event["event"], event)
+                for times in instructions:
+                    if "pushed" in times and started <= times["pushed"]["t"] <= complete + 0.001:
+                        if last is None or times["pushed"]["t"] > last["pushed"]["t"]:
+                            last = times
             if last is not None:
                 steps = [("poll", "waiting for the client's poll"), ("message", "PullMessages"),
                          ("objects", "pulling the objects"), ("confirmed", "confirming"), ("inflated", "rebuilding the records"),
@@ -64,8 +71,9 @@ def main():
                 t = pushed
                 for key, label in steps:
                     if key in last:
-                        add(f"{kind}: client: {label}", last[key]["t"] - t)
-                        t = last[key]["t"]
+                        # A poll sent before the push ended counts from the push's end.
+                        add(f"{kind}: client: {label}", max(0.0, last[key]["t"] - t))
+                        t = max(t, last[key]["t"])
                 add(f"{kind}: ServerApp notices and pulls the last reply", complete - t)
             else:
                 add(f"{kind}: clients (pull, work, push; not profiled)", complete - pushed)

@@ -64,13 +64,12 @@ enum ModelArrays {
         var overrides: [MLParameterKey: Any] = [:]
         do {
             try NumPyArrays.withFloat32Values(packed.data, count: total) { values in
+                // [Float] per array: MLModel copies those into the layers as they are (an MLMultiArray
+                // would be read back element by element).
                 var start = 0
                 for (index, key) in keys.enumerated() {
-                    let array = try MLMultiArray(shape: shapes[index].map { NSNumber(value: $0) }, dataType: .float32)
-                    let destination = array.dataPointer.assumingMemoryBound(to: Float.self)
-                    destination.update(from: values.baseAddress! + start, count: counts[index])
+                    overrides[key] = Array(values[start..<(start + counts[index])])
                     start += counts[index]
-                    overrides[key] = array
                 }
             }
         } catch let error as FlowerClientError {
