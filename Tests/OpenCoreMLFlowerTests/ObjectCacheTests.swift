@@ -98,7 +98,7 @@ struct ObjectCacheTests {
 
     @Test func bytesThatAreNotTheObjectTheIdNamesAreRefusedAndNotKept() throws {
         let store = Store()
-        var cache = ObjectCache()
+        let cache = ObjectCache()
         let message = try Self.instruction(round: 1, weights: [1, 2], bias: [3])
         store.put(message)
         // Corrupt the first chunk's bytes (its last value) as the SuperLink hands them out.
