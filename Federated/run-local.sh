@@ -20,8 +20,13 @@
 #   --out DIR            where the history, the final model, the chart and the logs go
 #                        (default federated-run)
 #   --kill-client-after S  stop client 1 abruptly S seconds after it joined (robustness check)
-#   --poll-interval S    how often the clients ask for instructions and the app for replies
-#                        (default 0.2 s; Flower's own grid asks every 3 s)
+#   --poll-interval S    how often the clients ask for instructions (default 0.1 s)
+#   --app-poll-interval S  how often the app asks for the clients' replies (default 0.05 s: one
+#                        request for all of them; 0: Flower's own grid, every 3 s)
+#   --unpacked           send the arrays one per weight blob (run config packed=false), not
+#                        packed into one
+#   --profile            write timestamped phases: DIR/server-profile.jsonl (the ServerApp) and
+#                        DIR/client-I-profile.jsonl (each client's `--profile`)
 #
 # Needs: a venv with flwr 1.41.0 and coremltools 9.0 (FLOWER_VENV, default .venv-flower):
 #   python3 -m venv .venv-flower && .venv-flower/bin/pip install flwr==1.41.0 coremltools==9.0
@@ -30,7 +35,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 clients=3 rounds=3 model="" data="generated-digits:6000" limit="" dirichlet="" epochs=1 rate=0.001 batch=0
-min_nodes="" out="federated-run" kill_after="" poll=0.2
+min_nodes="" out="federated-run" kill_after="" poll=0.1 app_poll=0.05 profile="" packed=true
 while (( $# )); do
     case "$1" in
         --clients) clients="$2"; shift 2 ;;
@@ -46,6 +51,9 @@ while (( $# )); do
         --out) out="$2"; shift 2 ;;
         --kill-client-after) kill_after="$2"; shift 2 ;;
         --poll-interval) poll="$2"; shift 2 ;;
+        --app-poll-interval) app_poll="$2"; shift 2 ;;
+        --profile) profile=1; shift ;;
+        --unpacked) packed=false; shift ;;
         -h|--help) sed -n 2,30p "$0"; exit 0 ;;
         *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -107,8 +115,13 @@ grep -q "Uvicorn running" "$out/superlink.log" || { echo "error: the SuperLink d
 join_options=(--superlink "127.0.0.1:$port" --insecure --max-idle 600 --max-wait 30 --poll-interval "$poll")
 [[ -n "$limit" ]] && join_options+=(--limit "$limit")
 [[ -n "$dirichlet" ]] && join_options+=(--dirichlet "$dirichlet")
+rm -f "$out"/*profile.jsonl
+client_profiles=""
+if [[ -n "$profile" ]] && "$OPENCOREML" federated join --help 2>/dev/null | grep -q -- "--profile"; then client_profiles=1; fi
 for i in $(seq 1 "$clients"); do
-    "$OPENCOREML" federated join "$model" --data "$data" --partition "$i/$clients" "${join_options[@]}" > "$out/client-$i.log" 2>&1 &
+    client_options=()
+    [[ -n "$client_profiles" ]] && client_options=(--profile "$out/client-$i-profile.jsonl")
+    "$OPENCOREML" federated join "$model" --data "$data" --partition "$i/$clients" "${join_options[@]}" "${client_options[@]}" > "$out/client-$i.log" 2>&1 &
     pids+=($!)
     echo "client $i/$clients: pid $! (log: $out/client-$i.log)"
     if [[ "$i" == 1 ]]; then client1=$!; fi
@@ -119,13 +132,16 @@ if [[ -n "$kill_after" ]]; then
 fi
 
 rm -f "$out/history.json" "$out/final.mlmodel"
-config="num-server-rounds=$rounds model=\"$model\" min-nodes=$min_nodes local-epochs=$epochs learning-rate=$rate batch-size=$batch history=\"$out/history.json\" output=\"$out/final.mlmodel\" poll-interval=$poll"
+config="num-server-rounds=$rounds model=\"$model\" min-nodes=$min_nodes local-epochs=$epochs learning-rate=$rate batch-size=$batch history=\"$out/history.json\" output=\"$out/final.mlmodel\" poll-interval=$app_poll packed=$packed"
+[[ -n "$profile" ]] && config+=" profile=\"$out/server-profile.jsonl\""
 echo "flwr run: $config"
 flwr run "$ROOT/Federated/flower-app" local-opencoreml --run-config "$config" --stream > "$out/run.log" 2>&1 || {
     echo "error: flwr run failed; see $out/run.log" >&2
     tail -n 20 "$out/run.log" >&2
     exit 1
 }
+# CPU seconds of the Flower processes (the SuperLink, the ServerApp it started) and the clients, for the profile.
+ps -eo pid,ppid,times,args | awk -v sl="${pids[0]}" 'NR == 1 || $1 == sl || $2 == sl || /federated join/' | grep -v awk > "$out/cpu.txt" || true
 [[ -f "$out/history.json" ]] || { echo "error: the app wrote no history; see $out/run.log and $out/superlink.log" >&2; exit 1; }
 if [[ ! -f "$out/final.mlmodel" ]]; then
     "$OPENCOREML" federated report "$out/history.json" || true

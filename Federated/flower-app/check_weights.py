@@ -22,7 +22,7 @@ from coremltools.models import datatypes  # noqa: E402
 from coremltools.models.neural_network import NeuralNetworkBuilder, SgdParams  # noqa: E402
 from coremltools.proto import Model_pb2  # noqa: E402
 
-from opencoreml_flower.weights import WeightTableError, arrays_from_spec, spec_with_arrays  # noqa: E402
+from opencoreml_flower.weights import WeightTableError, arrays_from_spec, pack, spec_with_arrays, unpack  # noqa: E402
 
 rng = np.random.default_rng(7)
 checks = 0
@@ -254,6 +254,17 @@ def self_check():
     print("error:", expect_error(lambda: spec_with_arrays(spec, {**good, "bn.mean": np.zeros(2)}), "bn.mean", "extra array"))
     print("error:", expect_error(lambda: spec_with_arrays(spec, {**good, "dense.weights": np.zeros((18, 3))}), "[3, 18]", "wrong shape"))
     print("error:", expect_error(lambda: spec_with_arrays(spec, {**good, "dense.bias": np.array([1, np.nan, 0])}), "not finite", "NaN"))
+
+    # The packed form: every array's values in the table's order, row-major, one after another.
+    packed = pack(arrays)
+    check(packed.dtype == np.float32 and packed.shape == (sum(v.size for _, v in arrays),), "packed: one float32 vector")
+    check(packed[:arrays[0][1].size].tolist() == arrays[0][1].ravel().tolist(), "packed: the first array first, row-major")
+    check(packed[-arrays[-1][1].size:].tolist() == arrays[-1][1].ravel().tolist(), "packed: the last array last")
+    unpacked = unpack(packed * 2, arrays)
+    check(list(unpacked) == [name for name, _ in arrays], "unpacked: the table's names in order")
+    for name, values in arrays:
+        check(np.array_equal(unpacked[name], values * 2) and unpacked[name].shape == values.shape, f"unpacked: {name}")
+    print("error:", expect_error(lambda: unpack(packed[:-1], arrays), "hold", "packed array of the wrong size"))
 
 
 def real_model(path):

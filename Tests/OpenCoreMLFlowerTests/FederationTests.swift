@@ -36,13 +36,14 @@ struct FederationTests {
 
     /// Client `index` of `count`: its IID share of the training and test digits, on its own thread.
     static func startClient(_ index: Int, of count: Int, port: Int, crashAfter: Int? = nil, events: Events,
-                            maximumWait: Double = 120) throws -> (FlowerClient, Thread) {
+                            maximumWait: Double = 120, profilePath: String? = nil) throws -> (FlowerClient, Thread) {
         let model = try SmallNetwork.model()
         let client = try FlowerClient(
             model: model,
             trainingData: training.partition(index, of: count, seed: 1).batchProvider(for: model),
             testData: testing.partition(index, of: count, seed: 1).batchProvider(for: model),
-            configuration: .init(superlink: "127.0.0.1:\(port)", heartbeatInterval: 10, pollInterval: 0.3, maximumWait: maximumWait))
+            configuration: .init(superlink: "127.0.0.1:\(port)", heartbeatInterval: 10, pollInterval: 0.3, maximumWait: maximumWait,
+                                 profilePath: profilePath))
         client.crashAfterInstructions = crashAfter
         let thread = Thread {
             do { try client.run { events.append($0) } } catch { events.append(.failed(round: "-", type: "run", reason: "\(error)")) }
@@ -70,7 +71,10 @@ struct FederationTests {
         let federation = try LocalFederation()
         let model = try Self.initialModel(in: federation)
         let events = (0..<3).map { _ in Events() }
-        let clients = try (0..<3).map { try Self.startClient($0, of: 3, port: federation.port, events: events[$0]) }
+        let profile = federation.folder.appendingPathComponent("client-1-profile.jsonl")
+        let clients = try (0..<3).map {
+            try Self.startClient($0, of: 3, port: federation.port, events: events[$0], profilePath: $0 == 0 ? profile.path : nil)
+        }
         defer { clients.forEach { $0.0.stop() } }
 
         _ = try federation.runApp(Self.config(federation, model: model, rounds: 3, minNodes: 3))
@@ -80,6 +84,25 @@ struct FederationTests {
             #expect(recorded.evaluatedRounds == ["1", "2", "3"], "client \(index + 1): \(recorded.all)")
             #expect(recorded.failures.isEmpty)
         }
+        // Objects cached by id: round 1's train instruction brings every object (nothing is held
+        // yet): the Message, its RecordDict and ConfigRecord, the ArrayRecord and the packed
+        // arrays' Array and ArrayChunk (the app's default) — 6; each evaluation brings the new
+        // global arrays; the train instructions of rounds 2 and 3 carry the arrays the evaluation
+        // before them did, so only their Message, RecordDict and ConfigRecord are pulled, and the
+        // model is used as the evaluation left it.
+        let lines = try String(contentsOf: profile, encoding: .utf8).split(separator: "\n")
+        let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        func field(_ event: String, _ type: String, _ name: String) -> [Int] {
+            records.filter { $0["event"] as? String == event && $0["type"] as? String == type }.map { ($0[name] as! NSNumber).intValue }
+        }
+        let fetched = field("objects", "train", "fetched")
+        #expect(field("objects", "train", "cached").first == 0, "\(lines)")
+        #expect(fetched == [6, 3, 3], "\(lines)")
+        #expect(field("objects", "evaluate", "fetched").allSatisfy { $0 > 3 }, "\(lines)")
+        #expect(field("applied", "train", "reused") == [0, 1, 1])
+        #expect(field("applied", "evaluate", "reused") == [0, 0, 0])
+        #expect(records.filter { $0["event"] as? String == "pushed" }.count == 6)
+
         let history = try FederatedHistory(contentsOf: federation.folder.appendingPathComponent("history.json"))
         #expect(history.rounds.map(\.round) == [1, 2, 3])
         #expect(history.rounds.allSatisfy { $0.examples == 600 })
@@ -121,7 +144,10 @@ struct FederationTests {
         }
         restarter.start()
 
-        _ = try federation.runApp(Self.config(federation, model: model, rounds: 3, minNodes: 2))
+        // The arrays named one by one (the app's `packed = false`), as any other Flower app sends them.
+        var config = Self.config(federation, model: model, rounds: 3, minNodes: 2)
+        config["packed"] = "false"
+        _ = try federation.runApp(config)
 
         #expect(clients[2].0.isCrashed)
         let history = try FederatedHistory(contentsOf: federation.folder.appendingPathComponent("history.json"))

@@ -47,4 +47,68 @@ struct ModelArraysTests {
         let error = try #require(throws: FlowerClientError.self) { try ModelArrays.applying(notANumber, to: model) }
         #expect("\(error)".contains("dense2.bias"))
     }
+
+    // MARK: The packed form
+
+    @Test func packedIsEveryArrayRowMajorOneAfterAnotherInTableOrder() throws {
+        let model = try SmallNetwork.model()
+        let packed = try ModelArrays.packed(of: model)
+        // 24·784 + 24 + 24 + 24 + 10·24 + 10 = 19,138 values.
+        #expect(packed.shape == [19_138] && packed.dtype == "float32" && packed.stype == "numpy.ndarray")
+        // The same values as the named arrays' .npy bodies, each read on its own, concatenated.
+        var expected: [Float] = []
+        for (_, array) in try ModelArrays.arrays(of: model) {
+            expected += try NumPyArrays.multiArray(array.data).floatValues()
+        }
+        let values = try NumPyArrays.withFloat32Values(packed.data, count: 19_138) { Array($0) }
+        #expect(values == expected)
+        // The bytes are what numpy.save writes for a float32 vector: the header, then the values.
+        #expect(packed.data.prefix(6) == Data([0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59]))
+        #expect(packed.data.count % 4 == 0 && packed.data.count == NumPyArrays.float32Header(shape: [19_138]).count + 4 * 19_138)
+    }
+
+    @Test func applyingPackedValuesSetsEveryArray() throws {
+        let model = try SmallNetwork.model()
+        let count = 19_138
+        let changed = (0..<count).map { Float($0 % 97) / 64 - 0.75 }
+        var packed = try ModelArrays.packed(of: model)
+        packed.data = NumPyArrays.float32Header(shape: [count]) + changed.withUnsafeBytes { Data($0) }
+        let updated = try ModelArrays.applying(packed: packed, to: model)
+        // dense2.bias is the last 10 values; dense1.bias the 24 after dense1's 18,816 weights.
+        let bias2 = try #require(try updated.parameterValue(for: .biases.scoped(to: "dense2")) as? MLMultiArray)
+        #expect(bias2.floatValues() == Array(changed[(count - 10)...]))
+        let bias1 = try #require(try updated.parameterValue(for: .biases.scoped(to: "dense1")) as? MLMultiArray)
+        #expect(bias1.floatValues() == Array(changed[18_816..<18_840]))
+        #expect(try ModelArrays.packed(of: updated).data == packed.data)
+    }
+
+    @Test func aPackedArrayOfTheWrongSizeOrWithNaNIsAnError() throws {
+        let model = try SmallNetwork.model()
+        var short = try ModelArrays.packed(of: model)
+        short.shape = [19_137]
+        #expect(throws: FlowerClientError.badInstruction("array 'packed' has shape [19137]; the model's 6 arrays hold 19138 values together")) {
+            try ModelArrays.applying(packed: short, to: model)
+        }
+        var notANumber = try ModelArrays.packed(of: model)
+        let last = notANumber.data.count - 4
+        notANumber.data.replaceSubrange(last..<(last + 4), with: withUnsafeBytes(of: Float.nan.bitPattern.littleEndian) { Data($0) })
+        let error = try #require(throws: FlowerClientError.self) { try ModelArrays.applying(packed: notANumber, to: model) }
+        #expect("\(error)".contains("'packed'") && "\(error)".contains("value 19137 is nan"))
+    }
+
+    @Test func float32VectorsAreReadStraightFromNumpysBytesAndOtherLayoutsThroughTheReader() throws {
+        let files = try FlowerFixtureTests.json("npy/manifest.json")["files"] as! [[String: Any]]
+        // f4_7.npy: numpy.save's own header for float32 (7,): read from the bytes.
+        let f4 = files.first { $0["file"] as! String == "f4_7.npy" }!
+        let f4Bytes = try FlowerFixtureTests.data("npy/f4_7.npy")
+        #expect(f4Bytes.prefix(NumPyArrays.float32Header(shape: [7]).count) == NumPyArrays.float32Header(shape: [7]))
+        let values = try NumPyArrays.withFloat32Values(f4Bytes, count: 7) { Array($0) }
+        #expect(values == (f4["values"] as! [Double]).map(Float.init))
+        // f2_1d.npy: float16 (5,), through the general reader.
+        let f2 = files.first { $0["file"] as! String == "f2_1d.npy" }!
+        let halves = try NumPyArrays.withFloat32Values(try FlowerFixtureTests.data("npy/f2_1d.npy"), count: 5) { Array($0) }
+        #expect(halves == (f2["values"] as! [Double]).map(Float.init))
+        // The wrong count is an error.
+        #expect(throws: (any Error).self) { try NumPyArrays.withFloat32Values(f4Bytes, count: 6) { Array($0) } }
+    }
 }

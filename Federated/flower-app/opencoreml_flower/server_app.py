@@ -17,10 +17,18 @@ Run config (pyproject.toml, or `flwr run … --run-config`):
   output              absolute path where the final global model is written as an .mlmodel
                       (atomically), after the last round
   poll-interval       seconds between asks for the clients' replies (0: Flower's own grid, 3 s)
+  packed              true (default): the arrays travel as one packed array (weights.py), 2
+                      Flower objects instead of 2 per array; false: one array per weight blob,
+                      named `<layer>.<blob>`
+  profile             absolute path of a JSON-lines file: one line per phase of the ServerApp
+                      ({"t": seconds since 1970, "event", "round", …}: messages pushed, replies
+                      pulled, aggregation), to line up with the clients' `--profile` files
 """
 
+import functools
 import json
 import os
+import sys
 import tempfile
 import time
 from logging import INFO
@@ -30,7 +38,7 @@ from flwr.common import log
 from flwr.serverapp import Grid, ServerApp
 from flwr.serverapp.strategy import FedAvg
 
-from .weights import arrays_from_spec, spec_with_arrays
+from .weights import PACKED, arrays_from_spec, pack, spec_with_arrays, unpack
 
 app = ServerApp()
 
@@ -71,43 +79,98 @@ def _output_path(config, key):
     return path
 
 
+class Profile:
+    """Timestamped phases of the ServerApp, one JSON object a line (nothing when no path is given)."""
+
+    def __init__(self, path):
+        self._file = open(path, "a", buffering=1) if path else None
+        self.round = 0
+
+    def __call__(self, event, **fields):
+        if self._file is not None:
+            self._file.write(json.dumps({"t": time.time(), "event": event, "round": self.round, **fields}) + "\n")
+
+
+def _prompt_object_pulls(grid, first_wait):
+    """Makes `grid` (flwr 1.41's HTTP grid) wait `first_wait` seconds, doubling up to 10 times
+    that, before asking again for a reply's object the SuperLink does not hold yet, instead of
+    flwr's 1 s doubling to 10 s.
+
+    A reply is listed as soon as its sender has pushed the message, before it has pushed the
+    objects (a client sends PushMessages, then one PushObject per object the SuperLink asks for):
+    a grid that asks for replies every `interval` seconds finds one in that window often, and
+    flwr's first wait of 1 s then cost most of a second of every round. The grid's module imports
+    `pull_objects` by name; this rebinds that name in that module to the same function with other
+    backoff defaults (nothing else changes). A grid without one is left as it is."""
+    module = sys.modules.get(type(grid).__module__)
+    pull = getattr(module, "pull_objects", None)
+    if pull is None or getattr(pull, "_opencoreml_prompt", False):
+        return
+    prompt = functools.partial(pull, initial_backoff=first_wait, backoff_cap=10 * first_wait)
+    prompt._opencoreml_prompt = True
+    module.pull_objects = prompt
+
+
 class PromptGrid:
     """The run's Grid, but waiting for replies by asking every `interval` seconds rather than every
-    3 s (flwr 1.41's HTTP grid), so a round ends soon after its last reply. Everything else is the
-    Grid's own."""
+    3 s (flwr 1.41's HTTP grid), so a round ends soon after its last reply, and asking again for a
+    reply's objects still being pushed after `interval` rather than 1 s (_prompt_object_pulls).
+    Everything else is the Grid's own."""
 
-    def __init__(self, grid: Grid, interval: float):
+    def __init__(self, grid: Grid, interval: float, profile=None):
         self._grid = grid
         self._interval = interval
+        self._profile = profile or Profile("")
+        _prompt_object_pulls(grid, interval)
 
     def __getattr__(self, name):
         return getattr(self._grid, name)
 
     def send_and_receive(self, messages, *, timeout=None):
+        profile = self._profile
+        messages = list(messages)
+        kind = messages[0].metadata.message_type if messages else ""
+        profile("push-start", type=kind, messages=len(messages))
         pending = set(self._grid.push_messages(messages))
+        profile("push-end", type=kind)
         end = None if timeout is None else time.time() + timeout
         replies = []
+        polls = 0
         while pending and (end is None or time.time() < end):
+            started = time.time()
             received = list(self._grid.pull_messages(pending))
+            polls += 1
+            if received:
+                profile("pulled", type=kind, replies=len(received), seconds=time.time() - started)
             replies.extend(received)
             pending.difference_update(message.metadata.reply_to_message_id for message in received)
             if pending:
                 time.sleep(self._interval)
+        profile("replies-complete", type=kind, polls=polls)
         return replies
 
 
 class FedAvgWithHistory(FedAvg):
     """FedAvg that records each round's federated evaluation and rewrites the history file."""
 
-    def __init__(self, history_path, **kwargs):
+    def __init__(self, history_path, profile=None, **kwargs):
         super().__init__(**kwargs)
         self.history_path = history_path
+        self.profile = profile or Profile("")
         self.rounds = []
         self.round_started = None
 
     def configure_train(self, server_round, arrays, config, grid):
         self.round_started = time.monotonic()
+        self.profile.round = server_round
+        self.profile("round-start")
         return super().configure_train(server_round, arrays, config, grid)
+
+    def aggregate_train(self, server_round, replies):
+        self.profile("aggregate-train-start")
+        result = super().aggregate_train(server_round, replies)
+        self.profile("aggregate-train-end")
+        return result
 
     def aggregate_evaluate(self, server_round, replies):
         replies = list(replies)
@@ -126,6 +189,7 @@ class FedAvgWithHistory(FedAvg):
                 if key in aggregated:
                     entry[key] = float(aggregated[key])
         self.rounds.append(entry)
+        self.profile("round-end", seconds=seconds)
         log(INFO, "round %d: federated evaluation loss %s, accuracy %s, %d examples",
             server_round, entry["loss"], entry["accuracy"], examples)
         if self.history_path:
@@ -147,6 +211,7 @@ def main(grid: Grid, context: Context) -> None:
     if not os.path.isfile(model_path):
         raise FileNotFoundError(f"run config 'model': no file {model_path}")
     history_path = _output_path(config, "history")
+    profile = Profile(_output_path(config, "profile"))
     output = _output_path(config, "output")
     spec = load_spec(model_path)
     arrays = arrays_from_spec(spec)
@@ -155,6 +220,7 @@ def main(grid: Grid, context: Context) -> None:
     min_nodes = int(config.get("min-nodes", 2))
     strategy = FedAvgWithHistory(
         history_path=history_path,
+        profile=profile,
         fraction_train=float(config.get("fraction-train", 1.0)),
         fraction_evaluate=float(config.get("fraction-evaluate", 1.0)),
         min_train_nodes=min_nodes,
@@ -167,15 +233,22 @@ def main(grid: Grid, context: Context) -> None:
         "batch-size": int(config.get("batch-size", 0)),
     })
     interval = float(config.get("poll-interval", 0.2))
+    packed = bool(config.get("packed", True))
+    if packed:
+        initial = ArrayRecord({PACKED: Array(pack(arrays))})
+    else:
+        initial = ArrayRecord({name: Array(values) for name, values in arrays})
     result = strategy.start(
-        grid=PromptGrid(grid, interval) if interval > 0 else grid,
-        initial_arrays=ArrayRecord({name: Array(values) for name, values in arrays}),
+        grid=PromptGrid(grid, interval, profile) if interval > 0 else grid,
+        initial_arrays=initial,
         train_config=train_config,
         num_rounds=int(config.get("num-server-rounds", 3)),
     )
 
     if output:
         final = {name: array.numpy() for name, array in result.arrays.items()}
+        if packed and final:
+            final = unpack(final[PACKED], arrays)
         if not final:
             raise RuntimeError("no round produced trained arrays (every client's train reply was an error; see the log), "
                                f"so no final model is written to {output}")

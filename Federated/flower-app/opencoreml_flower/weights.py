@@ -35,6 +35,11 @@ Shapes use the layer's own fields; "flat" means a 1-D array of the stored values
 
 Values: a blob's `floatValue`, or its `float16Value` (little-endian IEEE half floats) when
 floatValue is empty. Written back, a blob holds floatValue only (float16Value cleared).
+
+Packed form (`pack`, `unpack`): one 1-D float32 array named PACKED holding every array's values
+(row-major) one after another, in the table's order. It travels as 2 Flower objects instead of
+2 per array; FedAvg's weighted mean of packed arrays is the packed weighted mean. The Swift client
+answers in the form it was sent.
 """
 
 import numpy as np
@@ -43,6 +48,7 @@ _LSTM_GATES = ("inputGate", "forgetGate", "blockInput", "outputGate")
 _LSTM_PEEPHOLE_GATES = ("inputGate", "forgetGate", "outputGate")
 
 FLAT = None  # the shape of a blob exchanged as a 1-D array of its stored values
+PACKED = "packed"  # the name of the packed form's one array (named arrays always hold a dot)
 
 
 class WeightTableError(ValueError):
@@ -243,3 +249,25 @@ def spec_with_arrays(spec, arrays):
     if not expected_names:
         raise WeightTableError("the model has no updatable layer with trainable weights")
     return copy
+
+
+def pack(arrays):
+    """The packed form of [(name, array)]: every array's values, row-major, one after another,
+    as one 1-D float32 array."""
+    return np.concatenate([np.asarray(values, dtype=np.float32).ravel() for _, values in arrays])
+
+
+def unpack(packed, arrays):
+    """{name: array} from a packed array, with the names and shapes of [(name, array)] (the
+    table's arrays of the model it was packed from)."""
+    packed = np.asarray(packed, dtype=np.float32)
+    total = sum(int(np.size(values)) for _, values in arrays)
+    if packed.shape != (total,):
+        raise WeightTableError(f"packed array has shape {list(packed.shape)}; the model's arrays hold {total} values together")
+    result, start = {}, 0
+    for name, values in arrays:
+        shape = np.shape(values)
+        count = int(np.size(values))
+        result[name] = packed[start:start + count].reshape(shape)
+        start += count
+    return result

@@ -57,6 +57,9 @@ struct Federated: ParsableCommand {
         @Option(name: .customLong("poll-interval"), help: "Seconds between asks for instructions.")
         var pollInterval: Double = 1
 
+        @Option(help: ArgumentHelp("Append the timestamped phases of every exchange (pull, unpack, train, pack, push) to this file, one JSON object a line.", valueName: "file"))
+        var profile: String?
+
         func run() throws {
             let (part, parts) = try Self.parsePartition(partition)
             if let maxIdle, !(maxIdle > 0) { throw CLIError.model("--max-idle must be a positive number of seconds, got \(maxIdle)") }
@@ -78,7 +81,8 @@ struct Federated: ParsableCommand {
             }
             let client = try CLIError.wrapping {
                 try FlowerClient(model: loaded, trainingData: train.batchProvider(for: loaded), testData: test.batchProvider(for: loaded),
-                                 configuration: .init(superlink: superlink, insecure: insecure, pollInterval: pollInterval, maximumWait: maxWait, maximumIdle: maxIdle))
+                                 configuration: .init(superlink: superlink, insecure: insecure, pollInterval: pollInterval, maximumWait: maxWait, maximumIdle: maxIdle,
+                                                       profilePath: profile))
             }
             say("\(train.name): \(grouped(train.count)) training and \(grouped(test.count)) test examples; \(loaded.updatableWeightKeys.count) arrays exchanged; SuperLink \(superlink)")
             let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in

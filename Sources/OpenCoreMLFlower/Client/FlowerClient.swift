@@ -22,6 +22,12 @@ import OpenCoreML
 /// the client cannot carry out (arrays that do not fit the model, an unknown type) gets an error
 /// reply, as a failing Python ClientApp would, and the client goes on.
 ///
+/// An instruction may also carry the arrays packed into one (``ModelArrays/packedName``, the
+/// Flower app's default): the reply then packs them too. Objects are kept by content id from the
+/// last message received and the last reply pushed (``ObjectCache``): FedAvg's next train
+/// instruction carries the arrays of the evaluation before it, so only its few small objects are
+/// pulled, and the model those arrays were set into is used as it is.
+///
 /// The SuperLink going away is not fatal: the client retries with backoff (1 s doubling to 30 s)
 /// and registers again when the SuperLink no longer knows it, until it has been unreachable for
 /// ``Configuration/maximumWait`` seconds.
@@ -42,9 +48,14 @@ public final class FlowerClient: @unchecked Sendable {
         public var maximumIdle: Double?
         /// Seconds to wait for one answer.
         public var requestTimeout: Double
+        /// A file to append the timestamped phases of every exchange to, one JSON object a line
+        /// (pulling, unpacking, training, packing, pushing; see the docc article "Running a
+        /// federation"); nil: none.
+        public var profilePath: String?
 
         public init(superlink: String, insecure: Bool = true, heartbeatInterval: Double = 30, pollInterval: Double = 1,
-                    maximumWait: Double = 600, maximumIdle: Double? = nil, requestTimeout: Double = 60) {
+                    maximumWait: Double = 600, maximumIdle: Double? = nil, requestTimeout: Double = 60, profilePath: String? = nil) {
+            self.profilePath = profilePath
             self.superlink = superlink
             self.insecure = insecure
             self.heartbeatInterval = heartbeatInterval
@@ -79,10 +90,10 @@ public final class FlowerClient: @unchecked Sendable {
             case .joined(let node): return "joined as node \(node)"
             case .trained(let round, let examples, let loss, let accuracy, let training, let communication):
                 return "round \(round): trained on \(examples) examples, loss \(number(loss)), accuracy \(percent(accuracy)), "
-                    + String(format: "%.1f s training + %.2f s Flower", training, communication)
+                    + String(format: "%.2f s training + %.2f s Flower", training, communication)
             case .evaluated(let round, let examples, let loss, let accuracy, let seconds, let communication):
                 return "round \(round): evaluated on \(examples) examples, loss \(number(loss)), accuracy \(percent(accuracy)), "
-                    + String(format: "%.1f s + %.2f s Flower", seconds, communication)
+                    + String(format: "%.2f s + %.2f s Flower", seconds, communication)
             case .failed(let round, let type, let reason): return "round \(round): \(type) failed, replied with the error: \(reason)"
             case .retrying(let reason, let delay): return "\(reason); retrying in \(String(format: "%.0f", delay)) s"
             case .left: return "left the federation"
@@ -98,6 +109,15 @@ public final class FlowerClient: @unchecked Sendable {
     private let configuration: Configuration
     private let transport: FleetTransport
     private let state = NodeState()
+    private let profile: ClientProfile?
+    /// Objects of the last message received and the last reply pushed, by id.
+    private var cache = ObjectCache()
+    /// The arrays last set into ``model`` from an instruction (nil once training changed it): an
+    /// instruction carrying the same arrays again (FedAvg's next round after its evaluation) uses
+    /// the model as it is.
+    private var appliedArrays: [(String, FlowerArray)]?
+    /// The shapes of the exchanged arrays (fixed by the model's layers).
+    private let shapes: [[Int]]
 
     /// A client for `model` (updatable) that trains on `trainingData` and evaluates on `testData`:
     /// training inputs as `MLUpdateTask` takes them, the model's input and its label feature (the
@@ -117,12 +137,14 @@ public final class FlowerClient: @unchecked Sendable {
             throw FlowerClientError.badInstruction("the model has no updatable layer with weights to exchange")
         }
         self.model = model
+        shapes = try ModelArrays.shapes(of: model)
         training = trainingData
         testing = testData
         trainingCount = trainingData.count
         self.configuration = configuration
         transport = try FleetTransport(address: configuration.superlink, secure: !configuration.insecure, identity: NodeIdentity(),
                                        timeout: configuration.requestTimeout)
+        profile = try configuration.profilePath.map { try ClientProfile(path: $0) }
     }
 
     /// Asks ``run(_:)`` to leave after the instruction in hand (or at once when there is none).
@@ -243,6 +265,7 @@ public final class FlowerClient: @unchecked Sendable {
         guard let node = state.node else { return false }
         var pull = Flower_Fleet_PullMessagesRequest()
         pull.node.nodeID = node
+        let polled = Date()
         let response: Flower_Fleet_PullMessagesResponse = try transport.call(.pullMessages, pull)
         guard let delivered = response.messagesList.first else { return false }
         guard let tree = response.messageObjectTrees.first else {
@@ -250,14 +273,23 @@ public final class FlowerClient: @unchecked Sendable {
         }
         let started = Date()
         let metadata = delivered.metadata
-        let objects = try pullObjects(tree, node: node, run: metadata.runID)
+        func note(_ event: String, _ fields: [(String, PythonJSON.Value)] = []) {
+            profile?.record(event, [("type", .string(metadata.messageType)), ("group", .string(metadata.groupID))] + fields)
+        }
+        profile?.record("poll", at: polled, [("type", .string(metadata.messageType)), ("group", .string(metadata.groupID))])
+        note("message")
+        let (objects, fetched) = try cache.objects(of: tree) { id in try pullObject(id, node: node, run: metadata.runID) }
+        note("objects", [("fetched", .integer(fetched)), ("cached", .integer(objects.count - fetched))])
         var confirm = Flower_Fleet_ConfirmMessageReceivedRequest()
         confirm.node.nodeID = node
         confirm.runID = metadata.runID
         confirm.messageObjectID = metadata.messageID
         let _: Flower_Fleet_ConfirmMessageReceivedResponse = try transport.call(.confirmMessageReceived, confirm)
+        note("confirmed")
         let message = try ObjectGraph.inflateMessage(tree: tree, objects: objects, metadata: metadata)
-        let received = Date().timeIntervalSince(started)
+        cache.keep(objects)
+        note("inflated")
+        var received = Date().timeIntervalSince(started)
         instructionsPulled += 1
         if let crashAfterInstructions, instructionsPulled >= crashAfterInstructions {
             state.crashed = true
@@ -272,6 +304,17 @@ public final class FlowerClient: @unchecked Sendable {
         do {
             guard let content = message.content else {
                 throw FlowerClientError.badInstruction("the instruction carries an error, not content")
+            }
+            guard ["train", "evaluate"].contains(metadata.messageType) else {
+                throw FlowerClientError.badInstruction("message type '\(metadata.messageType)' is not one this client carries out (train, evaluate)")
+            }
+            if let (_, arrays) = try content.singleArrayRecord() {
+                let applying = Date()
+                let reused = try apply(arrays)
+                received += Date().timeIntervalSince(applying)
+                note("applied", [("reused", .integer(reused ? 1 : 0))])
+            } else if metadata.messageType == "train" {
+                throw FlowerClientError.badInstruction("a train instruction must carry the model's arrays (no ArrayRecord in it)")
             }
             switch metadata.messageType {
             case "train":
@@ -294,13 +337,15 @@ public final class FlowerClient: @unchecked Sendable {
             reply = .reply(to: metadata, content: nil, error: failure, now: Date().timeIntervalSince1970)
             report = .failed(round: round, type: metadata.messageType, reason: "\(error)")
         }
+        note("done")
         guard reply.metadata.ttl > 0 else {
             events(.failed(round: round, type: metadata.messageType, reason: "the instruction expired before the reply was ready"))
             return true
         }
         let pushStarted = Date()
-        try push(reply, node: node)
+        let pushedObjects = try push(reply, node: node) { note("packed") }
         let pushed = Date().timeIntervalSince(pushStarted)
+        note("pushed", [("objects", .integer(pushedObjects))])
         switch report {
         case .trained(let round, let examples, let loss, let accuracy, let seconds, let communication):
             report = .trained(round: round, examples: examples, loss: loss, accuracy: accuracy, trainingSeconds: seconds, communicationSeconds: communication + pushed)
@@ -312,50 +357,45 @@ public final class FlowerClient: @unchecked Sendable {
         return true
     }
 
-    /// Every object of `tree`, children first, each checked against its id; an object the SuperLink
-    /// has not received yet is asked for again with backoff.
-    private func pullObjects(_ tree: Flower_Fleet_ObjectTree, node: UInt64, run: UInt64) throws -> [String: FlowerObject] {
-        var objects: [String: FlowerObject] = [:]
-        func visit(_ tree: Flower_Fleet_ObjectTree) throws {
-            for child in tree.children { try visit(child) }
-            guard objects[tree.objectID] == nil else { return }
-            var request = Flower_Fleet_PullObjectRequest()
-            request.node.nodeID = node
-            request.runID = run
-            request.objectID = tree.objectID
-            var wait = 0.05
-            let deadline = Date().addingTimeInterval(configuration.requestTimeout)
-            while true {
-                let response: Flower_Fleet_PullObjectResponse = try transport.call(.pullObject, request)
-                guard response.objectFound else {
-                    throw FlowerClientError.protocolViolation("the SuperLink has no object \(tree.objectID) of the message it sent")
-                }
-                if response.objectAvailable {
-                    objects[tree.objectID] = try FlowerObject(content: response.objectContent, expectedID: tree.objectID)
-                    return
-                }
-                guard Date() < deadline else {
-                    throw FlowerClientError.protocolViolation("object \(tree.objectID) did not become available within \(Int(configuration.requestTimeout)) s")
-                }
-                sleep(wait)
-                wait = min(wait * 2, 1)
+    /// The content of object `id` of a message; an object the SuperLink has not received yet (the
+    /// ServerApp lists a message before it has pushed its objects) is asked for again after 0.01 s,
+    /// doubling up to 0.2 s.
+    private func pullObject(_ id: String, node: UInt64, run: UInt64) throws -> Data {
+        var request = Flower_Fleet_PullObjectRequest()
+        request.node.nodeID = node
+        request.runID = run
+        request.objectID = id
+        var wait = 0.01
+        let deadline = Date().addingTimeInterval(configuration.requestTimeout)
+        while true {
+            let response: Flower_Fleet_PullObjectResponse = try transport.call(.pullObject, request)
+            guard response.objectFound else {
+                throw FlowerClientError.protocolViolation("the SuperLink has no object \(id) of the message it sent")
             }
+            if response.objectAvailable { return response.objectContent }
+            guard Date() < deadline else {
+                throw FlowerClientError.protocolViolation("object \(id) did not become available within \(Int(configuration.requestTimeout)) s")
+            }
+            sleep(wait)
+            wait = min(wait * 2, 0.2)
         }
-        try visit(tree)
-        return objects
     }
 
     /// Sends `reply`: the message (content travels as objects) and its object tree, then every
-    /// object the SuperLink asks for.
-    private func push(_ reply: FlowerMessage, node: UInt64) throws {
+    /// object the SuperLink asks for (it asks only for those it does not hold); returns how many
+    /// objects were sent. `packed` is called once the reply is deflated.
+    private func push(_ reply: FlowerMessage, node: UInt64, packed: () -> Void) throws -> Int {
         let root = try ObjectGraph.deflate(reply)
+        packed()
         var request = Flower_Fleet_PushMessagesRequest()
         request.node.nodeID = node
         request.messagesList = [reply.pushed(id: root.id)]
         request.messageObjectTrees = [root.tree]
         let response: Flower_Fleet_PushMessagesResponse = try transport.call(.pushMessages, request)
         let wanted = Set(response.objectsToPush)
+        var sent = 0
         for object in root.postOrder where wanted.contains(object.id) {
+            sent += 1
             var push = Flower_Fleet_PushObjectRequest()
             push.node.nodeID = node
             push.runID = reply.metadata.runID
@@ -367,6 +407,8 @@ public final class FlowerClient: @unchecked Sendable {
                 throw FlowerClientError.protocolViolation("the SuperLink did not store object \(object.id) of the reply")
             }
         }
+        cache.add(root)
+        return sent
     }
 
     // MARK: Training and evaluation
@@ -379,8 +421,19 @@ public final class FlowerClient: @unchecked Sendable {
         var seconds: Double
     }
 
+    /// Sets `arrays` into ``model`` unless they are the arrays it already holds; returns whether
+    /// the model was used as it was.
+    private func apply(_ arrays: [(String, FlowerArray)]) throws -> Bool {
+        if let appliedArrays, appliedArrays.map(\.0) == arrays.map(\.0), appliedArrays.map(\.1) == arrays.map(\.1) { return true }
+        appliedArrays = nil
+        model = ModelArrays.isPacked(arrays) ? try ModelArrays.applying(packed: arrays[0].1, to: model, shapes: shapes) : try ModelArrays.applying(arrays, to: model)
+        appliedArrays = arrays
+        return false
+    }
+
+    /// Trains ``model`` (its arrays already set from `content`).
     private func train(_ content: RecordDict) throws -> Outcome {
-        guard let (recordName, arrays) = try content.singleArrayRecord() else {
+        guard let (recordName, received) = try content.singleArrayRecord() else {
             throw FlowerClientError.badInstruction("a train instruction must carry the model's arrays (no ArrayRecord in it)")
         }
         let config = content.config
@@ -392,28 +445,27 @@ public final class FlowerClient: @unchecked Sendable {
             parameters[.learningRate] = rate
         }
         let started = Date()
-        let current = try ModelArrays.applying(arrays, to: model)
         let result: MLUpdateResult
         do {
-            result = try current.updated(with: training, parameters: parameters)
+            result = try model.updated(with: training, parameters: parameters)
         } catch {
             let asked = parameters.map { "\($0.key.name) \($0.value)" }.sorted().joined(separator: ", ")
             throw FlowerClientError.badInstruction("local training with \(asked.isEmpty ? "the model's settings" : asked) failed: \(error)")
         }
         let seconds = Date().timeIntervalSince(started)
         model = result.model
+        appliedArrays = nil
         var metrics: [(String, MetricValue)] = [("num-examples", .int(Int64(trainingCount)))]
         if let loss = result.epochs.last?.loss { metrics.append(("loss", .double(loss))) }
         if let accuracy = result.epochs.last?.accuracy { metrics.append(("accuracy", .double(accuracy))) }
-        let reply = RecordDict([(recordName, .arrays(try ModelArrays.arrays(of: model))), ("metrics", .metrics(metrics))])
+        let arrays = ModelArrays.isPacked(received) ? [(ModelArrays.packedName, try ModelArrays.packed(of: model))] : try ModelArrays.arrays(of: model)
+        let reply = RecordDict([(recordName, .arrays(arrays)), ("metrics", .metrics(metrics))])
         return Outcome(content: reply, examples: trainingCount, loss: result.epochs.last?.loss, accuracy: result.epochs.last?.accuracy, seconds: seconds)
     }
 
+    /// Evaluates ``model`` (its arrays already set from `content`, when it carries some).
     private func evaluate(_ content: RecordDict) throws -> Outcome {
         let started = Date()
-        if let (_, arrays) = try content.singleArrayRecord() {
-            model = try ModelArrays.applying(arrays, to: model)
-        }
         let metrics = try LocalEvaluation(model: model, on: testing)
         var values: [(String, MetricValue)] = [("num-examples", .int(Int64(metrics.examples))), ("accuracy", .double(metrics.accuracy))]
         if let loss = metrics.loss { values.append(("loss", .double(loss))) }

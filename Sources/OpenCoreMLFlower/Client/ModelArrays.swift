@@ -7,7 +7,98 @@ import OpenCoreML
 /// `<layer>.<blob>` (`dense1.weights`, `dense1.bias`, `lstm.inputGateWeightMatrix`), in the
 /// model's layer order, as float32 `.npy` in their natural shapes. The Flower app in
 /// `Federated/flower-app` reads the same table from the `.mlmodel` file.
+///
+/// The packed form: one 1-D float32 array named ``packedName`` holding every exchanged array's
+/// values (row-major) one after another, in the same order. A record of that form travels as 2
+/// objects (the array and one chunk up to 5 MiB) instead of 2 per array, and is read straight into
+/// the model's arrays; FedAvg's weighted mean is the same element by element. The client answers
+/// in the form it was sent.
 enum ModelArrays {
+    /// The name of the packed form's one array. No array of the named form has it: those names
+    /// always hold a dot.
+    static let packedName = "packed"
+
+    /// Whether `arrays` are in the packed form.
+    static func isPacked(_ arrays: [(String, FlowerArray)]) -> Bool {
+        arrays.count == 1 && arrays[0].0 == packedName
+    }
+
+    /// The model's exchanged arrays as one packed array: the `.npy` header, then each array's
+    /// float32 values copied straight from the model.
+    static func packed(of model: MLModel) throws -> FlowerArray {
+        let values = try model.updatableWeightKeys.map { key in
+            guard let value = try model.parameterValue(for: key) as? MLMultiArray else {
+                throw FlowerClientError.badInstruction("the model's \(name(of: key)) is not an array")
+            }
+            return value
+        }
+        let count = values.reduce(0) { $0 + $1.count }
+        var data = NumPyArrays.float32Header(shape: [count])
+        data.reserveCapacity(data.count + 4 * count)
+        for value in values {
+            if value.dataType == .float32, value.strides.map(\.intValue) == contiguousStrides(value.shape.map(\.intValue)) {
+                value.withUnsafeBufferPointer(ofType: Float.self) { buffer, _ in
+                    data.append(UnsafeBufferPointer(rebasing: buffer[0..<value.count]))
+                }
+            } else {
+                value.floatValues().withUnsafeBufferPointer { data.append($0) }
+            }
+        }
+        return FlowerArray(dtype: "float32", shape: [count], stype: FlowerArray.numpyStype, data: data)
+    }
+
+    /// `model` with its exchanged arrays replaced by the values of `packed` (the packed form):
+    /// exactly as many float32 values as the model's arrays hold together, all finite.
+    /// `shapes`: the model's ``shapes(of:)`` when the caller holds them (they never change).
+    static func applying(packed: FlowerArray, to model: MLModel, shapes known: [[Int]]? = nil) throws -> MLModel {
+        guard packed.stype == FlowerArray.numpyStype else {
+            throw FlowerClientError.badInstruction("array '\(packedName)' is serialized as '\(packed.stype)'; expected \(FlowerArray.numpyStype)")
+        }
+        let keys = model.updatableWeightKeys
+        let shapes = try known ?? self.shapes(of: model)
+        let counts = shapes.map { $0.reduce(1, *) }
+        let total = counts.reduce(0, +)
+        guard packed.shape == [total] else {
+            throw FlowerClientError.badInstruction("array '\(packedName)' has shape \(packed.shape); the model's \(keys.count) arrays hold \(total) values together")
+        }
+        var overrides: [MLParameterKey: Any] = [:]
+        do {
+            try NumPyArrays.withFloat32Values(packed.data, count: total) { values in
+                // [Float] per array: MLModel copies those into the layers as they are (an MLMultiArray
+                // would be read back element by element).
+                var start = 0
+                for (index, key) in keys.enumerated() {
+                    overrides[key] = Array(values[start..<(start + counts[index])])
+                    start += counts[index]
+                }
+            }
+        } catch let error as FlowerClientError {
+            throw error
+        } catch {
+            throw FlowerClientError.badInstruction("array '\(packedName)': \(error)")
+        }
+        let configuration = MLModelConfiguration()
+        configuration.parameters = overrides
+        return try MLModel(specification: model.specification, configuration: configuration)
+    }
+
+    /// The shapes of the model's exchanged arrays, in order.
+    static func shapes(of model: MLModel) throws -> [[Int]] {
+        try model.updatableWeightKeys.map { key -> [Int] in
+            guard let current = try model.parameterValue(for: key) as? MLMultiArray else {
+                throw FlowerClientError.badInstruction("the model's \(name(of: key)) is not an array")
+            }
+            return current.shape.map(\.intValue)
+        }
+    }
+
+    /// Row-major strides of `shape`.
+    private static func contiguousStrides(_ shape: [Int]) -> [Int] {
+        var strides = [Int](repeating: 1, count: shape.count)
+        for index in shape.indices.dropLast().reversed() { strides[index] = strides[index + 1] * shape[index + 1] }
+        return strides
+    }
+
     /// The array name of a weight key.
     static func name(of key: MLParameterKey) -> String {
         "\(key.scope ?? "").\(key.name == MLParameterKey.biases.name ? "bias" : key.name)"

@@ -11,6 +11,12 @@ enum NumPyArrays {
         return values.withUnsafeBytes { NPYFile.data(type: .float32, shape: array.shape.map(\.intValue), elements: $0) }
     }
 
+    /// The `.npy` header `numpy.save` writes for a float32 array of `shape` (the bytes before its
+    /// values).
+    static func float32Header(shape: [Int]) -> Data {
+        NPYFile.data(type: .float32, shape: shape, elements: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
     /// A float32 array with the values and shape of `.npy` bytes (any element type the reader
     /// takes); every value must be finite.
     static func multiArray(_ data: Data) throws -> MLMultiArray {
@@ -22,5 +28,36 @@ enum NumPyArrays {
         let pointer = array.dataPointer.assumingMemoryBound(to: Float.self)
         for (index, value) in values.enumerated() { pointer[index] = Float(value) }
         return array
+    }
+
+    /// The float32 values of `.npy` bytes holding a 1-D array of `count` values, read straight
+    /// from the bytes when they are laid out as `numpy.save` writes float32 (one pass, no
+    /// intermediate array), else through the general reader (other element types, other header
+    /// layouts). `body` gets the values; every value must be finite.
+    static func withFloat32Values<Result>(_ data: Data, count: Int, _ body: (UnsafeBufferPointer<Float>) throws -> Result) throws -> Result {
+        let header = float32Header(shape: [count])
+        if data.count == header.count + 4 * count, data.starts(with: header) {
+            return try data.withUnsafeBytes { raw in
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[header.count...])
+                if let aligned = bytes.baseAddress, Int(bitPattern: aligned) % MemoryLayout<Float>.alignment == 0 {
+                    let values = UnsafeBufferPointer(start: aligned.assumingMemoryBound(to: Float.self), count: count)
+                    if let bad = values.firstIndex(where: { !$0.isFinite }) {
+                        throw FormatError("npy data", "value \(bad) is \(values[bad])")
+                    }
+                    return try body(values)
+                }
+                let values = (0..<count).map { Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
+                if let bad = values.firstIndex(where: { !$0.isFinite }) { throw FormatError("npy data", "value \(bad) is \(values[bad])") }
+                return try values.withUnsafeBufferPointer(body)
+            }
+        }
+        let (values, shape) = try NPYFile.read(data, path: "npy data")
+        guard shape.count == 1, shape[0] == count else {
+            throw FormatError("npy data", "shape \(shape); expected [\(count)]")
+        }
+        if let bad = values.firstIndex(where: { !$0.isFinite }) {
+            throw FormatError("npy data", "value \(bad) is \(values[bad])")
+        }
+        return try values.map(Float.init).withUnsafeBufferPointer(body)
     }
 }

@@ -8,10 +8,13 @@ struct ObjectNode {
     let object: FlowerObject
     let id: String
     let children: [ObjectNode]
+    /// The object's bytes (head and body), made once: they are hashed for the id and pushed.
+    let content: Data
 
     init(_ object: FlowerObject, children: [ObjectNode]) {
         self.object = object
-        id = object.id
+        content = object.content
+        id = FlowerObject.id(of: content)
         self.children = children
     }
 
@@ -29,7 +32,7 @@ struct ObjectNode {
         var result: [(String, Data)] = []
         func visit(_ node: ObjectNode) {
             for child in node.children { visit(child) }
-            if seen.insert(node.id).inserted { result.append((node.id, node.object.content)) }
+            if seen.insert(node.id).inserted { result.append((node.id, node.content)) }
         }
         visit(self)
         return result
@@ -174,7 +177,9 @@ enum ObjectGraph {
             guard case .integer(let index) = item, object.children.indices.contains(index) else {
                 throw FlowerClientError.protocolViolation("array \(id): a chunk index is not one of its \(object.children.count) children")
             }
-            data.append(try self.object(object.children[index], in: objects, type: "ArrayChunk").body)
+            let chunk = try self.object(object.children[index], in: objects, type: "ArrayChunk").body
+            // One chunk (every array up to 5 MiB) is the data itself: shared, not copied.
+            if chunkItems.count == 1 { data = chunk } else { data.append(chunk) }
         }
         guard shape.count == shapeItems.count else { throw FlowerClientError.protocolViolation("array \(id): the shape holds a non-integer") }
         return FlowerArray(dtype: dtype, shape: shape, stype: stype, data: data)
