@@ -103,7 +103,9 @@ TGT static inline __attribute__((always_inline)) void SFX(depthwise_rows_block)(
         float *restrict out = y + (size_t)(oy + r) * outW + ox;
         OCM_UNROLL
         for (int v = 0; v < V; v++) {
-            float sums[16];
+            /* Aligned, so the vector store forwards to the lane reads wherever the stack lands
+             * (unaligned, half the stack positions measured 15-20 % slower). */
+            float sums[16] __attribute__((aligned(64)));
             *(ocm_v16u *)sums = acc[r][v];
             const int n = OCM_MIN(16, cols - 16 * v);
             if (n == 16) {

@@ -30,6 +30,11 @@ extension KernelTests {
             // stride 2 with 5×5 taps over 2 rows of 17 columns (a vector and a 1-column tail).
             Geometry(h: 2, w: 32, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 1, padLeft: 1, outH: 2, outW: 32),
             Geometry(h: 3, w: 33, kh: 5, kw: 5, sh: 2, sw: 2, dh: 1, dw: 1, padTop: 2, padLeft: 2, outH: 2, outW: 17),
+            // 5×5 at stride 1 on the blocked path (blocks of 4 rows, then 2), exactly 12 wide (4 rows,
+            // then 1), and top padding unlike the left one.
+            Geometry(h: 14, w: 14, kh: 5, kw: 5, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 2, padLeft: 2, outH: 14, outW: 14),
+            Geometry(h: 13, w: 12, kh: 5, kw: 5, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 2, padLeft: 2, outH: 13, outW: 12),
+            Geometry(h: 9, w: 20, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 0, padLeft: 2, outH: 7, outW: 20),
             // Too large to copy (the row-by-row path), and a kernel of more taps than the copy path takes.
             Geometry(h: 131, w: 129, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 1, padLeft: 1, outH: 131, outW: 129),
             Geometry(h: 12, w: 12, kh: 9, kw: 9, sh: 1, sw: 1, dh: 1, dw: 1, padTop: 4, padLeft: 4, outH: 12, outW: 12),
@@ -63,8 +68,9 @@ extension KernelTests {
             var random = TestRandom(seed: UInt64(g.h * 100 + g.w))
             let x = random.floats(planes * g.h * g.w), w = random.floats(channels * g.kh * g.kw), bias = random.floats(channels)
             let expected = Self.reference(x, w, bias, planes: planes, channels: channels, g)
-            // No clamp, and a clamp whose bounds both fall inside the outputs' range (a fused clip).
-            let clamps: [(Float, Float)] = [(-.infinity, .infinity), (-0.3, 0.4)]
+            // No clamp, a clamp whose bounds both fall inside the outputs' range (a fused clip), a
+            // fused ReLU and a fused ReLU6.
+            let clamps: [(Float, Float)] = [(-.infinity, .infinity), (-0.3, 0.4), (0, .infinity), (0, 6)]
             forEachISAAndThreadCount { label in
                 for withBias in [true, false] {
                     for (lo, hi) in clamps {
