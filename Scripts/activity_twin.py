@@ -4,7 +4,7 @@ BENCHMARKS.md ("Activity classifier vs Keras and a PyTorch twin").
 
     python activity_twin.py --train watch-train.csv --test watch-test.csv --features ax,ay,az,wx,wy,wz \
         --label-column exercise --session-column session --time-column time --prediction-window 50 \
-        --epochs 40 [--batch-size 32] [--threads 2] [--seed 0] [--shuffle] [--json]
+        --epochs 40 [--batch-size 32] [--threads 2] [--seed 0] [--shuffle] [--weights-from MODEL.mlmodel] [--json]
     python activity_twin.py --fixture OUT.json      # the layer-by-layer comparison's expected values
 
 What Turi Create 6 does, and the twin with it:
@@ -144,6 +144,8 @@ def train_and_test(a):
     model = Twin(len(features), w, len(classes))
     generator = torch.Generator().manual_seed(a.seed)
     model.initialize(generator)
+    if a.weights_from:
+        load_weights(model, a.weights_from)
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-3, betas=(0.9, 0.999), eps=1e-8)
     times = []
     for epoch in range(a.epochs):
@@ -163,9 +165,50 @@ def train_and_test(a):
     return {
         "torch_version": torch.__version__, "epochs": a.epochs, "prediction_window": w, "shuffle": a.shuffle,
         "chunks_train": int(len(x)), "chunks_test": int(len(tx)),
-        "first_epoch_seconds": times[0], "seconds_per_epoch": float(np.median(times[1:] if len(times) > 1 else times)),
+        "first_epoch_seconds": times[0] if times else 0.0,
+        "seconds_per_epoch": float(np.median(times[1:] if len(times) > 1 else times)) if times else 0.0,
         "test_accuracy_per_row": per_row, "test_accuracy_per_window": per_window,
     }
+
+
+def load_weights(model, path):
+    """Every parameter and the batchnorm's moving statistics from an activity classifier .mlmodel that
+    `opencoreml activity-classifier train` wrote (its layer names; Core ML's flat layouts are torch's):
+    with `--epochs 0` the twin predicts with our trained weights, with `--max-iterations 0` models it
+    trains from our initial weights (BENCHMARKS.md, "Activity classifier")."""
+    from coremltools.proto import Model_pb2
+    spec = Model_pb2.Model()
+    with open(path, "rb") as fh:
+        spec.ParseFromString(fh.read())
+    layers = {layer.name: layer for layer in spec.neuralNetworkClassifier.layers}
+
+    def values(w):
+        v = np.array(w.floatValue, np.float32) if len(w.floatValue) else np.frombuffer(w.rawValue, np.float32)
+        return torch.from_numpy(v.copy())
+
+    def put(t, w):
+        v = values(w)
+        if v.numel() != t.numel():
+            raise ValueError("%s: %d values for a tensor of %d" % (path, v.numel(), t.numel()))
+        t.copy_(v.reshape(t.shape))
+
+    gates = ["inputGate", "forgetGate", "blockInput", "outputGate"]
+    with torch.no_grad():
+        put(model.conv.weight, layers["conv_layer"].convolution.weights)
+        put(model.conv.bias, layers["conv_layer"].convolution.bias)
+        lstm = layers["lstm_layer"].uniDirectionalLSTM.weightParams
+        model.lstm.bias_ih_l0.zero_()
+        for g, n in enumerate(gates):
+            put(model.lstm.weight_ih_l0[g * LSTM:(g + 1) * LSTM], getattr(lstm, n + "WeightMatrix"))
+            put(model.lstm.weight_hh_l0[g * LSTM:(g + 1) * LSTM], getattr(lstm, n + "RecursionMatrix"))
+            put(model.lstm.bias_hh_l0[g * LSTM:(g + 1) * LSTM], getattr(lstm, n + "BiasVector"))
+        put(model.dense0.weight, layers["dense_layer"].innerProduct.weights)
+        put(model.dense0.bias, layers["dense_layer"].innerProduct.bias)
+        bn = layers["bn_layer"].batchnorm
+        put(model.gamma, bn.gamma); put(model.beta, bn.beta)
+        put(model.running_mean, bn.mean); put(model.running_var, bn.variance)
+        put(model.dense1.weight, layers["dense_layer1"].innerProduct.weights)
+        put(model.dense1.bias, layers["dense_layer1"].innerProduct.bias)
 
 
 # The layer-by-layer comparison (Tests/OpenCreateMLTests/ActivityClassifier/ActivityTwinComparisonTests.swift).
@@ -273,6 +316,7 @@ def main():
     p.add_argument("--prediction-window", type=int); p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--batch-size", type=int, default=32); p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=0); p.add_argument("--shuffle", action="store_true")
+    p.add_argument("--weights-from", help="start from (with --epochs 0: predict with) an .mlmodel's weights")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
     if a.fixture:
