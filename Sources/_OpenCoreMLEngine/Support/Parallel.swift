@@ -4,7 +4,7 @@ import _OpenCoreMLKernels
 /// index to whichever thread is free (so a thread the OS delays holds up no one); `thread` is in
 /// `0..<chunkCount(count)`, for per-thread scratch. Runs on the calling thread when there is one.
 /// `slots` caps the threads (and so `thread`) at the number of scratch slots the caller sized.
-func parallelForEach(_ count: Int, slots: Int = Int(Int32.max), _ body: (_ thread: Int, _ index: Int) -> Void) {
+package func parallelForEach(_ count: Int, slots: Int = Int(Int32.max), _ body: (_ thread: Int, _ index: Int) -> Void) {
     withoutActuallyEscaping(body) { body in
         var job = IndexJob(body: body)
         withUnsafeMutablePointer(to: &job) { pointer in
