@@ -23,7 +23,8 @@
  * holds every sample within the merged bound).
  *
  * A query whose list would outgrow a few thousand entries (points far from the origin and close
- * together, where the bound is loose) is answered by the exact scan instead.
+ * together, where the bound is loose) is answered by the exact scan instead, and so is a query
+ * for which a could overflow float ((‖q‖ + max ‖s‖)² near FLT_MAX: a would be inf − inf = NaN).
  */
 #include "ocm_internal.h"
 
@@ -99,7 +100,7 @@ static void scan_row(const knn_job *job, query_state *st, const float *dots, int
     }
     for (int j = 0; j < length; j++) {
         const float a = qn + norms[j] - 2.0f * dots[j];
-        if (a > limit) continue;
+        if (!(a <= limit)) continue; /* the pre-count's test, NaN included */
         const int32_t index = first + j;
         st->heap_size = ocm_heap_offer(st->heap_values, st->heap_indices, st->heap_size, k, a, index);
         if (st->heap_size == k) limit = st->heap_values[0] + margin;
@@ -194,7 +195,7 @@ static void finish_rows(void *ctx, size_t begin, size_t end) {
         for (int t = 0; t < f->slots; t++) {
             const query_state *st = &job->slots[t].states[row];
             for (int c = 0; c < st->listed; c++) {
-                if (st->listed_values[c] > limit) continue;
+                if (!(st->listed_values[c] <= limit)) continue;
                 const int32_t index = st->listed_indices[c];
                 float exact;
                 f->tile(q, 1, D, job->samples + (size_t)index * D, 1, D, D, &exact, 1);
@@ -261,9 +262,10 @@ bool ocm_k_nearest_batch_normed(const float *queries, int Q, const float *sample
     float *packed_queries = malloc(sizeof(float) * ocm_sgemm_packed_a_floats(block, D));
     float *per_row = malloc(sizeof(float) * 2 * (size_t)block);
     bool *overflow = malloc(sizeof(bool) * (size_t)block);
+    bool *direct = malloc(sizeof(bool) * (size_t)block); /* per block row: answered by the exact scan */
     slot_scratch *slots = calloc((size_t)threads, sizeof(slot_scratch));
     float *scan = NULL;
-    bool ok = packed_queries && per_row && overflow && slots;
+    bool ok = packed_queries && per_row && overflow && direct && slots;
     for (int t = 0; ok && t < threads; t++) {
         slot_scratch *s = &slots[t];
         s->packed = malloc(sizeof(float) * ocm_sgemm_packed_b_floats(D, nb));
@@ -295,14 +297,21 @@ bool ocm_k_nearest_batch_normed(const float *queries, int Q, const float *sample
         float *query_norms = per_row, *margins = per_row + block;
         ocm_squared_norms(queries + (size_t)q0 * D, rows, D, query_norms);
         for (int row = 0; row < rows; row++) {
-            margins[row] = (float)(4.0 * (4.0 * D + 16.0) * u * ((double)query_norms[row] + (double)largest)) + FLT_MIN;
+            /* |a| ≤ ‖q‖² + ‖s‖² + 2‖q‖‖s‖ = (‖q‖ + ‖s‖)²: where that is not well below FLT_MAX
+             * (a finite query or sample whose squared norm overflows float, or nearly), a could be
+             * inf − inf = NaN; such a query goes to the exact scan up front (marked as overflowing
+             * in every slot, so the pass skips it). */
+            const double reach = sqrt((double)query_norms[row]) + sqrt((double)largest);
+            direct[row] = !(reach * reach < FLT_MAX / 4.0);
+            margins[row] = direct[row] ? 0.0f
+                                       : (float)(4.0 * (4.0 * D + 16.0) * u * ((double)query_norms[row] + (double)largest)) + FLT_MIN;
         }
         for (int t = 0; t < threads; t++) {
             slot_scratch *s = &slots[t];
             for (int row = 0; row < rows; row++) {
                 s->states[row] = (query_state){s->heap_values + (size_t)row * k, s->heap_indices + (size_t)row * k, 0,
                                                s->listed_values + (size_t)row * room,
-                                               s->listed_indices + (size_t)row * room, 0, false};
+                                               s->listed_indices + (size_t)row * room, 0, direct[row]};
             }
         }
         job.arch = ocm_kernels_for(ocm_sgemm_pack_a(false, rows, D, queries + (size_t)q0 * D, D, packed_queries))->gemm;
@@ -327,6 +336,7 @@ done:
     free(packed_queries);
     free(per_row);
     free(overflow);
+    free(direct);
     free_slots(slots, threads);
     free(scan);
     return ok;
