@@ -32,7 +32,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { QUERY_BLOCK = 1024 };
+/* QUERY_BLOCK queries at most per block; fewer when the thread slots' per-query scratch (heaps,
+ * lists, dot products) would pass SCRATCH_BUDGET bytes; below MINIMUM_BLOCK queries a block is
+ * not worth the GEMM and the exact scan answers the batch. */
+enum { QUERY_BLOCK = 1024, MINIMUM_BLOCK = 16 };
+static const size_t SCRATCH_BUDGET = (size_t)64 << 20;
 
 typedef struct query_state {
     float *heap_values; /* the k smallest approximations so far (a max-heap) */
@@ -69,6 +73,7 @@ typedef struct knn_job {
 } knn_job;
 
 static inline int round_up(int x, int unit) { return (x + unit - 1) / unit * unit; }
+static inline size_t round_up_size(size_t x, size_t unit) { return (x + unit - 1) / unit * unit; }
 
 /* Drops the listed samples above `limit`. */
 static void prune(query_state *st, float limit) {
@@ -243,22 +248,43 @@ static void free_slots(slot_scratch *slots, int count) {
     free(slots);
 }
 
+/* Every query of the batch by the exact scan (k too large for the GEMM path's scratch budget). */
+static bool exact_batch(const float *queries, int Q, const float *samples, int N, int D, int k, int32_t *indices,
+                        float *distances) {
+    float *scan = malloc(sizeof(float) * (size_t)N);
+    if (!scan) return false;
+    for (int query = 0; query < Q; query++) {
+        ocm_squared_distances(queries + (size_t)query * D, 1, D, samples, N, D, D, scan, N);
+        ocm_k_smallest(scan, N, k, 0, indices + (size_t)query * k, distances + (size_t)query * k);
+    }
+    free(scan);
+    return true;
+}
+
 bool ocm_k_nearest_batch_normed(const float *queries, int Q, const float *samples, const float *sample_norms, int N,
                                 int D, int k, int32_t *indices, float *distances) {
     assert(Q >= 0 && N > 0 && D > 0 && k > 0 && k <= N);
     if (Q == 0) return true;
+    const size_t list_room = 4 * (size_t)k + 1024;
+    /* The sample block size, from the current level (the kernel itself is the level the queries
+     * are packed for, job.arch, read per query block). */
+    const ocm_gemm_arch *arch = ocm_kernels()->gemm;
+    const int nb = (int)OCM_MIN((size_t)arch->nc, round_up_size((size_t)N, (size_t)arch->nr));
+    const size_t sample_blocks = ((size_t)N + (size_t)nb - 1) / (size_t)nb;
+    /* One slot per thread that can have a sample block to work on. */
+    const int threads = (int)OCM_MIN((size_t)ocm_num_threads(), sample_blocks);
+    const size_t per_query = sizeof(query_state) + (sizeof(float) + sizeof(int32_t)) * ((size_t)k + list_room) +
+                             sizeof(float) * (size_t)nb;
+    const size_t fits = SCRATCH_BUDGET / ((size_t)threads * per_query);
+    const int block = (int)OCM_MIN((size_t)OCM_MIN(QUERY_BLOCK, Q), fits);
+    if (block < MINIMUM_BLOCK && block < Q) return exact_batch(queries, Q, samples, N, D, k, indices, distances);
+    const int room = (int)list_room; /* below SCRATCH_BUDGET / 8 here */
     float *own_norms = NULL;
     if (!sample_norms) {
         if (!(own_norms = malloc(sizeof(float) * (size_t)N))) return false;
         ocm_squared_norms(samples, N, D, own_norms);
         sample_norms = own_norms;
     }
-    const int block = OCM_MIN(QUERY_BLOCK, Q);
-    const int room = 4 * k + 1024;
-    /* The kernel of the level the queries are packed for, read once (the level may change). */
-    const int threads = ocm_num_threads();
-    const ocm_gemm_arch *arch = ocm_kernels()->gemm;
-    const int nb = OCM_MIN(arch->nc, round_up(N, arch->nr));
     float *packed_queries = malloc(sizeof(float) * ocm_sgemm_packed_a_floats(block, D));
     float *per_row = malloc(sizeof(float) * 2 * (size_t)block);
     bool *overflow = malloc(sizeof(bool) * (size_t)block);
@@ -316,7 +342,7 @@ bool ocm_k_nearest_batch_normed(const float *queries, int Q, const float *sample
         }
         job.arch = ocm_kernels_for(ocm_sgemm_pack_a(false, rows, D, queries + (size_t)q0 * D, D, packed_queries))->gemm;
         job.rows = rows;
-        ocm_parallel_dynamic_slots((size_t)((N + nb - 1) / nb), threads, sample_block, &job);
+        ocm_parallel_dynamic_slots(sample_blocks, threads, sample_block, &job);
         finish.first_query = q0;
         ocm_parallel_for_grain((size_t)rows, 1, finish_rows, &finish);
         for (int row = 0; row < rows; row++) {

@@ -122,9 +122,14 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
     static let gemmMinimumQueries = 16
     static let gemmMinimumSamples = 1024
     static let gemmMinimumDimensions = 32
+    /// Above `count / gemmMaximumKFraction` neighbours the exact scan answers: the GEMM path keeps
+    /// heaps and candidate lists of about 5k entries per query and thread, the exact scan one
+    /// row of distances.
+    static let gemmMaximumKFraction = 16
 
     private func linearSearch(_ queries: UnsafePointer<Float>, queryCount: Int, k: Int) -> [NeighborList] {
-        if queryCount >= Self.gemmMinimumQueries && count >= Self.gemmMinimumSamples && dimensions >= Self.gemmMinimumDimensions,
+        if queryCount >= Self.gemmMinimumQueries && count >= Self.gemmMinimumSamples && dimensions >= Self.gemmMinimumDimensions
+            && k <= count / Self.gemmMaximumKFraction,
            let results = gemmSearch(queries, queryCount: queryCount, k: k) {
             return results
         }
