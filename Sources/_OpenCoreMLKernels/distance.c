@@ -88,6 +88,31 @@ void ocm_squared_distances(const float *queries, int Q, int ldq, const float *sa
     ocm_parallel_for_grain((size_t)N, grain, distance_range, &job);
 }
 
+/* MARK: - squared norms */
+
+typedef struct norms_job {
+    const float *rows;
+    int D;
+    float *out;
+} norms_job;
+
+/* Σ x² of each row of D floats, summed in double and rounded once. */
+static void row_norms_range(void *ctx, size_t begin, size_t end) {
+    const norms_job *job = ctx;
+    for (size_t i = begin; i < end; i++) {
+        const float *x = job->rows + i * (size_t)job->D;
+        double sum = 0;
+        for (int d = 0; d < job->D; d++) sum += (double)x[d] * x[d];
+        job->out[i] = (float)sum;
+    }
+}
+
+void ocm_squared_norms(const float *rows, int N, int D, float *out) {
+    assert(N >= 0 && D >= 0);
+    norms_job norms = {rows, D, out};
+    ocm_parallel_for_grain((size_t)N, 256, row_norms_range, &norms);
+}
+
 /* MARK: - k smallest */
 
 /* (value, index) ordering: smaller value first, then smaller index. */

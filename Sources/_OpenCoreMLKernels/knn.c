@@ -23,7 +23,8 @@
  * holds every sample within the merged bound).
  *
  * A query whose list would outgrow a few thousand entries (points far from the origin and close
- * together, where the bound is loose) is answered by the exact scan instead.
+ * together, where the bound is loose) is answered by the exact scan instead, and so is a query
+ * for which a could overflow float ((‖q‖ + max ‖s‖)² near FLT_MAX: a would be inf − inf = NaN).
  */
 #include "ocm_internal.h"
 
@@ -31,7 +32,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { QUERY_BLOCK = 1024 };
+/* QUERY_BLOCK queries at most per block; fewer when the thread slots' per-query scratch (heaps,
+ * lists, dot products) would pass SCRATCH_BUDGET bytes; below MINIMUM_BLOCK queries a block is
+ * not worth the GEMM and the exact scan answers the batch. */
+enum { QUERY_BLOCK = 1024, MINIMUM_BLOCK = 16 };
+static const size_t SCRATCH_BUDGET = (size_t)64 << 20;
 
 typedef struct query_state {
     float *heap_values; /* the k smallest approximations so far (a max-heap) */
@@ -68,6 +73,7 @@ typedef struct knn_job {
 } knn_job;
 
 static inline int round_up(int x, int unit) { return (x + unit - 1) / unit * unit; }
+static inline size_t round_up_size(size_t x, size_t unit) { return (x + unit - 1) / unit * unit; }
 
 /* Drops the listed samples above `limit`. */
 static void prune(query_state *st, float limit) {
@@ -99,7 +105,7 @@ static void scan_row(const knn_job *job, query_state *st, const float *dots, int
     }
     for (int j = 0; j < length; j++) {
         const float a = qn + norms[j] - 2.0f * dots[j];
-        if (a > limit) continue;
+        if (!(a <= limit)) continue; /* the pre-count's test, NaN included */
         const int32_t index = first + j;
         st->heap_size = ocm_heap_offer(st->heap_values, st->heap_indices, st->heap_size, k, a, index);
         if (st->heap_size == k) limit = st->heap_values[0] + margin;
@@ -194,7 +200,7 @@ static void finish_rows(void *ctx, size_t begin, size_t end) {
         for (int t = 0; t < f->slots; t++) {
             const query_state *st = &job->slots[t].states[row];
             for (int c = 0; c < st->listed; c++) {
-                if (st->listed_values[c] > limit) continue;
+                if (!(st->listed_values[c] <= limit)) continue;
                 const int32_t index = st->listed_indices[c];
                 float exact;
                 f->tile(q, 1, D, job->samples + (size_t)index * D, 1, D, D, &exact, 1);
@@ -204,29 +210,6 @@ static void finish_rows(void *ctx, size_t begin, size_t end) {
         assert(size == k);
         ocm_heap_sort_ascending(values, indices, size);
     }
-}
-
-typedef struct norms_job {
-    const float *rows;
-    int D;
-    float *out;
-} norms_job;
-
-/* Σ x² of each row of D floats, summed in double and rounded once. */
-static void row_norms_range(void *ctx, size_t begin, size_t end) {
-    const norms_job *job = ctx;
-    for (size_t i = begin; i < end; i++) {
-        const float *x = job->rows + i * (size_t)job->D;
-        double sum = 0;
-        for (int d = 0; d < job->D; d++) sum += (double)x[d] * x[d];
-        job->out[i] = (float)sum;
-    }
-}
-
-void ocm_squared_norms(const float *rows, int N, int D, float *out) {
-    assert(N >= 0 && D >= 0);
-    norms_job norms = {rows, D, out};
-    ocm_parallel_for_grain((size_t)N, 256, row_norms_range, &norms);
 }
 
 static void free_slots(slot_scratch *slots, int count) {
@@ -242,28 +225,50 @@ static void free_slots(slot_scratch *slots, int count) {
     free(slots);
 }
 
+/* Every query of the batch by the exact scan (k too large for the GEMM path's scratch budget). */
+static bool exact_batch(const float *queries, int Q, const float *samples, int N, int D, int k, int32_t *indices,
+                        float *distances) {
+    float *scan = malloc(sizeof(float) * (size_t)N);
+    if (!scan) return false;
+    for (int query = 0; query < Q; query++) {
+        ocm_squared_distances(queries + (size_t)query * D, 1, D, samples, N, D, D, scan, N);
+        ocm_k_smallest(scan, N, k, 0, indices + (size_t)query * k, distances + (size_t)query * k);
+    }
+    free(scan);
+    return true;
+}
+
 bool ocm_k_nearest_batch_normed(const float *queries, int Q, const float *samples, const float *sample_norms, int N,
                                 int D, int k, int32_t *indices, float *distances) {
     assert(Q >= 0 && N > 0 && D > 0 && k > 0 && k <= N);
     if (Q == 0) return true;
+    const size_t list_room = 4 * (size_t)k + 1024;
+    /* The sample block size, from the current level (the kernel itself is the level the queries
+     * are packed for, job.arch, read per query block). */
+    const ocm_gemm_arch *arch = ocm_kernels()->gemm;
+    const int nb = (int)OCM_MIN((size_t)arch->nc, round_up_size((size_t)N, (size_t)arch->nr));
+    const size_t sample_blocks = ((size_t)N + (size_t)nb - 1) / (size_t)nb;
+    /* One slot per thread that can have a sample block to work on. */
+    const int threads = (int)OCM_MIN((size_t)ocm_num_threads(), sample_blocks);
+    const size_t per_query = sizeof(query_state) + (sizeof(float) + sizeof(int32_t)) * ((size_t)k + list_room) +
+                             sizeof(float) * (size_t)nb;
+    const size_t fits = SCRATCH_BUDGET / ((size_t)threads * per_query);
+    const int block = (int)OCM_MIN((size_t)OCM_MIN(QUERY_BLOCK, Q), fits);
+    if (block < MINIMUM_BLOCK && block < Q) return exact_batch(queries, Q, samples, N, D, k, indices, distances);
+    const int room = (int)list_room; /* below SCRATCH_BUDGET / 8 here */
     float *own_norms = NULL;
     if (!sample_norms) {
         if (!(own_norms = malloc(sizeof(float) * (size_t)N))) return false;
         ocm_squared_norms(samples, N, D, own_norms);
         sample_norms = own_norms;
     }
-    const int block = OCM_MIN(QUERY_BLOCK, Q);
-    const int room = 4 * k + 1024;
-    /* The kernel of the level the queries are packed for, read once (the level may change). */
-    const int threads = ocm_num_threads();
-    const ocm_gemm_arch *arch = ocm_kernels()->gemm;
-    const int nb = OCM_MIN(arch->nc, round_up(N, arch->nr));
     float *packed_queries = malloc(sizeof(float) * ocm_sgemm_packed_a_floats(block, D));
     float *per_row = malloc(sizeof(float) * 2 * (size_t)block);
     bool *overflow = malloc(sizeof(bool) * (size_t)block);
+    bool *direct = malloc(sizeof(bool) * (size_t)block); /* per block row: answered by the exact scan */
     slot_scratch *slots = calloc((size_t)threads, sizeof(slot_scratch));
     float *scan = NULL;
-    bool ok = packed_queries && per_row && overflow && slots;
+    bool ok = packed_queries && per_row && overflow && direct && slots;
     for (int t = 0; ok && t < threads; t++) {
         slot_scratch *s = &slots[t];
         s->packed = malloc(sizeof(float) * ocm_sgemm_packed_b_floats(D, nb));
@@ -295,19 +300,26 @@ bool ocm_k_nearest_batch_normed(const float *queries, int Q, const float *sample
         float *query_norms = per_row, *margins = per_row + block;
         ocm_squared_norms(queries + (size_t)q0 * D, rows, D, query_norms);
         for (int row = 0; row < rows; row++) {
-            margins[row] = (float)(4.0 * (4.0 * D + 16.0) * u * ((double)query_norms[row] + (double)largest)) + FLT_MIN;
+            /* |a| ≤ ‖q‖² + ‖s‖² + 2‖q‖‖s‖ = (‖q‖ + ‖s‖)²: where that is not well below FLT_MAX
+             * (a finite query or sample whose squared norm overflows float, or nearly), a could be
+             * inf − inf = NaN; such a query goes to the exact scan up front (marked as overflowing
+             * in every slot, so the pass skips it). */
+            const double reach = sqrt((double)query_norms[row]) + sqrt((double)largest);
+            direct[row] = !(reach * reach < FLT_MAX / 4.0);
+            margins[row] = direct[row] ? 0.0f
+                                       : (float)(4.0 * (4.0 * D + 16.0) * u * ((double)query_norms[row] + (double)largest)) + FLT_MIN;
         }
         for (int t = 0; t < threads; t++) {
             slot_scratch *s = &slots[t];
             for (int row = 0; row < rows; row++) {
                 s->states[row] = (query_state){s->heap_values + (size_t)row * k, s->heap_indices + (size_t)row * k, 0,
                                                s->listed_values + (size_t)row * room,
-                                               s->listed_indices + (size_t)row * room, 0, false};
+                                               s->listed_indices + (size_t)row * room, 0, direct[row]};
             }
         }
         job.arch = ocm_kernels_for(ocm_sgemm_pack_a(false, rows, D, queries + (size_t)q0 * D, D, packed_queries))->gemm;
         job.rows = rows;
-        ocm_parallel_dynamic_slots((size_t)((N + nb - 1) / nb), threads, sample_block, &job);
+        ocm_parallel_dynamic_slots(sample_blocks, threads, sample_block, &job);
         finish.first_query = q0;
         ocm_parallel_for_grain((size_t)rows, 1, finish_rows, &finish);
         for (int row = 0; row < rows; row++) {
@@ -327,6 +339,7 @@ done:
     free(packed_queries);
     free(per_row);
     free(overflow);
+    free(direct);
     free_slots(slots, threads);
     free(scan);
     return ok;

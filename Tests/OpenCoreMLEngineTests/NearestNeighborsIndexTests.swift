@@ -79,8 +79,12 @@ struct NearestNeighborsIndexTests {
         let index = Self.randomIndex(.linear, count: 1100, dimensions: dimensions, seed: 31)
         var random = TestRandom(seed: 32)
         let queries = (0..<(queryCount * dimensions)).map { _ in Float(random.int(0..<6)) }
+        #expect(index.normedSampleCount == 0, "norms are computed by the first GEMM batch, not when built")
         func check(_ context: String) {
+            let gemmBatches = index.gemmBatches
             let found = index.search(queries, queryCount: queryCount, k: k)
+            #expect(index.gemmBatches == gemmBatches + 1, "\(context): the batch took the GEMM path")
+            #expect(index.normedSampleCount == index.count, "\(context)")
             for q in 0..<queryCount {
                 let query = Array(queries[(q * dimensions)..<((q + 1) * dimensions)])
                 let expected = Self.bruteForce(index.samples, dimensions: dimensions, query: query, k: k)
@@ -98,6 +102,7 @@ struct NearestNeighborsIndexTests {
             }
             check("round \(round)")
             let copy = index.copy()
+            #expect(copy.normedSampleCount == index.count, "copy keeps the norms, round \(round)")
             #expect(copy.search(queries, queryCount: queryCount, k: k) == index.search(queries, queryCount: queryCount, k: k), "copy, round \(round)")
         }
     }

@@ -58,7 +58,8 @@ extension KernelTests {
 
         /// Samples with repeats (ties at every distance) and queries that copy samples (distance 0),
         /// on odd sizes that cross the kernel's sample blocks (the arch's nc: 480 or 512 samples).
-        @Test(arguments: [(300, 2500, 33, 5), (17, 4099, 100, 1), (40, 1500, 7, 12), (3, 70, 1000, 70)])
+        /// (30, 1100, 300, 4): several K blocks of the kernel (kc = 256) and several sample blocks.
+        @Test(arguments: [(300, 2500, 33, 5), (17, 4099, 100, 1), (40, 1500, 7, 12), (3, 70, 1000, 70), (30, 1100, 300, 4)])
         func batchNeighboursAreTheExactScansTiesIncluded(shape: (Int, Int, Int, Int)) {
             let (queries, samples, dimensions, k) = shape
             var random = TestRandom(seed: UInt64(queries * 7 + samples + dimensions))
@@ -123,6 +124,63 @@ extension KernelTests {
             #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances))
             #expect(indices == expected.indices)
             #expect(distances == expected.distances)
+        }
+
+        /// A finite query whose squared norm overflows float (‖q‖² ≈ 1e76): the GEMM's approximation
+        /// would be inf − inf = NaN; the batch must still list the far-index copy of that query
+        /// (sample 1,500, in a later sample block) first, as the exact scan does.
+        @Test func queryWhoseNormOverflowsFloatStillFindsItsCopy() {
+            var random = TestRandom(seed: 31)
+            let (queries, samples, dimensions, k) = (20, 2000, 32, 3)
+            var s = random.floats(samples * dimensions, -10, 10)
+            s[0] = 5
+            var q = random.floats(queries * dimensions, -1, 1)
+            q[0] = 1e38
+            s.replaceSubrange((1500 * dimensions)..<(1501 * dimensions), with: q[0..<dimensions])
+            forEachISAAndThreadCount { label in
+                let expected = Self.exactNeighbours(q, queries, s, samples, dimensions, k: k)
+                #expect(expected.indices[0] == 1500 && expected.distances[0] == 0, "\(label)")
+                var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
+                #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances), "\(label)")
+                #expect(indices == expected.indices, "\(label)")
+                #expect(distances == expected.distances, "\(label)")
+            }
+        }
+
+        /// Samples ever closer to the queries as their index grows: with k = 1 every sample is a
+        /// candidate when scanned, so each slot's list fills its room (4k + 1,024) and is pruned to
+        /// the new bound (no overflow: the pruned list is short); the answer is still the exact one.
+        @Test func listsPrunedWhenFullKeepTheExactAnswer() {
+            var random = TestRandom(seed: 53)
+            let (queries, samples, dimensions, k) = (16, 5000, 8, 1)
+            var s = random.floats(samples * dimensions, -0.001, 0.001)
+            for j in 0..<samples { s[j * dimensions] += Float(samples - j) * 0.01 }
+            let q = random.floats(queries * dimensions, -0.001, 0.001)
+            forEachISAAndThreadCount { label in
+                let expected = Self.exactNeighbours(q, queries, s, samples, dimensions, k: k)
+                var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
+                #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances), "\(label)")
+                #expect(indices == expected.indices, "\(label)")
+                #expect(distances == expected.distances, "\(label)")
+            }
+        }
+
+        /// k a large fraction of N (here 1,500 of 2,100, crossing sample blocks): the exact answer,
+        /// ties included, whichever way the batch takes.
+        @Test func largeKIsTheExactScan() {
+            var random = TestRandom(seed: 77)
+            let (queries, samples, dimensions, k) = (40, 2100, 40, 1500)
+            var s = random.floats(samples * dimensions, -1, 1)
+            s.replaceSubrange((2000 * dimensions)..<(2001 * dimensions), with: s[0..<dimensions])
+            var q = random.floats(queries * dimensions, -1, 1)
+            q.replaceSubrange(0..<dimensions, with: s[0..<dimensions])
+            forEachISAAndThreadCount { label in
+                let expected = Self.exactNeighbours(q, queries, s, samples, dimensions, k: k)
+                var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
+                #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances), "\(label)")
+                #expect(indices == expected.indices, "\(label)")
+                #expect(distances == expected.distances, "\(label)")
+            }
         }
 
         @Test(arguments: [0, 1, 3, 10, 50])

@@ -35,9 +35,13 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
     /// Distances of a block of queries to every sample, kept between searches (under `lock`).
     private var distances: [Float] = []
     /// The squared norms (`ocm_squared_norms`) of the first `sampleNorms.count` samples, for the
-    /// GEMM path: a linear index computes them when built and when samples are appended (a
-    /// removal drops the removed samples', the others' values do not change), so a batch does not.
+    /// GEMM path: computed by the first GEMM batch and for samples appended since (a removal drops
+    /// the removed samples', the others' values do not change; a copy keeps them), not per batch.
     private var sampleNorms: [Float] = []
+    /// Samples whose squared norms are kept (for tests: norms survive copies and removals).
+    package var normedSampleCount: Int { sampleNorms.count }
+    /// Batches answered through the GEMM path (for tests: that a batch took it).
+    package private(set) var gemmBatches = 0
     private let lock = NSLock()
 
     /// Queries searched per distance block (a block of distances is queries × samples floats).
@@ -52,7 +56,6 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
         self.structure = structure
         self.samples = samples
         self.labels = labels
-        if structure == .linear { updateSampleNorms() }
     }
 
     /// An independent copy (the tree is shared until either copy changes).
@@ -72,7 +75,6 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
         precondition(rows.count == newLabels.count * dimensions)
         samples.append(contentsOf: rows)
         labels.append(contentsOf: newLabels)
-        if structure == .linear { updateSampleNorms() }
     }
 
     /// Removes the samples at `indices` (out-of-range indices are ignored); later samples move up.
@@ -122,9 +124,14 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
     static let gemmMinimumQueries = 16
     static let gemmMinimumSamples = 1024
     static let gemmMinimumDimensions = 32
+    /// Above `count / gemmMaximumKFraction` neighbours the exact scan answers: the GEMM path keeps
+    /// heaps and candidate lists of about 5k entries per query and thread, the exact scan one
+    /// row of distances.
+    static let gemmMaximumKFraction = 16
 
     private func linearSearch(_ queries: UnsafePointer<Float>, queryCount: Int, k: Int) -> [NeighborList] {
-        if queryCount >= Self.gemmMinimumQueries && count >= Self.gemmMinimumSamples && dimensions >= Self.gemmMinimumDimensions,
+        if queryCount >= Self.gemmMinimumQueries && count >= Self.gemmMinimumSamples && dimensions >= Self.gemmMinimumDimensions
+            && k <= count / Self.gemmMaximumKFraction,
            let results = gemmSearch(queries, queryCount: queryCount, k: k) {
             return results
         }
@@ -144,6 +151,7 @@ package final class NearestNeighborsIndex: @unchecked Sendable {
             }
         }
         guard ok else { return nil }
+        gemmBatches += 1
         return (0..<queryCount).map { query in
             NeighborList(indices: Array(indices[(query * k)..<((query + 1) * k)]), distances: Array(found[(query * k)..<((query + 1) * k)]))
         }
