@@ -15,10 +15,10 @@ What Turi Create 6 does, and the twin with it:
 - Network: conv 64 (kernel = stride = window) → ReLU → dropout 0.2 → LSTM 200 (one output per
   window; a single bias per gate, no constant added to the forget gate) → dense 128 → batchnorm
   (ε 1e-3; batch statistics over every window of the batch, padding included; moving averages with
-  momentum 0.99 from mean 0 and variance 1, biased variance) → ReLU → dropout 0.5 → dense K → softmax.
+  momentum 0.99 from mean 0 and variance 1, biased variance) → ReLU → dropout 0.5 → dense K (no bias) → softmax.
 - Weights: Xavier-uniform, ±sqrt(6 / (fan_in + fan_out)), with the convolution's fans
   features × window and 64 × window, each LSTM gate's input block (64 → 200) and recurrent block
-  (200 → 200) on their own; every bias 0, the batchnorm's scale 1 and shift 0.
+  (200 → 200) on their own; every bias 0 (the output layer has none), the batchnorm's scale 1 and shift 0.
 - Loss: per chunk, the windows' cross-entropies weighted and divided by the chunk's weight sum;
   then the sum over chunks divided by the number of chunks with any weight (a chunk counts once,
   however many of its windows hold samples).
@@ -59,7 +59,7 @@ class Twin(torch.nn.Module):
         self.dense0 = torch.nn.Linear(LSTM, DENSE)
         self.gamma = torch.nn.Parameter(torch.ones(DENSE))
         self.beta = torch.nn.Parameter(torch.zeros(DENSE))
-        self.dense1 = torch.nn.Linear(DENSE, classes)
+        self.dense1 = torch.nn.Linear(DENSE, classes, bias=False)
         self.register_buffer("running_mean", torch.zeros(DENSE))
         self.register_buffer("running_var", torch.ones(DENSE))
         # One bias per gate, as Turi Create's: the input-side bias stays zero.
@@ -80,7 +80,7 @@ class Twin(torch.nn.Module):
         xavier(self.dense0.weight, LSTM, DENSE)
         xavier(self.dense1.weight, DENSE, self.dense1.out_features)
         with torch.no_grad():
-            for b in (self.conv.bias, self.lstm.bias_ih_l0, self.lstm.bias_hh_l0, self.dense0.bias, self.dense1.bias):
+            for b in (self.conv.bias, self.lstm.bias_ih_l0, self.lstm.bias_hh_l0, self.dense0.bias):
                 b.zero_()
 
     def forward(self, x):
@@ -216,7 +216,7 @@ def fixture(path):
     params += [("lstm_layer.%sBiasVector" % n, rows(model.lstm.bias_hh_l0, g), 0.1) for g, n in enumerate(gates)]
     params += [("dense_layer.weights", model.dense0.weight, lim(LSTM, DENSE)), ("dense_layer.bias", model.dense0.bias, 0.1),
                ("bn_layer.gamma", model.gamma, 0.2), ("bn_layer.beta", model.beta, 0.1),
-               ("dense_layer1.weights", model.dense1.weight, lim(DENSE, k)), ("dense_layer1.bias", model.dense1.bias, 0.1)]
+               ("dense_layer1.weights", model.dense1.weight, lim(DENSE, k))]
     with torch.no_grad():
         model.lstm.bias_ih_l0.zero_()
         for ordinal, (_, t, limit) in enumerate(params):

@@ -42,9 +42,9 @@ final class ActivityTrainer {
 
     /// Turi Create's initial weights, drawn from `seed`: Xavier-uniform (±√(6 / (fan in + fan out)))
     /// for the convolution (fans features × window and 64 × window), each LSTM gate's input and
-    /// recurrent matrices (64 → 200 and 200 → 200) and both dense layers; every bias 0, the forget
-    /// gate's too (the network's builder would give it 1 and seed by layer name, not by `seed`).
-    /// The batchnorm keeps its scale 1 and shift 0.
+    /// recurrent matrices (64 → 200 and 200 → 200) and both dense layers; every bias 0 (the output
+    /// layer has none), the forget gate's too (the network's builder would give it 1 and seed by
+    /// layer name, not by `seed`). The batchnorm keeps its scale 1 and shift 0.
     static func initialize(_ network: Network, featureCount: Int, predictionWindow: Int, classCount: Int, seed: Int) {
         let (c, h, d) = (ActivityNetwork.convolutionFilters, ActivityNetwork.lstmSize, ActivityNetwork.denseSize)
         var generator = SplitMix64(seed: UInt64(bitPattern: Int64(seed)) &+ 0x1417)

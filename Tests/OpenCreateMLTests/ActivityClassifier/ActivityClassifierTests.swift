@@ -86,6 +86,10 @@ struct ActivityClassifierTests {
                 }
             }
             #expect(layers == ["permute", "convolution", "relu", "lstm", "innerProduct", "batchnorm", "relu", "innerProduct", "softmax"])
+            // Turi Create 6's output layer has no bias; the hidden dense layer has one.
+            let products = specification.neuralNetworkClassifier.layers.filter { if case .innerProduct = $0.layer { true } else { false } }
+            #expect(products.map(\.innerProduct.hasBias_p) == [true, false])
+            #expect(products.last?.innerProduct.bias.floatValue.isEmpty == true)
 
             // Stream the first test session through the model, window by window, carrying the
             // state within each chunk of 20 windows and starting from none at each chunk, as the
