@@ -1,13 +1,16 @@
-"""The activity classifier's PyTorch twin: Turi Create 6's network and training, written from its
-public sources' facts, on the same CSV files `opencoreml activity-classifier train` reads, for
-BENCHMARKS.md ("Activity classifier vs Keras and a PyTorch twin").
+"""The activity classifier's PyTorch twin: Turi Create 6.3's network and training (its TensorFlow
+graph, the path it takes on Linux; on macOS Turi Create 6 trains through Metal Performance Shaders),
+written from its public sources' facts, on the same CSV files `opencoreml activity-classifier train`
+reads, for BENCHMARKS.md ("Activity classifier vs Keras and a PyTorch twin"). Turi Create 6.4 trains
+through Keras with another loss (Σ w·CE over the batch / (batch · 20), padding in the divisor, chunks
+not normalized) and Adam ε 1e-7; the twin does not follow 6.4.
 
     python activity_twin.py --train watch-train.csv --test watch-test.csv --features ax,ay,az,wx,wy,wz \
         --label-column exercise --session-column session --time-column time --prediction-window 50 \
         --epochs 40 [--batch-size 32] [--threads 2] [--seed 0] [--shuffle] [--json]
     python activity_twin.py --fixture OUT.json      # the layer-by-layer comparison's expected values
 
-What Turi Create 6 does, and the twin with it:
+What Turi Create 6.3 does, and the twin with it:
 - Chunks: each session cut into chunks of 20 windows of the prediction window's samples, the last
   chunk zero-padded; a window's label the majority of its rows' labels (ties to the lowest class
   index); weight 1 for a window holding a sample (a session's partly filled last window too), 0 for

@@ -66,6 +66,8 @@ enum ActivityNetwork {
             losses: training || exported ? [CategoricalCrossEntropy(name: lossName, input: probabilities, target: exported ? labelName : targetName)] : nil,
             optimizer: training || exported ? Adam(learningRateDefault: learningRate, miniBatchSizeDefault: 32,
                                                    miniBatchSizeRange: [1, 2, 4, 8, 16, 32, 64, 128]) : nil,
+            // `shuffle` is the updatable model's setting for MLUpdateTask on the device; the trainer
+            // itself feeds the chunks in the data's order, as Turi Create does.
             epochDefault: training || exported ? 10 : nil, epochRange: training || exported ? 1...1000 : nil, shuffle: training || exported ? true : nil)
         {
             // (1, window, F) as C, H, W → (F, 1, window): each feature a channel, time along the width.
@@ -113,8 +115,8 @@ enum ActivityNetwork {
         return specification
     }
 
-    /// Turi Create 6's output layer has no bias (its C++ `init_model` and its TensorFlow and Keras
-    /// graphs: `matmul(dense, dense1_weight)`, `Dense(use_bias=False)`); the builder always adds one,
+    /// Turi Create 6's output layer has no bias (its 6.2/6.3 TensorFlow graph multiplies by
+    /// `dense1_weight` alone, 6.4's Keras one is `Dense(use_bias=False)`); the builder always adds one,
     /// so it is taken out here. Models written before this have a (trained) bias there, which
     /// prediction uses as any inner product's.
     private static func removeOutputBias(_ specification: inout CoreML_Specification_Model) {

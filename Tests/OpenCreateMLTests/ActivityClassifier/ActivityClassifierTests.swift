@@ -214,12 +214,12 @@ struct ActivityClassifierTests {
         #expect(classifier.iterations.allSatisfy { $0.validationAccuracy != nil })
         #expect(classifier.validationNote == nil)
 
-        // Turi Create's automatic rule: fewer than 100 sessions, no validation, and a note saying so.
+        // Turi Create 6's automatic rule: fewer than 50 sessions, no validation, and a note saying so.
         parameters.validation = .split(strategy: .automatic)
         let automatic = try MLActivityClassifier(trainingData: SyntheticMotion.table(sessions: 3, length: 60, seed: 4),
                                                  labelColumn: "activity", recordingFileColumn: "session", parameters: parameters)
         #expect(automatic.sessionCounts.validation == 0)
-        #expect(automatic.validationNote?.contains("100") == true)
+        #expect(automatic.validationNote?.contains("50") == true)
         // Without featureColumns every other column is a feature (here also the time column).
         #expect(Set(automatic.featureColumns) == ["ax", "ay", "az", "t"])
     }
