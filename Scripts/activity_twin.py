@@ -1,13 +1,16 @@
-"""The activity classifier's PyTorch twin: Turi Create 6's network and training, written from its
-public sources' facts, on the same CSV files `opencoreml activity-classifier train` reads, for
-BENCHMARKS.md ("Activity classifier vs Keras and a PyTorch twin").
+"""The activity classifier's PyTorch twin: Turi Create 6.3's network and training (its TensorFlow
+graph, the path it takes on Linux; on macOS Turi Create 6 trains through Metal Performance Shaders),
+written from its public sources' facts, on the same CSV files `opencoreml activity-classifier train`
+reads, for BENCHMARKS.md ("Activity classifier vs Keras and a PyTorch twin"). Turi Create 6.4 trains
+through Keras with another loss (Σ w·CE over the batch / (batch · 20), padding in the divisor, chunks
+not normalized) and Adam ε 1e-7; the twin does not follow 6.4.
 
     python activity_twin.py --train watch-train.csv --test watch-test.csv --features ax,ay,az,wx,wy,wz \
         --label-column exercise --session-column session --time-column time --prediction-window 50 \
         --epochs 40 [--batch-size 32] [--threads 2] [--seed 0] [--shuffle] [--weights-from MODEL.mlmodel] [--json]
     python activity_twin.py --fixture OUT.json      # the layer-by-layer comparison's expected values
 
-What Turi Create 6 does, and the twin with it:
+What Turi Create 6.3 does, and the twin with it:
 - Chunks: each session cut into chunks of 20 windows of the prediction window's samples, the last
   chunk zero-padded; a window's label the majority of its rows' labels (ties to the lowest class
   index); weight 1 for a window holding a sample (a session's partly filled last window too), 0 for
@@ -15,10 +18,10 @@ What Turi Create 6 does, and the twin with it:
 - Network: conv 64 (kernel = stride = window) → ReLU → dropout 0.2 → LSTM 200 (one output per
   window; a single bias per gate, no constant added to the forget gate) → dense 128 → batchnorm
   (ε 1e-3; batch statistics over every window of the batch, padding included; moving averages with
-  momentum 0.99 from mean 0 and variance 1, biased variance) → ReLU → dropout 0.5 → dense K → softmax.
+  momentum 0.99 from mean 0 and variance 1, biased variance) → ReLU → dropout 0.5 → dense K (no bias) → softmax.
 - Weights: Xavier-uniform, ±sqrt(6 / (fan_in + fan_out)), with the convolution's fans
   features × window and 64 × window, each LSTM gate's input block (64 → 200) and recurrent block
-  (200 → 200) on their own; every bias 0, the batchnorm's scale 1 and shift 0.
+  (200 → 200) on their own; every bias 0 (the output layer has none), the batchnorm's scale 1 and shift 0.
 - Loss: per chunk, the windows' cross-entropies weighted and divided by the chunk's weight sum;
   then the sum over chunks divided by the number of chunks with any weight (a chunk counts once,
   however many of its windows hold samples).
@@ -59,7 +62,7 @@ class Twin(torch.nn.Module):
         self.dense0 = torch.nn.Linear(LSTM, DENSE)
         self.gamma = torch.nn.Parameter(torch.ones(DENSE))
         self.beta = torch.nn.Parameter(torch.zeros(DENSE))
-        self.dense1 = torch.nn.Linear(DENSE, classes)
+        self.dense1 = torch.nn.Linear(DENSE, classes, bias=False)
         self.register_buffer("running_mean", torch.zeros(DENSE))
         self.register_buffer("running_var", torch.ones(DENSE))
         # One bias per gate, as Turi Create's: the input-side bias stays zero.
@@ -80,7 +83,7 @@ class Twin(torch.nn.Module):
         xavier(self.dense0.weight, LSTM, DENSE)
         xavier(self.dense1.weight, DENSE, self.dense1.out_features)
         with torch.no_grad():
-            for b in (self.conv.bias, self.lstm.bias_ih_l0, self.lstm.bias_hh_l0, self.dense0.bias, self.dense1.bias):
+            for b in (self.conv.bias, self.lstm.bias_ih_l0, self.lstm.bias_hh_l0, self.dense0.bias):
                 b.zero_()
 
     def forward(self, x):
@@ -217,6 +220,7 @@ FIXTURE_WINDOW, FIXTURE_FEATURES, FIXTURE_CLASSES = 4, 3, 3
 # Two sessions: 2 chunks (the second with 10 windows, the last of them 2 samples) and 1 chunk of 5 windows.
 FIXTURE_SESSIONS = [FIXTURE_WINDOW * 29 + 2, FIXTURE_WINDOW * 5]
 SAMPLES = 24  # values stored per tensor besides its sum and sum of squares
+FIXTURE_BATCH = 2  # chunks per step: two steps over the 3 chunks, the second filled up with an empty chunk
 
 
 def formula_weight(ordinal, i, limit):
@@ -259,7 +263,7 @@ def fixture(path):
     params += [("lstm_layer.%sBiasVector" % n, rows(model.lstm.bias_hh_l0, g), 0.1) for g, n in enumerate(gates)]
     params += [("dense_layer.weights", model.dense0.weight, lim(LSTM, DENSE)), ("dense_layer.bias", model.dense0.bias, 0.1),
                ("bn_layer.gamma", model.gamma, 0.2), ("bn_layer.beta", model.beta, 0.1),
-               ("dense_layer1.weights", model.dense1.weight, lim(DENSE, k)), ("dense_layer1.bias", model.dense1.bias, 0.1)]
+               ("dense_layer1.weights", model.dense1.weight, lim(DENSE, k))]
     with torch.no_grad():
         model.lstm.bias_ih_l0.zero_()
         for ordinal, (_, t, limit) in enumerate(params):
@@ -269,37 +273,47 @@ def fixture(path):
             t.copy_(flat.reshape(t.shape))
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.Adam(trainable, lr=1e-3, betas=(0.9, 0.999), eps=1e-8)
-    model.train()
-    logits = model(torch.from_numpy(x).double())
-    loss = chunk_loss(logits, torch.from_numpy(y), torch.from_numpy(weights).double())
-    optimizer.zero_grad()
-    loss.backward()
-    out = {"window": w, "features": f, "classes": classes, "sessions": FIXTURE_SESSIONS,
-           "weights": [float(v) for v in weights.reshape(-1)], "labels": [int(v) for v in y.reshape(-1)],
-           "loss": float(loss.detach()), "forward": {}, "gradients": {}, "after_step": {}}
+    out = {"window": w, "features": f, "classes": classes, "sessions": FIXTURE_SESSIONS, "batch_size": FIXTURE_BATCH,
+           "weights": [float(v) for v in weights.reshape(-1)], "labels": [int(v) for v in y.reshape(-1)], "steps": []}
     trace_blobs = {"relu0": "lstm_in", "lstm": "dense0_in", "dense0": "bn_in", "batchnorm": "relu1_in", "dense1": "softmax_in"}
-    for key, blob in trace_blobs.items():
-        out["forward"][blob] = summary(model.trace[key])
-    out["forward"]["probabilities"] = summary(torch.softmax(logits, -1))
-    # The LSTM's blocks are views of torch's stacked tensors: their gradients are slices of the stacks'.
-    grads = {name: t.grad for name, t, _ in params if t.is_leaf}
-    for g, n in enumerate(gates):
-        grads["lstm_layer.%sWeightMatrix" % n] = rows(model.lstm.weight_ih_l0.grad, g)
-        grads["lstm_layer.%sRecursionMatrix" % n] = rows(model.lstm.weight_hh_l0.grad, g)
-        grads["lstm_layer.%sBiasVector" % n] = rows(model.lstm.bias_hh_l0.grad, g)
-    for name, _, _ in params:
-        out["gradients"][name] = summary(grads[name])
-    optimizer.step()
-    for name, t, _ in params:
-        out["after_step"][name] = summary(t)
+    model.train()
+    # Batches of 2 over the 3 chunks: two Adam steps, the second batch filled up with one empty chunk.
+    for bx, by, bw in batches(x, y, weights, FIXTURE_BATCH, np.arange(len(x))):
+        logits = model(bx.double())
+        loss = chunk_loss(logits, by, bw.double())
+        optimizer.zero_grad()
+        loss.backward()
+        step = {"loss": float(loss.detach()), "forward": {}, "gradients": {}, "after_step": {}}
+        for key, blob in trace_blobs.items():
+            step["forward"][blob] = summary(model.trace[key])
+        step["forward"]["probabilities"] = summary(torch.softmax(logits, -1))
+        # The LSTM's blocks are views of torch's stacked tensors: their gradients are slices of the stacks'.
+        grads = {name: t.grad for name, t, _ in params if t.is_leaf}
+        for g, n in enumerate(gates):
+            grads["lstm_layer.%sWeightMatrix" % n] = rows(model.lstm.weight_ih_l0.grad, g)
+            grads["lstm_layer.%sRecursionMatrix" % n] = rows(model.lstm.weight_hh_l0.grad, g)
+            grads["lstm_layer.%sBiasVector" % n] = rows(model.lstm.bias_hh_l0.grad, g)
+        for name, _, _ in params:
+            step["gradients"][name] = summary(grads[name])
+        optimizer.step()
+        for name, t, _ in params:
+            step["after_step"][name] = summary(t)
+        # The dense bias before the batch-statistics batchnorm has a gradient of 0 up to rounding, so
+        # Adam moves it by ±lr on the rounding's sign; the test takes these values over after each step.
+        step["dense_bias_after"] = [float(v) for v in model.dense0.bias.detach().reshape(-1)]
+        out["steps"].append(step)
     out["running_mean"] = summary(model.running_mean)
     out["running_variance"] = summary(model.running_var)
+    # Prediction after the steps: dropout off, the moving statistics; every chunk's probabilities.
+    model.eval()
+    with torch.no_grad():
+        out["eval_probabilities"] = [float(v) for v in torch.softmax(model(torch.from_numpy(x).double()), -1).reshape(-1)]
     out["parameters"] = [{"name": name, "limit": limit, "offset": 1.0 if t is model.gamma else 0.0} for name, t, limit in params]
     text = json.dumps(out, separators=(",", ":"))
     with open(path, "w") as fh:
         if path.endswith(".swift"):  # a Swift file, so that the test target needs no resources
             fh.write("// Generated by Scripts/activity_twin.py --fixture (the PyTorch twin of Turi Create's activity\n"
-                     "// classifier, one training step on formula weights and samples); do not edit.\n"
+                     "// classifier, two training steps on formula weights and samples, then prediction); do not edit.\n"
                      "enum ActivityTwinFixture {\n    static let json = #\"\"\"\n")
             lines = [text[start:start + 150] for start in range(0, len(text), 150)]
             fh.write("\\#\n".join(lines) + "\n\"\"\"#\n}\n")

@@ -35,7 +35,7 @@ struct ActivityClassifier: ParsableCommand {
         @Option(help: "Validation recordings (CSV, same columns).")
         var validation: String?
 
-        @Option(help: "Hold out this fraction of the sessions for validation instead (0 < f < 1). Without either, Turi Create's rule: 10 % of the sessions when there are at least 100, none otherwise.")
+        @Option(help: "Hold out this fraction of the sessions for validation instead (0 < f < 1). Without either, Turi Create 6's rule: none below 50 sessions, 10 % from 50, 5 % from 200.")
         var validationFraction: Double?
 
         @Flag(help: "Train without validation sessions, whatever their number.")
@@ -47,7 +47,7 @@ struct ActivityClassifier: ParsableCommand {
         @Option(help: "Chunks of 20 windows per training step.")
         var batchSize = 32
 
-        @Option(help: "Seeds the validation split, the chunk order and the dropout masks.")
+        @Option(help: "Seeds the initial weights, the dropout masks and the validation split (automatic or --validation-fraction).")
         var seed = 0
 
         @Option(name: .shortAndLong, help: "The .mlmodel to write.")

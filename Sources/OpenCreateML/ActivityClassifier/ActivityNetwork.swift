@@ -5,7 +5,7 @@ import OpenCoreMLTools
 ///
 ///     features → permute → convolution (64 filters, kernel = stride = prediction window) → ReLU
 ///       → [dropout 0.2] → LSTM 200 (one output per window) → dense 128 → batchnorm (ε 1e-3) → ReLU
-///       → [dropout 0.5] → dense K → softmax
+///       → [dropout 0.5] → dense K (no bias) → softmax
 ///
 /// - ``Variant/training``: a chunk of `steps` windows per example (`[steps, 1, 1, window, F]`),
 ///   batch-statistics batchnorm, a cross-entropy loss per window on the `target` blob. The dropouts
@@ -35,6 +35,7 @@ enum ActivityNetwork {
     /// The training graph's per-window class indices and loss weights.
     static let targetName = "target", weightsName = "weights", lossName = "loss"
     static let batchNormLayer = "bn_layer", batchNormInput = "bn_in"
+    static let outputLayer = "dense_layer1"
 
     enum Variant {
         case training(steps: Int)
@@ -65,6 +66,8 @@ enum ActivityNetwork {
             losses: training || exported ? [CategoricalCrossEntropy(name: lossName, input: probabilities, target: exported ? labelName : targetName)] : nil,
             optimizer: training || exported ? Adam(learningRateDefault: learningRate, miniBatchSizeDefault: 32,
                                                    miniBatchSizeRange: [1, 2, 4, 8, 16, 32, 64, 128]) : nil,
+            // `shuffle` is the updatable model's setting for MLUpdateTask on the device; the trainer
+            // itself feeds the chunks in the data's order, as Turi Create does.
             epochDefault: training || exported ? 10 : nil, epochRange: training || exported ? 1...1000 : nil, shuffle: training || exported ? true : nil)
         {
             // (1, window, F) as C, H, W → (F, 1, window): each feature a channel, time along the width.
@@ -81,7 +84,7 @@ enum ActivityNetwork {
                       mean: statistics?.mean, variance: statistics?.variance, epsilon: batchNormEpsilon, computeMeanVar: training,
                       updatable: trainable)
             ReLu(name: "relu_layer1", input: ["relu1_in"], output: ["dense1_in"])
-            InnerProduct(name: "dense_layer1", input: ["dense1_in"], output: ["softmax_in"], inputChannels: UInt(denseSize),
+            InnerProduct(name: outputLayer, input: ["dense1_in"], output: ["softmax_in"], inputChannels: UInt(denseSize),
                          outputChannels: k, updatable: trainable)
             Softmax(name: probabilities, input: ["softmax_in"], output: [probabilities])
         }
@@ -103,11 +106,37 @@ enum ActivityNetwork {
         }
         model.add(network)
         var specification = try model.makeSpecification()
+        removeOutputBias(&specification)
         if exported {
             for index in specification.description_p.input.indices where specification.description_p.input[index].name != featuresName {
                 specification.description_p.input[index].type.isOptional = true
             }
         }
         return specification
+    }
+
+    /// Turi Create 6's output layer has no bias (its 6.2/6.3 TensorFlow graph multiplies by
+    /// `dense1_weight` alone, 6.4's Keras one is `Dense(use_bias=False)`); the builder always adds one,
+    /// so it is taken out here. Models written before this have a (trained) bias there, which
+    /// prediction uses as any inner product's.
+    private static func removeOutputBias(_ specification: inout CoreML_Specification_Model) {
+        func strip(_ layers: inout [CoreML_Specification_NeuralNetworkLayer]) {
+            for index in layers.indices where layers[index].name == outputLayer {
+                guard case .innerProduct(var params)? = layers[index].layer else { continue }
+                params.hasBias_p = false
+                params.clearBias()
+                layers[index].innerProduct = params
+            }
+        }
+        switch specification.type {
+        case .neuralNetwork(var network)?:
+            strip(&network.layers)
+            specification.neuralNetwork = network
+        case .neuralNetworkClassifier(var network)?:
+            strip(&network.layers)
+            specification.neuralNetworkClassifier = network
+        default:
+            break
+        }
     }
 }

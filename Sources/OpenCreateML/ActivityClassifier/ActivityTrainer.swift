@@ -2,13 +2,17 @@ import CoreMLSpec
 import Foundation
 import _OpenCoreMLEngine
 
-/// Trains Turi Create's activity-classifier network on chunks, as Turi Create does: Adam (learning
+/// Trains Turi Create's activity-classifier network on chunks, as Turi Create 6.3 does (its
+/// TensorFlow graph, the path it takes on Linux; on macOS Turi Create 6 trains through Metal
+/// Performance Shaders): Adam (learning
 /// rate 1e-3), a batch of chunks per step, dropout after the first ReLU (0.2) and before the last
 /// dense layer (0.5), cross-entropy per window averaged over each chunk's windows with samples
 /// (padding weighs 0), then over the chunks. The batchnorm normalizes with each batch's
 /// statistics (over all its windows, padding included) and keeps moving averages of them for
-/// inference, as Turi Create 6's TensorFlow batchnorm does: momentum 0.99 from mean 0 and
-/// variance 1, over the same windows, biased variance.
+/// inference, as Turi Create 6.3's TensorFlow batchnorm does: momentum 0.99 from mean 0 and
+/// variance 1, over the same windows, biased variance. Turi Create 6.4's Keras training differs:
+/// its loss is Σ w·CE over the batch divided by the batch's 20 · chunks windows (padding counted,
+/// chunks not normalized), and its Adam ε is 1e-7 (here 1e-8, added after the bias correction).
 final class ActivityTrainer {
     let featureCount: Int
     let predictionWindow: Int
@@ -42,9 +46,9 @@ final class ActivityTrainer {
 
     /// Turi Create's initial weights, drawn from `seed`: Xavier-uniform (±√(6 / (fan in + fan out)))
     /// for the convolution (fans features × window and 64 × window), each LSTM gate's input and
-    /// recurrent matrices (64 → 200 and 200 → 200) and both dense layers; every bias 0, the forget
-    /// gate's too (the network's builder would give it 1 and seed by layer name, not by `seed`).
-    /// The batchnorm keeps its scale 1 and shift 0.
+    /// recurrent matrices (64 → 200 and 200 → 200) and both dense layers; every bias 0 (the output
+    /// layer has none), the forget gate's too (the network's builder would give it 1 and seed by
+    /// layer name, not by `seed`). The batchnorm keeps its scale 1 and shift 0.
     static func initialize(_ network: Network, featureCount: Int, predictionWindow: Int, classCount: Int, seed: Int) {
         let (c, h, d) = (ActivityNetwork.convolutionFilters, ActivityNetwork.lstmSize, ActivityNetwork.denseSize)
         var generator = SplitMix64(seed: UInt64(bitPattern: Int64(seed)) &+ 0x1417)
@@ -128,10 +132,10 @@ final class ActivityTrainer {
     /// (the windows of padding too, as the batch statistics the training pass normalized with)
     /// into the moving averages.
     private func updateStatistics(rows: Int) {
+        guard rows > 0 else { return }
         let channels = ActivityNetwork.denseSize
         let x = network.blobs[ActivityNetwork.batchNormInput]!.value.pointer
         var sum = [Double](repeating: 0, count: channels), squares = [Double](repeating: 0, count: channels)
-        guard rows > 0 else { return }
         for row in 0..<rows {
             let values = x + row * channels
             for c in 0..<channels {

@@ -13,15 +13,17 @@ extension MLActivityClassifier {
     ///                                                maximumIterations: 10, predictionWindowSize: 50)
     /// ```
     ///
-    /// ``seed`` (the validation split, the initial weights and the dropout masks) is an OpenCoreML
-    /// addition, set as a property.
+    /// ``seed`` (the automatic validation split, the initial weights and the dropout masks) is an
+    /// OpenCoreML addition, set as a property (Turi Create's `random_seed`, which defaults to a random
+    /// value; this one to 0).
     public struct ModelParameters: Sendable {
         /// Which sessions measure the model during training (Create ML's
         /// `MLActivityClassifier.ModelParameters.Validation`).
         public enum Validation: Sendable {
-            /// Sessions set aside from the training data: `.automatic` is Turi Create's rule (10 % of
-            /// the sessions when there are at least 100, none otherwise); `.fixed(ratio:seed:)` sets
-            /// aside that fraction of the sessions (at least one). A session is never split.
+            /// Sessions set aside from the training data: `.automatic` is Turi Create 6's rule (none
+            /// below 50 sessions, 10 % from 50, 5 % from 200, 10,000 sessions from 200,000), drawn
+            /// from ``seed``; `.fixed(ratio:seed:)` sets aside that fraction of the sessions (at least
+            /// one), drawn from its own seed. A session is never split.
             case split(strategy: MLSplitStrategy)
             /// Other sessions, in a table with the training data's columns.
             case table(MLDataTable)
@@ -31,15 +33,18 @@ extension MLActivityClassifier {
 
         /// Which sessions measure the model during training.
         public var validation: Validation
-        /// Chunks of 20 prediction windows per training step (32 by default).
+        /// Chunks of 20 prediction windows per training step (32 by default). Every step computes
+        /// `batchSize` chunks: a last batch with fewer is filled up with empty ones, as Turi Create's
+        /// iterator does (so with 3 chunks and a batch size of 256 each step computes 256).
         public var batchSize: Int
         /// Passes over the training data (10 by default).
         public var maximumIterations: Int
         /// Samples per prediction: the model labels every `predictionWindowSize` consecutive rows of a
         /// session once (100 by default, as in Create ML).
         public var predictionWindowSize: Int
-        /// Seeds the validation split, the initial weights and the dropout masks (an OpenCoreML
-        /// addition; the chunks go in the data's order every pass, as in Turi Create).
+        /// Seeds the automatic validation split, the initial weights and the dropout masks (an
+        /// OpenCoreML addition; Turi Create's `random_seed`, which defaults to a random value, this
+        /// one to 0; the chunks go in the data's order every pass, as in Turi Create).
         public var seed: Int = 0
 
         /// Create ML's older spelling: the validation data as a table, or nil for none.

@@ -89,7 +89,7 @@ public struct MLActivityClassifier: Sendable {
                 table, what: "validationData", featureColumns: features, labelColumn: labelColumn, sessionColumn: recordingFileColumn,
                 classes: classes, predictionWindow: window).sessions
         case .split(let strategy):
-            (sessions, validation, note) = try Self.split(sessions, strategy)
+            (sessions, validation, note) = try Self.split(sessions, strategy, seed: parameters.seed)
         }
 
         // Training.
@@ -240,16 +240,20 @@ public struct MLActivityClassifier: Sendable {
 
     // MARK: Steps
 
-    /// Sessions set aside by `strategy`: a seeded shuffle of the sessions, never splitting one.
-    static func split(_ sessions: [ActivitySession], _ strategy: MLSplitStrategy) throws
+    /// Sessions set aside by `strategy`: a seeded shuffle of the sessions, never splitting one, the
+    /// fraction's share of them rounded (at least one, never all; Turi Create draws each session
+    /// with that probability instead). `.automatic` is Turi Create 6's rule
+    /// (``automaticValidationFraction(sessions:)``), drawn from `seed` (the model parameters' seed,
+    /// as Turi Create draws it from its `random_seed`); `.fixed(ratio:seed:)` draws from its own seed.
+    static func split(_ sessions: [ActivitySession], _ strategy: MLSplitStrategy, seed parametersSeed: Int) throws
         -> (training: [ActivitySession], validation: [ActivitySession], note: String?) {
         let ratio: Double, seed: Int
         switch strategy {
         case .automatic:
-            guard sessions.count >= 100 else {
-                return (sessions, [], "\(sessions.count) sessions, fewer than the 100 an automatic split needs (Turi Create's rule)")
+            guard let fraction = automaticValidationFraction(sessions: sessions.count) else {
+                return (sessions, [], "\(sessions.count) sessions, fewer than the 50 an automatic split needs (Turi Create 6's rule)")
             }
-            (ratio, seed) = (0.1, 0)
+            (ratio, seed) = (fraction, parametersSeed)
         case .fixed(let r, let s):
             (ratio, seed) = (r, s)
         }
@@ -259,6 +263,20 @@ public struct MLActivityClassifier: Sendable {
         let count = min(sessions.count - 1, max(1, Int((Double(sessions.count) * ratio).rounded())))
         let held = Set(shuffled.prefix(count))
         return (sessions.indices.filter { !held.contains($0) }.map { sessions[$0] }, sessions.indices.filter(held.contains).map { sessions[$0] }, nil)
+    }
+
+    /// The share of `n` sessions Turi Create 6's automatic rule (its C++ `init_data`) holds out for
+    /// validation, or nil for none: fewer than 50 sessions, none; from 50, 10 %; from 200, 5 %; from
+    /// 200,000, 10,000 sessions. Deliberate difference: from 200,000 sessions Turi Create passes
+    /// 10,000 / n as the *training* share (it trains on 10,000 sessions and validates on the rest),
+    /// which reads as a slip; this holds out 10,000 sessions instead.
+    static func automaticValidationFraction(sessions n: Int) -> Double? {
+        switch n {
+        case ..<50: nil
+        case ..<200: 0.10
+        case ..<200_000: 0.05
+        default: 10_000 / Double(n)
+        }
     }
 
     /// Each session's windows' probabilities (padding dropped), chunk by chunk.

@@ -86,6 +86,10 @@ struct ActivityClassifierTests {
                 }
             }
             #expect(layers == ["permute", "convolution", "relu", "lstm", "innerProduct", "batchnorm", "relu", "innerProduct", "softmax"])
+            // Turi Create 6's output layer has no bias; the hidden dense layer has one.
+            let products = specification.neuralNetworkClassifier.layers.filter { if case .innerProduct = $0.layer { true } else { false } }
+            #expect(products.map(\.innerProduct.hasBias_p) == [true, false])
+            #expect(products.last?.innerProduct.bias.floatValue.isEmpty == true)
 
             // Stream the first test session through the model, window by window, carrying the
             // state within each chunk of 20 windows and starting from none at each chunk, as the
@@ -210,12 +214,12 @@ struct ActivityClassifierTests {
         #expect(classifier.iterations.allSatisfy { $0.validationAccuracy != nil })
         #expect(classifier.validationNote == nil)
 
-        // Turi Create's automatic rule: fewer than 100 sessions, no validation, and a note saying so.
+        // Turi Create 6's automatic rule: fewer than 50 sessions, no validation, and a note saying so.
         parameters.validation = .split(strategy: .automatic)
         let automatic = try MLActivityClassifier(trainingData: SyntheticMotion.table(sessions: 3, length: 60, seed: 4),
                                                  labelColumn: "activity", recordingFileColumn: "session", parameters: parameters)
         #expect(automatic.sessionCounts.validation == 0)
-        #expect(automatic.validationNote?.contains("100") == true)
+        #expect(automatic.validationNote?.contains("50") == true)
         // Without featureColumns every other column is a feature (here also the time column).
         #expect(Set(automatic.featureColumns) == ["ax", "ay", "az", "t"])
     }
