@@ -22,7 +22,8 @@ from coremltools.models import datatypes  # noqa: E402
 from coremltools.models.neural_network import NeuralNetworkBuilder, SgdParams  # noqa: E402
 from coremltools.proto import Model_pb2  # noqa: E402
 
-from opencoreml_flower.weights import WeightTableError, arrays_from_spec, pack, spec_with_arrays, unpack  # noqa: E402
+from opencoreml_flower.weights import (PACKED, WeightTableError, arrays_from_spec, layout, layout_digest,  # noqa: E402
+                                       pack, received_arrays, run_config_flag, spec_with_arrays, unpack)
 
 rng = np.random.default_rng(7)
 checks = 0
@@ -265,6 +266,34 @@ def self_check():
     for name, values in arrays:
         check(np.array_equal(unpacked[name], values * 2) and unpacked[name].shape == values.shape, f"unpacked: {name}")
     print("error:", expect_error(lambda: unpack(packed[:-1], arrays), "hold", "packed array of the wrong size"))
+
+    # The app's final arrays in either form, or an error naming the keys received.
+    named = {name: values * 3 for name, values in reversed(arrays)}
+    either = received_arrays(named, arrays)
+    check(list(either) == [name for name, _ in arrays], "received named: the table's order")
+    check(all(np.array_equal(either[name], values * 3) for name, values in arrays), "received named: values")
+    either = received_arrays({PACKED: packed * 2}, arrays)
+    check(all(np.array_equal(either[name], values * 2) for name, values in arrays), "received packed: values")
+    print("error:", expect_error(lambda: received_arrays({**named, PACKED: packed}, arrays), "not the model's: packed;", "packed and named"))
+    print("error:", expect_error(lambda: received_arrays({"x.gamma": packed}, arrays), "not the model's: x.gamma;", "one named array"))
+
+    # The packed layout the clients check: names and shapes in order (hashlib's SHA-256 of it).
+    conv_arrays = arrays_from_spec(conv_bn_dense_model()[0])
+    check(layout(conv_arrays) == "conv.weights:2x1x3x3;conv.bias:2;bn.gamma:2;bn.beta:2;dense.weights:3x18;dense.bias:3",
+          f"layout: {layout(conv_arrays)}")
+    swapped = [conv_arrays[i] for i in (0, 1, 3, 2, 4, 5)]
+    check(layout_digest(conv_arrays) != layout_digest(swapped), "layout digest: gamma and beta swapped differ")
+
+    # run config `packed`: "false" is False (bool("false") would be True).
+    for value, want in [(True, True), (False, False), ("false", False), ("False", False), ("true", True), (0, False), (1, True)]:
+        check(run_config_flag({"packed": value}, "packed", True) is want, f"run config packed {value!r}")
+    check(run_config_flag({}, "packed", True) is True, "run config packed: default")
+    for bad in ["no", "", 2, 0.5]:
+        try:
+            run_config_flag({"packed": bad}, "packed", True)
+            check(False, f"run config packed {bad!r} refused")
+        except ValueError as error:
+            check("'packed'" in str(error), f"run config packed {bad!r}: names the key ({error})")
 
 
 def real_model(path):

@@ -26,6 +26,7 @@ Run config (pyproject.toml, or `flwr run … --run-config`):
 """
 
 import functools
+import inspect
 import json
 import os
 import sys
@@ -38,7 +39,8 @@ from flwr.common import log
 from flwr.serverapp import Grid, ServerApp
 from flwr.serverapp.strategy import FedAvg
 
-from .weights import PACKED, arrays_from_spec, pack, spec_with_arrays, unpack
+from .weights import (LAYOUT_KEY, PACKED, arrays_from_spec, layout_digest, pack, received_arrays, run_config_flag,
+                      spec_with_arrays)
 
 app = ServerApp()
 
@@ -101,12 +103,30 @@ def _prompt_object_pulls(grid, first_wait):
     a grid that asks for replies every `interval` seconds finds one in that window often, and
     flwr's first wait of 1 s then cost most of a second of every round. The grid's module imports
     `pull_objects` by name; this rebinds that name in that module to the same function with other
-    backoff defaults (nothing else changes). A grid without one is left as it is."""
+    backoff defaults and no per-object try limit (flwr's 500 tries were ~4,900 s at its backoff but
+    would be ~250 s at this one; its `max_time`, 7,200 s, still bounds the wait). The name is
+    rebound for the whole ServerApp process, which runs one app. A grid without a module-level
+    `pull_objects`, or one whose keywords differ from flwr 1.41's, is left as it is (logged once)."""
     module = sys.modules.get(type(grid).__module__)
     pull = getattr(module, "pull_objects", None)
-    if pull is None or getattr(pull, "_opencoreml_prompt", False):
+    if pull is None:
+        log(INFO, "the grid's module %s has no pull_objects; object pulls keep flwr's backoff",
+            getattr(module, "__name__", "?"))
         return
-    prompt = functools.partial(pull, initial_backoff=first_wait, backoff_cap=10 * first_wait)
+    if getattr(pull, "_opencoreml_prompt", False):
+        return
+    try:
+        parameters = inspect.signature(pull).parameters
+    except (TypeError, ValueError):
+        parameters = {}
+    needed = ("initial_backoff", "backoff_cap", "max_tries_per_object")
+    missing = [name for name in needed if name not in parameters]
+    if missing:
+        log(INFO, "%s.pull_objects takes no %s; object pulls keep flwr's backoff",
+            getattr(module, "__name__", "?"), ", ".join(missing))
+        return
+    prompt = functools.partial(pull, initial_backoff=first_wait, backoff_cap=10 * first_wait,
+                               max_tries_per_object=None)
     prompt._opencoreml_prompt = True
     module.pull_objects = prompt
 
@@ -233,22 +253,28 @@ def main(grid: Grid, context: Context) -> None:
         "batch-size": int(config.get("batch-size", 0)),
     })
     interval = float(config.get("poll-interval", 0.2))
-    packed = bool(config.get("packed", True))
+    packed = run_config_flag(config, "packed", True)
+    evaluate_config = ConfigRecord()
     if packed:
         initial = ArrayRecord({PACKED: Array(pack(arrays))})
+        # The clients check that their arrays are this table's, in this order (names and shapes).
+        train_config[LAYOUT_KEY] = layout_digest(arrays)
+        evaluate_config[LAYOUT_KEY] = layout_digest(arrays)
     else:
         initial = ArrayRecord({name: Array(values) for name, values in arrays})
     result = strategy.start(
         grid=PromptGrid(grid, interval, profile) if interval > 0 else grid,
         initial_arrays=initial,
         train_config=train_config,
+        evaluate_config=evaluate_config,
         num_rounds=int(config.get("num-server-rounds", 3)),
     )
 
     if output:
         final = {name: array.numpy() for name, array in result.arrays.items()}
-        if packed and final:
-            final = unpack(final[PACKED], arrays)
+        if final:
+            # Either form: the clients reply in the form they were sent, but say so clearly if not.
+            final = received_arrays(final, arrays)
         if not final:
             raise RuntimeError("no round produced trained arrays (every client's train reply was an error; see the log), "
                                f"so no final model is written to {output}")

@@ -42,6 +42,8 @@ Packed form (`pack`, `unpack`): one 1-D float32 array named PACKED holding every
 answers in the form it was sent.
 """
 
+import hashlib
+
 import numpy as np
 
 _LSTM_GATES = ("inputGate", "forgetGate", "blockInput", "outputGate")
@@ -271,3 +273,51 @@ def unpack(packed, arrays):
         result[name] = packed[start:start + count].reshape(shape)
         start += count
     return result
+
+
+def received_arrays(received, arrays):
+    """{name: array} in the table's order from arrays in either form ({PACKED: vector} alone, or
+    the model's named arrays, every one and no other), with the names and shapes of
+    [(name, array)]; anything else is a WeightTableError naming the keys received."""
+    names = [name for name, _ in arrays]
+    if list(received) == [PACKED]:
+        return unpack(received[PACKED], arrays)
+    if set(received) == set(names) and len(received) == len(names):
+        return {name: received[name] for name in names}
+    extra = [key for key in received if key not in names]
+    missing = [name for name in names if name not in received]
+
+    def listed(keys):
+        return ", ".join(keys[:5]) + (f", … ({len(keys)} in all)" if len(keys) > 5 else "") if keys else "none"
+    raise WeightTableError(f"the {len(received)} arrays received are neither the packed form ('{PACKED}' alone) "
+                           f"nor the model's {len(names)} named arrays: not the model's: {listed(extra)}; "
+                           f"missing: {listed(missing)}")
+
+
+def run_config_flag(config, key, default):
+    """A true/false run-config value: a bool, 0/1, or the strings "true"/"false" (any case); a
+    string such as "false" is never taken for True. Anything else is a ValueError naming the key."""
+    value = config.get(key, default)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise ValueError(f"run config '{key}' is {value!r}; give true or false")
+
+
+LAYOUT_KEY = "packed-layout"  # the config key of layout_digest, sent with packed instructions
+
+
+def layout(arrays):
+    """The packed form's layout: "name:d0xd1…" of each array of [(name, array)], in order, joined
+    by ";" ("dense1.weights:24x784;dense1.bias:24"). The client computes the same from its model
+    (ModelArrays.layout in Swift): the packed vector holds no names, so equal-size arrays in
+    another order would otherwise be swapped silently."""
+    return ";".join(f"{name}:{'x'.join(str(int(d)) for d in np.shape(values))}" for name, values in arrays)
+
+
+def layout_digest(arrays):
+    """SHA-256 (lowercase hex) of layout(arrays), UTF-8."""
+    return hashlib.sha256(layout(arrays).encode("utf-8")).hexdigest()
