@@ -56,6 +56,23 @@ extension KernelTests {
             return (indices, distances)
         }
 
+        /// On every instruction set and thread count, `ocm_k_nearest_batch` gives the exact scan's
+        /// neighbours and distances (that instruction set's own sums); `check` sees the exact answer
+        /// first.
+        static func expectBatchIsTheExactScan(
+            _ q: [Float], _ queries: Int, _ s: [Float], _ samples: Int, _ dimensions: Int, k: Int,
+            check: ((indices: [Int32], distances: [Float]), String) -> Void = { _, _ in }
+        ) {
+            forEachISAAndThreadCount { label in
+                let expected = exactNeighbours(q, queries, s, samples, dimensions, k: k)
+                check(expected, label)
+                var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
+                #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances), "\(label)")
+                #expect(indices == expected.indices, "\(label)")
+                #expect(distances == expected.distances, "\(label)")
+            }
+        }
+
         /// Samples with repeats (ties at every distance) and queries that copy samples (distance 0),
         /// on odd sizes that cross the kernel's sample blocks (the arch's nc: 480 or 512 samples).
         /// (30, 1100, 300, 4): several K blocks of the kernel (kc = 256) and several sample blocks.
@@ -75,14 +92,7 @@ extension KernelTests {
                 let source = random.int(0..<samples)
                 q.replaceSubrange((i * dimensions)..<((i + 1) * dimensions), with: s[(source * dimensions)..<((source + 1) * dimensions)])
             }
-            forEachISAAndThreadCount { label in
-                // Each instruction set sums in its own order: the exact scan of the same one.
-                let expected = Self.exactNeighbours(q, queries, s, samples, dimensions, k: k)
-                var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
-                #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances), "\(label)")
-                #expect(indices == expected.indices, "\(label)")
-                #expect(distances == expected.distances, "\(label)")
-            }
+            Self.expectBatchIsTheExactScan(q, queries, s, samples, dimensions, k: k)
         }
 
         /// Given sample norms (as an index keeps them) give the exact scan's answer too, on a batch
@@ -137,13 +147,8 @@ extension KernelTests {
             var q = random.floats(queries * dimensions, -1, 1)
             q[0] = 1e38
             s.replaceSubrange((1500 * dimensions)..<(1501 * dimensions), with: q[0..<dimensions])
-            forEachISAAndThreadCount { label in
-                let expected = Self.exactNeighbours(q, queries, s, samples, dimensions, k: k)
+            Self.expectBatchIsTheExactScan(q, queries, s, samples, dimensions, k: k) { expected, label in
                 #expect(expected.indices[0] == 1500 && expected.distances[0] == 0, "\(label)")
-                var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
-                #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances), "\(label)")
-                #expect(indices == expected.indices, "\(label)")
-                #expect(distances == expected.distances, "\(label)")
             }
         }
 
@@ -156,13 +161,7 @@ extension KernelTests {
             var s = random.floats(samples * dimensions, -0.001, 0.001)
             for j in 0..<samples { s[j * dimensions] += Float(samples - j) * 0.01 }
             let q = random.floats(queries * dimensions, -0.001, 0.001)
-            forEachISAAndThreadCount { label in
-                let expected = Self.exactNeighbours(q, queries, s, samples, dimensions, k: k)
-                var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
-                #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances), "\(label)")
-                #expect(indices == expected.indices, "\(label)")
-                #expect(distances == expected.distances, "\(label)")
-            }
+            Self.expectBatchIsTheExactScan(q, queries, s, samples, dimensions, k: k)
         }
 
         /// k a large fraction of N (here 1,500 of 2,100, crossing sample blocks): the exact answer,
@@ -174,13 +173,7 @@ extension KernelTests {
             s.replaceSubrange((2000 * dimensions)..<(2001 * dimensions), with: s[0..<dimensions])
             var q = random.floats(queries * dimensions, -1, 1)
             q.replaceSubrange(0..<dimensions, with: s[0..<dimensions])
-            forEachISAAndThreadCount { label in
-                let expected = Self.exactNeighbours(q, queries, s, samples, dimensions, k: k)
-                var indices = [Int32](repeating: -1, count: queries * k), distances = [Float](repeating: -1, count: queries * k)
-                #expect(ocm_k_nearest_batch(q, Int32(queries), s, Int32(samples), Int32(dimensions), Int32(k), &indices, &distances), "\(label)")
-                #expect(indices == expected.indices, "\(label)")
-                #expect(distances == expected.distances, "\(label)")
-            }
+            Self.expectBatchIsTheExactScan(q, queries, s, samples, dimensions, k: k)
         }
 
         @Test(arguments: [0, 1, 3, 10, 50])
