@@ -130,7 +130,11 @@ struct FederationTests {
         let model = try Self.initialModel(in: federation)
         let events = (0..<4).map { _ in Events() }
         // Client 3 dies as soon as it holds its first instruction; a new client 3 starts later.
-        let clients = try (0..<3).map { try Self.startClient($0, of: 3, port: federation.port, crashAfter: $0 == 2 ? 1 : nil, events: events[$0]) }
+        let profile = federation.folder.appendingPathComponent("client-1-profile.jsonl")
+        let clients = try (0..<3).map {
+            try Self.startClient($0, of: 3, port: federation.port, crashAfter: $0 == 2 ? 1 : nil, events: events[$0],
+                                 profilePath: $0 == 0 ? profile.path : nil)
+        }
         let restarted = Restarted()
         defer {
             clients.forEach { $0.0.stop() }
@@ -155,6 +159,16 @@ struct FederationTests {
         #expect(events[0].trainedRounds.count == 3 && events[1].trainedRounds.count == 3)
         #expect(events[3].joins == 1)
         #expect(!events[3].trainedRounds.isEmpty, "the restarted client never trained: \(events[3].all)")
+
+        // The named form travelled: packed, round 1's train instruction is 6 objects (Message,
+        // RecordDict, ConfigRecord, ArrayRecord, the one Array and its chunk); named, it holds at
+        // least the 4 records plus an Array and a chunk for each of the two randomly initialised
+        // dense weight matrices (distinct bytes, so distinct ids): at least 8.
+        let lines = try String(contentsOf: profile, encoding: .utf8).split(separator: "\n")
+        let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
+        let firstTrain = records.first { $0["event"] as? String == "objects" && $0["type"] as? String == "train" }
+        let fetched = (firstTrain?["fetched"] as? NSNumber)?.intValue ?? 0
+        #expect(fetched >= 8, "\(lines)")
     }
 
     @Test func aSuperLinkThatGoesAwayAndComesBackIsRejoined() throws {

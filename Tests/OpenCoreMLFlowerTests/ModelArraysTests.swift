@@ -50,6 +50,64 @@ struct ModelArraysTests {
 
     // MARK: The packed form
 
+    /// The packed layout both sides agree on; digests by Python's hashlib.sha256 of these strings.
+    @Test func theLayoutDigestNamesEveryArrayAndShapeInOrderAndAnotherOrderIsRefused() throws {
+        let model = try SmallNetwork.model()
+        let shapes = try ModelArrays.shapes(of: model)
+        #expect(ModelArrays.layout(of: model, shapes: shapes)
+            == "dense1.weights:24x784;dense1.bias:24;norm.gamma:24;norm.beta:24;dense2.weights:10x24;dense2.bias:10")
+        let ours = "7e59a45793c1326dbda1915c390811fdf731d1ddc1223aee4681521056fbab30"
+        #expect(ModelArrays.layoutDigest(of: model, shapes: shapes) == ours)
+        let packed = try ModelArrays.packed(of: model)
+        _ = try ModelArrays.applying(packed: packed, to: model, shapes: shapes, layout: ours)
+        // gamma and beta swapped (both [24]): the sizes agree, the layout does not.
+        let swapped = "533ec8a694dc9a4668032bb7ebcdc5b79dcac0f44ee99c2cb7908685fe89b9a9"
+        let error = try #require(throws: FlowerClientError.self) {
+            try ModelArrays.applying(packed: packed, to: model, shapes: shapes, layout: swapped)
+        }
+        #expect("\(error)".contains("config 'packed-layout' 533ec8a694dc9a46") && "\(error)".contains("norm.gamma:24, norm.beta:24"), "\(error)")
+    }
+
+    /// The app's table (`weights.py`, reading the `.mlmodel` with coremltools' protobuf classes) and
+    /// this client's arrays give the same layout for models with a convolution, a batch norm and an
+    /// LSTM with peepholes (built by `check_weights.py`'s coremltools builders).
+    @Test(.enabled(if: LocalFederation.venv != nil))
+    func theAppsTableHasTheClientsLayout() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("layout-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let code = """
+            import sys; sys.path.insert(0, sys.argv[1]); import check_weights as c
+            from opencoreml_flower.weights import arrays_from_spec, layout, layout_digest
+            for name, (spec, _) in [("convbn", c.conv_bn_dense_model()), ("lstm", c.lstm_model(True))]:
+                for layer in spec.neuralNetworkClassifier.layers:  # Core ML wants an updatable batch norm's
+                    if layer.WhichOneof("layer") == "batchnorm":   # mean and variance marked too
+                        layer.batchnorm.mean.isUpdatable = layer.batchnorm.variance.isUpdatable = True
+                path = f"{sys.argv[2]}/{name}.mlmodel"
+                open(path, "wb").write(spec.SerializeToString())
+                arrays = arrays_from_spec(spec)
+                print("LAYOUT", path, layout(arrays), layout_digest(arrays), sep="\\t")
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "\(LocalFederation.venv ?? "")/bin/python")
+        process.arguments = ["-c", code, LocalFederation.appFolder.path, folder.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let rows = output.split(separator: "\n").filter { $0.hasPrefix("LAYOUT\t") }.map { $0.split(separator: "\t").map(String.init) }
+        #expect(rows.count == 2, "\(output)")
+        for row in rows where row.count == 4 {
+            let model = try MLModel(contentsOf: URL(fileURLWithPath: row[1]))
+            let shapes = try ModelArrays.shapes(of: model)
+            #expect(ModelArrays.layout(of: model, shapes: shapes) == row[2], "\(row[1])")
+            #expect(ModelArrays.layoutDigest(of: model, shapes: shapes) == row[3], "\(row[1])")
+        }
+        #expect(rows.first?[2].contains("bn.gamma:2;bn.beta:2") == true && rows.last?[2].contains("lstm.outputGatePeepholeVector:2") == true)
+    }
+
     @Test func packedIsEveryArrayRowMajorOneAfterAnotherInTableOrder() throws {
         let model = try SmallNetwork.model()
         let packed = try ModelArrays.packed(of: model)
@@ -86,7 +144,7 @@ struct ModelArraysTests {
         let model = try SmallNetwork.model()
         var short = try ModelArrays.packed(of: model)
         short.shape = [19_137]
-        #expect(throws: FlowerClientError.badInstruction("array 'packed' has shape [19137]; the model's 6 arrays hold 19138 values together")) {
+        #expect(throws: FlowerClientError.badInstruction("array 'packed' has shape [19137]; the model's 6 arrays hold 19138 values together (the app's run config `packed = false` sends the arrays named, so a mismatch names the array)")) {
             try ModelArrays.applying(packed: short, to: model)
         }
         var notANumber = try ModelArrays.packed(of: model)

@@ -68,34 +68,4 @@ struct WeightReplacementTests {
             }
         }
     }
-
-    /// Timing of the replacement on a real model (LeNet from `opencoreml demo --model-only`), only
-    /// when `OPENCOREML_PROFILE_REPLACEMENT` names its file.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["OPENCOREML_PROFILE_REPLACEMENT"] != nil))
-    func timeTheReplacement() throws {
-        let url = URL(fileURLWithPath: ProcessInfo.processInfo.environment["OPENCOREML_PROFILE_REPLACEMENT"]!)
-        let model = try MLModel(contentsOf: url)
-        let configuration = try Self.configuration(Self.changedValues(of: model)) { $0 }
-        func seconds(_ body: () throws -> Void) rethrows -> Double {
-            let start = DispatchTime.now().uptimeNanoseconds
-            try body()
-            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        }
-        var rows: [String: [Double]] = [:]
-        for _ in 0..<20 {
-            rows["public init", default: []].append(try seconds { _ = try MLModel(specification: model.specification, configuration: configuration) })
-            // Before: the same, after asking of each value whether it is an MLMultiArray first.
-            rows["before: MLMultiArray check + public init", default: []].append(try seconds {
-                for value in (configuration.parameters ?? [:]).values where value is MLMultiArray { Issue.record("not [Float]") }
-                _ = try MLModel(specification: model.specification, configuration: configuration)
-            })
-            rows["validate", default: []].append(try seconds { try model.specification.validate() })
-            var made: MLModel?
-            rows["public init + prepare", default: []].append(try seconds {
-                made = try MLModel(specification: model.specification, configuration: configuration); try made?.prepareForPrediction() })
-        }
-        for (name, values) in rows.sorted(by: { $0.key < $1.key }) {
-            print("REPLACEMENT \(name): median \(String(format: "%.2f", values.sorted()[values.count / 2] * 1000)) ms")
-        }
-    }
 }

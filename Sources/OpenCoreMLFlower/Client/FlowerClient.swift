@@ -116,6 +116,8 @@ public final class FlowerClient: @unchecked Sendable {
     /// instruction carrying the same arrays again (FedAvg's next round after its evaluation) uses
     /// the model as it is.
     private var appliedArrays: [(String, FlowerArray)]?
+    /// The app's packed layout digest once it was found to be this model's (it never changes in a run).
+    private var layoutChecked: String?
     /// The shapes of the exchanged arrays (fixed by the model's layers).
     private let shapes: [[Int]]
 
@@ -259,6 +261,14 @@ public final class FlowerClient: @unchecked Sendable {
 
     // MARK: Instructions
 
+    /// The round an instruction belongs to, for events and the profile: the config record's
+    /// `server-round` when it is a whole number a `Int` holds, else the message's group. The value comes
+    /// from the server, so NaN, infinities, fractions and out-of-range numbers fall back, never trap.
+    static func roundLabel(_ serverRound: Double?, groupID: String) -> String {
+        guard let serverRound, let whole = Int(exactly: serverRound) else { return groupID }
+        return String(whole)
+    }
+
     /// Pulls one instruction, if there is one, carries it out and pushes the reply; returns whether
     /// there was one.
     private func pollOnce(_ events: (Event) -> Void) throws -> Bool {
@@ -298,7 +308,7 @@ public final class FlowerClient: @unchecked Sendable {
         }
 
         // FedAvg puts the round in the config record (`server-round`); other apps may use the group.
-        let round = message.content?.config["server-round"]?.number.map { String(Int($0)) } ?? metadata.groupID
+        let round = Self.roundLabel(message.content?.config["server-round"]?.number, groupID: metadata.groupID)
         let reply: FlowerMessage
         var report: Event
         do {
@@ -310,7 +320,13 @@ public final class FlowerClient: @unchecked Sendable {
             }
             if let (_, arrays) = try content.singleArrayRecord() {
                 let applying = Date()
-                let reused = try apply(arrays)
+                let layout: String?
+                switch content.config[ModelArrays.layoutKey] {
+                case nil: layout = nil
+                case .string(let value)?: layout = value
+                case let other?: throw FlowerClientError.badInstruction("config '\(ModelArrays.layoutKey)' is \(other); expected a string")
+                }
+                let reused = try apply(arrays, layout: layout)
                 received += Date().timeIntervalSince(applying)
                 note("applied", [("reused", .integer(reused ? 1 : 0))])
             } else if metadata.messageType == "train" {
@@ -423,7 +439,14 @@ public final class FlowerClient: @unchecked Sendable {
 
     /// Sets `arrays` into ``model`` unless they are the arrays it already holds; returns whether
     /// the model was used as it was.
-    private func apply(_ arrays: [(String, FlowerArray)]) throws -> Bool {
+    /// `layout`: the app's packed layout digest, checked for packed arrays even when they are reused.
+    /// The reuse check holds because training replaces ``model`` (``MLModel/updated(with:parameters:)``
+    /// returns a new model, never changes the one it is called on) and clears ``appliedArrays``.
+    private func apply(_ arrays: [(String, FlowerArray)], layout: String? = nil) throws -> Bool {
+        if ModelArrays.isPacked(arrays), let layout, layoutChecked != layout {
+            try ModelArrays.checkLayout(layout, of: model, shapes: shapes)
+            layoutChecked = layout
+        }
         if let appliedArrays, appliedArrays.map(\.0) == arrays.map(\.0), appliedArrays.map(\.1) == arrays.map(\.1) { return true }
         appliedArrays = nil
         model = ModelArrays.isPacked(arrays) ? try ModelArrays.applying(packed: arrays[0].1, to: model, shapes: shapes) : try ModelArrays.applying(arrays, to: model)

@@ -47,19 +47,52 @@ enum ModelArrays {
         return FlowerArray(dtype: "float32", shape: [count], stype: FlowerArray.numpyStype, data: data)
     }
 
+    /// The config key under which the app sends ``layoutDigest(of:shapes:)`` of its table with a
+    /// packed instruction.
+    static let layoutKey = "packed-layout"
+
+    /// The packed form's layout: `name:d0xd1…` of each exchanged array, in order, joined by `;`
+    /// (`dense1.weights:24x784;dense1.bias:24`). The packed vector carries no names, so the app and
+    /// the client must agree on this: equal-size arrays in another order would be swapped silently.
+    static func layout(of model: MLModel, shapes: [[Int]]) -> String {
+        zip(model.updatableWeightKeys, shapes).map { key, shape in
+            name(of: key) + ":" + shape.map(String.init).joined(separator: "x")
+        }.joined(separator: ";")
+    }
+
+    /// SHA-256 (lowercase hex) of ``layout(of:shapes:)``, as the app's `weights.layout_digest`.
+    static func layoutDigest(of model: MLModel, shapes: [[Int]]) -> String {
+        FlowerObject.id(of: Data(layout(of: model, shapes: shapes).utf8))
+    }
+
+    /// Refuses a packed layout digest from the app (``layoutKey``) that is not this model's, naming
+    /// this model's arrays.
+    static func checkLayout(_ layout: String, of model: MLModel, shapes: [[Int]]) throws {
+        let ours = layoutDigest(of: model, shapes: shapes)
+        guard layout == ours else {
+            throw FlowerClientError.badInstruction("array '\(packedName)': the app's layout (config '\(layoutKey)' \(layout.prefix(16))…) is not this model's (\(ours.prefix(16))…): its table and this client's arrays differ in names, shapes or order; this model's arrays: \(self.layout(of: model, shapes: shapes).replacingOccurrences(of: ";", with: ", ")) (the app's run config `packed = false` sends them named, so a mismatch names the array)")
+        }
+    }
+
     /// `model` with its exchanged arrays replaced by the values of `packed` (the packed form):
     /// exactly as many float32 values as the model's arrays hold together, all finite.
     /// `shapes`: the model's ``shapes(of:)`` when the caller holds them (they never change).
-    static func applying(packed: FlowerArray, to model: MLModel, shapes known: [[Int]]? = nil) throws -> MLModel {
+    /// `layout`: the app's ``layoutKey`` value, when it sent one; it must be this model's
+    /// ``layoutDigest(of:shapes:)``.
+    static func applying(packed: FlowerArray, to model: MLModel, shapes known: [[Int]]? = nil, layout: String? = nil) throws -> MLModel {
         guard packed.stype == FlowerArray.numpyStype else {
             throw FlowerClientError.badInstruction("array '\(packedName)' is serialized as '\(packed.stype)'; expected \(FlowerArray.numpyStype)")
         }
         let keys = model.updatableWeightKeys
         let shapes = try known ?? self.shapes(of: model)
+        guard shapes.count == keys.count else {
+            throw FlowerClientError.badInstruction("array '\(packedName)': \(shapes.count) shapes given for the model's \(keys.count) arrays")
+        }
+        if let layout { try checkLayout(layout, of: model, shapes: shapes) }
         let counts = shapes.map { $0.reduce(1, *) }
         let total = counts.reduce(0, +)
         guard packed.shape == [total] else {
-            throw FlowerClientError.badInstruction("array '\(packedName)' has shape \(packed.shape); the model's \(keys.count) arrays hold \(total) values together")
+            throw FlowerClientError.badInstruction("array '\(packedName)' has shape \(packed.shape); the model's \(keys.count) arrays hold \(total) values together (the app's run config `packed = false` sends the arrays named, so a mismatch names the array)")
         }
         var overrides: [MLParameterKey: Any] = [:]
         do {
@@ -121,6 +154,9 @@ enum ModelArrays {
         let byName = Dictionary(keys.map { (name(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
         let given = Set(arrays.map(\.0))
         if let extra = arrays.map(\.0).first(where: { byName[$0] == nil }) {
+            if extra == packedName {
+                throw FlowerClientError.badInstruction("array '\(packedName)' (the packed form, the app's run config `packed`) came with \(arrays.count - 1) other arrays; the packed form is one array alone, the named form (`packed = false`) the model's \(keys.count) arrays")
+            }
             throw FlowerClientError.badInstruction("array '\(extra)' names no updatable weight of the model (its arrays: \(keys.map(name(of:)).joined(separator: ", ")))")
         }
         if let missing = keys.map(name(of:)).first(where: { !given.contains($0) }) {

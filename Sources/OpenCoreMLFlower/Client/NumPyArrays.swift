@@ -39,6 +39,9 @@ enum NumPyArrays {
         if data.count == header.count + 4 * count, data.starts(with: header) {
             return try data.withUnsafeBytes { raw in
                 let bytes = UnsafeRawBufferPointer(rebasing: raw[header.count...])
+                // The header says little-endian ('<f4'): the bytes are the host's Floats only on a
+                // little-endian host; elsewhere the byte-swapping read below.
+                #if _endian(little)
                 if let aligned = bytes.baseAddress, Int(bitPattern: aligned) % MemoryLayout<Float>.alignment == 0 {
                     let values = UnsafeBufferPointer(start: aligned.assumingMemoryBound(to: Float.self), count: count)
                     if let bad = values.firstIndex(where: { !$0.isFinite }) {
@@ -46,11 +49,15 @@ enum NumPyArrays {
                     }
                     return try body(values)
                 }
+                #endif
                 let values = (0..<count).map { Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
                 if let bad = values.firstIndex(where: { !$0.isFinite }) { throw FormatError("npy data", "value \(bad) is \(values[bad])") }
                 return try values.withUnsafeBufferPointer(body)
             }
         }
+        // Any other layout NPYFile reads (float16/float64, Fortran order, and the integer
+        // dtypes, whose values are taken as numbers as NumPy's astype(float32) would): FedAvg's mean
+        // of such arrays is float anyway, so a well-formed vector of the right length is accepted.
         let (values, shape) = try NPYFile.read(data, path: "npy data")
         guard shape.count == 1, shape[0] == count else {
             throw FormatError("npy data", "shape \(shape); expected [\(count)]")
