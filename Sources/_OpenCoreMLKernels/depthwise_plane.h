@@ -11,9 +11,13 @@
  * "phase" planes, phase (a, b) holding padded rows a, a + sh, … and columns b, b + sw, …, all of
  * width Wq = outW + ((kw − 1)·dw) / sw. Output (oy, ox) then reads, for tap (ky, kx), phase
  * (ky·dh mod sh, kx·dw mod sw) at flattened position oy·Wq + ox plus a fixed offset, so every tap
- * is one contiguous run over the whole flattened output, whatever the stride and dilation. The
- * sums for a block of outputs stay in registers over all taps and are stored once; then each
- * output row is copied out of the Wq-wide sums, clamped to [lo, hi]. */
+ * is one contiguous run over the whole flattened output, whatever the stride and dilation. Two ways
+ * from there (the plan's `rows` picks): 3 × 3 and 5 × 5 kernels at equal strides 1 or 2, no
+ * dilation, outputs 12 or more wide, go by register-blocked rows — blocks of output rows × 16
+ * columns whose sums stay in vectors over all taps and are clamped and stored straight into the
+ * output (no sums buffer); the rest keep the flattened sums of a block of outputs in registers over
+ * all taps, store them once into the Wq-wide sums buffer, then copy each output row out of it,
+ * clamped to [lo, hi]. */
 
 /* The sums over all taps: acc[i] = bias + Σ_t w[t]·src[t][i] for i < n rounded up to a multiple of
  * OCM_DEPTHWISE_TAIL (the caller makes those extra reads safe), a block of outputs at a time, each

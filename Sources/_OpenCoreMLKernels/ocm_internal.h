@@ -163,7 +163,7 @@ typedef struct ocm_depthwise_plan {
     ocm_depthwise_geometry g;
     bool flat;
     /* The flattened path's register-blocked rows apply: kh = kw = 3 or 5, sh = sw = 1 or 2, no
-     * dilation (depthwise_plane.h). */
+     * dilation, outW >= 12 (depthwise.c's make_plan; depthwise_plane.h). */
     bool rows;
     int Hq, Wq, n, taps;
     int tap_offset[OCM_DEPTHWISE_TAPS];
