@@ -74,6 +74,10 @@ struct FusionTests {
     /// One training step fused and layer by layer, on 1 and 2 threads, batches of 1 and 13 (two
     /// blocks of the backward pass, the second partial): the same loss, outputs and gradients.
     static func expectFusedMatchesLayerByLayer(_ model: CoreML_Specification_Model, _ label: String) throws {
+        try withKernelSettingsHeld { try expectFusedMatchesLayerByLayerHeld(model, label) }
+    }
+
+    private static func expectFusedMatchesLayerByLayerHeld(_ model: CoreML_Specification_Model, _ label: String) throws {
         defer { ocm_set_num_threads(0) }
         for threads: Int32 in [1, 2] {
             ocm_set_num_threads(threads)

@@ -1,4 +1,5 @@
 import Testing
+import _OpenCoreMLTestSupport
 import _OpenCoreMLKernels
 @testable import _OpenCoreMLEngine
 
@@ -73,38 +74,40 @@ struct ProgramPlanWinogradTests {
     /// A convolution whose unfolded columns outgrow the cache runs in bands of output rows, one
     /// band per thread at a time: the same as the definition (a 7×7 stem over 64×64).
     @Test func aLargeConvolutionInBandsAgreesWithTheDefinition() throws {
-        let (c, o, size, k) = (3, 5, 64, 7)
-        // Two threads, so that the convolution goes in bands on any machine.
-        ocm_set_num_threads(2)
-        defer { ocm_set_num_threads(0) }
-        #expect(Conv2DPlan.bandRows(rows: c * k * k, outH: size, outW: size) < size, "bands, on two threads")
-        var p = Program()
-        p.input("x", [1, c, size, size])
-        let weights = Fusion.values(o * c * k * k, seed: 3), bias = Fusion.values(o, seed: 4)
-        p.constant("w", floats: weights, shape: [o, c, k, k])
-        p.constant("b", floats: bias, shape: [o])
-        p.constant("pad_type", string: "same", shape: [])
-        p.operation("conv", ["x": ["x"], "weight": ["w"], "bias": ["b"], "pad_type": ["pad_type"]], output: "y")
-        let x = MILTensor(shape: [1, c, size, size], values: Fusion.values(c * size * size, seed: 5))
-        let y = try #require(try p.plan(outputs: ["y"]).run(["x": x])["y"])
-        var worst = 0.0
-        for k0 in 0..<o {
-            for oy in 0..<size {
-                for ox in 0..<size {
-                    var sum = Double(bias[k0])
-                    for ch in 0..<c {
-                        for i in 0..<k {
-                            for j in 0..<k {
-                                let iy = oy + i - 3, ix = ox + j - 3
-                                guard iy >= 0, iy < size, ix >= 0, ix < size else { continue }
-                                sum += Double(x.values[(ch * size + iy) * size + ix]) * Double(weights[((k0 * c + ch) * k + i) * k + j])
+        try withKernelSettingsHeld {
+            let (c, o, size, k) = (3, 5, 64, 7)
+            // Two threads, so that the convolution goes in bands on any machine.
+            ocm_set_num_threads(2)
+            defer { ocm_set_num_threads(0) }
+            #expect(Conv2DPlan.bandRows(rows: c * k * k, outH: size, outW: size) < size, "bands, on two threads")
+            var p = Program()
+            p.input("x", [1, c, size, size])
+            let weights = Fusion.values(o * c * k * k, seed: 3), bias = Fusion.values(o, seed: 4)
+            p.constant("w", floats: weights, shape: [o, c, k, k])
+            p.constant("b", floats: bias, shape: [o])
+            p.constant("pad_type", string: "same", shape: [])
+            p.operation("conv", ["x": ["x"], "weight": ["w"], "bias": ["b"], "pad_type": ["pad_type"]], output: "y")
+            let x = MILTensor(shape: [1, c, size, size], values: Fusion.values(c * size * size, seed: 5))
+            let y = try #require(try p.plan(outputs: ["y"]).run(["x": x])["y"])
+            var worst = 0.0
+            for k0 in 0..<o {
+                for oy in 0..<size {
+                    for ox in 0..<size {
+                        var sum = Double(bias[k0])
+                        for ch in 0..<c {
+                            for i in 0..<k {
+                                for j in 0..<k {
+                                    let iy = oy + i - 3, ix = ox + j - 3
+                                    guard iy >= 0, iy < size, ix >= 0, ix < size else { continue }
+                                    sum += Double(x.values[(ch * size + iy) * size + ix]) * Double(weights[((k0 * c + ch) * k + i) * k + j])
+                                }
                             }
                         }
+                        worst = max(worst, abs(Double(y.values[(k0 * size + oy) * size + ox]) - sum))
                     }
-                    worst = max(worst, abs(Double(y.values[(k0 * size + oy) * size + ox]) - sum))
                 }
             }
+            #expect(worst <= 1e-4, "off by \(worst)")
         }
-        #expect(worst <= 1e-4, "off by \(worst)")
     }
 }

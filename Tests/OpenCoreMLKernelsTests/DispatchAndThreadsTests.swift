@@ -70,44 +70,50 @@ extension KernelTests {
         }
 
         @Test func parallelForVisitsEveryIndexOnce() {
-            defer { ocm_set_num_threads(0) }
-            for threads in [1, 2, 3, 5] {
-                ocm_set_num_threads(Int32(threads))
-                #expect(ocm_num_threads() == Int32(threads))
-                for count in [0, 1, 2, 3, 7, 1000] {
-                    #expect(visitCounts(count).allSatisfy { $0 == 1 }, "\(count) indices, \(threads) threads")
+            withKernelSettingsHeld {
+                defer { ocm_set_num_threads(0) }
+                for threads in [1, 2, 3, 5] {
+                    ocm_set_num_threads(Int32(threads))
+                    #expect(ocm_num_threads() == Int32(threads))
+                    for count in [0, 1, 2, 3, 7, 1000] {
+                        #expect(visitCounts(count).allSatisfy { $0 == 1 }, "\(count) indices, \(threads) threads")
+                    }
                 }
             }
         }
 
         @Test func parallelDynamicVisitsEveryIndexOnceOnTheThreadsInUse() {
-            defer { ocm_set_num_threads(0) }
-            for threads in [1, 2, 3] {
-                ocm_set_num_threads(Int32(threads))
-                for count in [0, 1, 2, 5, 1000] {
-                    let counts = UnsafeMutablePointer<Int32>.allocate(capacity: max(count, 1))
-                    counts.initialize(repeating: 0, count: max(count, 1))
-                    let used = UnsafeMutablePointer<Int32>.allocate(capacity: 64)
-                    used.initialize(repeating: 0, count: 64)
-                    defer { counts.deallocate(); used.deallocate() }
-                    var visits = DynamicVisits(counts: counts, threads: used)
-                    withUnsafeMutablePointer(to: &visits) { ocm_parallel_dynamic(count, countDynamicVisits, $0) }
-                    #expect(UnsafeBufferPointer(start: counts, count: count).allSatisfy { $0 == 1 }, "\(count) indices, \(threads) threads")
-                    let highest = (0..<64).last { used[$0] != 0 } ?? -1
-                    #expect(highest < min(threads, max(count, 1)), "thread numbers stay below \(threads) for \(count) indices")
+            withKernelSettingsHeld {
+                defer { ocm_set_num_threads(0) }
+                for threads in [1, 2, 3] {
+                    ocm_set_num_threads(Int32(threads))
+                    for count in [0, 1, 2, 5, 1000] {
+                        let counts = UnsafeMutablePointer<Int32>.allocate(capacity: max(count, 1))
+                        counts.initialize(repeating: 0, count: max(count, 1))
+                        let used = UnsafeMutablePointer<Int32>.allocate(capacity: 64)
+                        used.initialize(repeating: 0, count: 64)
+                        defer { counts.deallocate(); used.deallocate() }
+                        var visits = DynamicVisits(counts: counts, threads: used)
+                        withUnsafeMutablePointer(to: &visits) { ocm_parallel_dynamic(count, countDynamicVisits, $0) }
+                        #expect(UnsafeBufferPointer(start: counts, count: count).allSatisfy { $0 == 1 }, "\(count) indices, \(threads) threads")
+                        let highest = (0..<64).last { used[$0] != 0 } ?? -1
+                        #expect(highest < min(threads, max(count, 1)), "thread numbers stay below \(threads) for \(count) indices")
+                    }
                 }
             }
         }
 
         @Test func nestedParallelForRunsSerially() {
-            defer { ocm_set_num_threads(0) }
-            ocm_set_num_threads(2)
-            let counts = UnsafeMutablePointer<Int32>.allocate(capacity: 40)
-            counts.initialize(repeating: 0, count: 40)
-            defer { counts.deallocate() }
-            var visits = Visits(counts: counts)
-            withUnsafeMutablePointer(to: &visits) { ocm_parallel_for(4, nestedBody, $0) }
-            #expect(UnsafeBufferPointer(start: counts, count: 40).allSatisfy { $0 == 1 })
+            withKernelSettingsHeld {
+                defer { ocm_set_num_threads(0) }
+                ocm_set_num_threads(2)
+                let counts = UnsafeMutablePointer<Int32>.allocate(capacity: 40)
+                counts.initialize(repeating: 0, count: 40)
+                defer { counts.deallocate() }
+                var visits = Visits(counts: counts)
+                withUnsafeMutablePointer(to: &visits) { ocm_parallel_for(4, nestedBody, $0) }
+                #expect(UnsafeBufferPointer(start: counts, count: 40).allSatisfy { $0 == 1 })
+            }
         }
 
         @Test func defaultThreadCountIsPositive() {

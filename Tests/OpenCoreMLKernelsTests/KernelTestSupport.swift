@@ -14,6 +14,10 @@ let availableISAs: [Int32] = [OCM_ISA_SCALAR, OCM_ISA_AVX2, OCM_ISA_AVX512, OCM_
 /// Runs `body` once per available instruction set (named in its argument), then restores the
 /// level that was in use.
 func forEachISA(_ body: (String) throws -> Void) rethrows {
+    try withKernelSettingsHeld { try forEachISAHeld(body) }
+}
+
+private func forEachISAHeld(_ body: (String) throws -> Void) rethrows {
     let saved = ocm_isa()
     defer { _ = ocm_set_isa(saved) }
     for isa in availableISAs {
@@ -24,6 +28,10 @@ func forEachISA(_ body: (String) throws -> Void) rethrows {
 
 /// Runs `body` with 1 and then 2 threads, then restores the default.
 func forEachThreadCount(_ body: (Int) throws -> Void) rethrows {
+    try withKernelSettingsHeld { try forEachThreadCountHeld(body) }
+}
+
+private func forEachThreadCountHeld(_ body: (Int) throws -> Void) rethrows {
     defer { ocm_set_num_threads(0) }
     for threads in [1, 2] {
         ocm_set_num_threads(Int32(threads))
