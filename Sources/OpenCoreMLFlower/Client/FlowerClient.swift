@@ -318,7 +318,8 @@ public final class FlowerClient: @unchecked Sendable {
             guard ["train", "evaluate"].contains(metadata.messageType) else {
                 throw FlowerClientError.badInstruction("message type '\(metadata.messageType)' is not one this client carries out (train, evaluate)")
             }
-            if let (_, arrays) = try content.singleArrayRecord() {
+            let record = try content.singleArrayRecord()
+            if let (_, arrays) = record {
                 let applying = Date()
                 let layout: String?
                 switch content.config[ModelArrays.layoutKey] {
@@ -329,12 +330,13 @@ public final class FlowerClient: @unchecked Sendable {
                 let reused = try apply(arrays, layout: layout)
                 received += Date().timeIntervalSince(applying)
                 note("applied", [("reused", .integer(reused ? 1 : 0))])
-            } else if metadata.messageType == "train" {
-                throw FlowerClientError.badInstruction("a train instruction must carry the model's arrays (no ArrayRecord in it)")
             }
             switch metadata.messageType {
             case "train":
-                let outcome = try train(content)
+                guard let (recordName, arrays) = record else {
+                    throw FlowerClientError.badInstruction("a train instruction must carry the model's arrays (no ArrayRecord in it)")
+                }
+                let outcome = try train(content, replyingIn: recordName, packed: ModelArrays.isPacked(arrays))
                 reply = .reply(to: metadata, content: outcome.content, now: Date().timeIntervalSince1970)
                 report = .trained(round: round, examples: trainingCount, loss: outcome.loss, accuracy: outcome.accuracy,
                                   trainingSeconds: outcome.seconds, communicationSeconds: received)
@@ -454,11 +456,9 @@ public final class FlowerClient: @unchecked Sendable {
         return false
     }
 
-    /// Trains ``model`` (its arrays already set from `content`).
-    private func train(_ content: RecordDict) throws -> Outcome {
-        guard let (recordName, received) = try content.singleArrayRecord() else {
-            throw FlowerClientError.badInstruction("a train instruction must carry the model's arrays (no ArrayRecord in it)")
-        }
+    /// Trains ``model`` (its arrays already set from `content`'s array record, `recordName`) and
+    /// replies with its arrays in that record, packed when they came packed.
+    private func train(_ content: RecordDict, replyingIn recordName: String, packed: Bool) throws -> Outcome {
         let config = content.config
         var parameters: [MLParameterKey: Any] = [:]
         if let epochs = try Self.whole(config, ["local-epochs", "epochs"], atLeast: 1) { parameters[.epochs] = epochs }
@@ -481,7 +481,7 @@ public final class FlowerClient: @unchecked Sendable {
         var metrics: [(String, MetricValue)] = [("num-examples", .int(Int64(trainingCount)))]
         if let loss = result.epochs.last?.loss { metrics.append(("loss", .double(loss))) }
         if let accuracy = result.epochs.last?.accuracy { metrics.append(("accuracy", .double(accuracy))) }
-        let arrays = ModelArrays.isPacked(received) ? [(ModelArrays.packedName, try ModelArrays.packed(of: model))] : try ModelArrays.arrays(of: model)
+        let arrays = packed ? [(ModelArrays.packedName, try ModelArrays.packed(of: model))] : try ModelArrays.arrays(of: model)
         let reply = RecordDict([(recordName, .arrays(arrays)), ("metrics", .metrics(metrics))])
         return Outcome(content: reply, examples: trainingCount, loss: result.epochs.last?.loss, accuracy: result.epochs.last?.accuracy, seconds: seconds)
     }

@@ -35,6 +35,10 @@ enum NumPyArrays {
     /// intermediate array), else through the general reader (other element types, other header
     /// layouts). `body` gets the values; every value must be finite.
     static func withFloat32Values<Result>(_ data: Data, count: Int, _ body: (UnsafeBufferPointer<Float>) throws -> Result) throws -> Result {
+        func finite<C: Collection>(_ values: C) throws -> C where C.Element: BinaryFloatingPoint, C.Index == Int {
+            if let bad = values.firstIndex(where: { !$0.isFinite }) { throw FormatError("npy data", "value \(bad) is \(values[bad])") }
+            return values
+        }
         let header = float32Header(shape: [count])
         if data.count == header.count + 4 * count, data.starts(with: header) {
             return try data.withUnsafeBytes { raw in
@@ -43,16 +47,11 @@ enum NumPyArrays {
                 // little-endian host; elsewhere the byte-swapping read below.
                 #if _endian(little)
                 if let aligned = bytes.baseAddress, Int(bitPattern: aligned) % MemoryLayout<Float>.alignment == 0 {
-                    let values = UnsafeBufferPointer(start: aligned.assumingMemoryBound(to: Float.self), count: count)
-                    if let bad = values.firstIndex(where: { !$0.isFinite }) {
-                        throw FormatError("npy data", "value \(bad) is \(values[bad])")
-                    }
-                    return try body(values)
+                    return try body(finite(UnsafeBufferPointer(start: aligned.assumingMemoryBound(to: Float.self), count: count)))
                 }
                 #endif
                 let values = (0..<count).map { Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
-                if let bad = values.firstIndex(where: { !$0.isFinite }) { throw FormatError("npy data", "value \(bad) is \(values[bad])") }
-                return try values.withUnsafeBufferPointer(body)
+                return try finite(values).withUnsafeBufferPointer(body)
             }
         }
         // Any other layout NPYFile reads (float16/float64, Fortran order, and the integer
@@ -62,9 +61,6 @@ enum NumPyArrays {
         guard shape.count == 1, shape[0] == count else {
             throw FormatError("npy data", "shape \(shape); expected [\(count)]")
         }
-        if let bad = values.firstIndex(where: { !$0.isFinite }) {
-            throw FormatError("npy data", "value \(bad) is \(values[bad])")
-        }
-        return try values.map(Float.init).withUnsafeBufferPointer(body)
+        return try finite(values).map(Float.init).withUnsafeBufferPointer(body)
     }
 }
