@@ -5,12 +5,15 @@
 # same network in Keras, TensorFlow 2.21 CPU) train on seglearn's smartwatch data
 # (Scripts/make-watch-data.sh: 8 subjects for training, 2 for the test), same prediction window,
 # epochs, batch size and threads, no validation, for each seed; then each model's test accuracy per
-# row. Prints one table row per seed, then the medians and the means, with the ratios of seconds
-# per epoch (median of epochs 2…N) to the twin's. With $BASELINE (an older opencoreml binary) its
+# row. Prints one table row per seed (seconds per epoch: the median of epochs 2…N), then the medians
+# and the means. With $BASELINE (an older opencoreml binary) its
 # seconds per epoch and accuracy come first, in the same run.
 #
 #   PYTHON=/venv-with-tensorflow/bin/python TORCH_PYTHON=/venv-with-torch/bin/python \
-#     [BASELINE=/path/to/old/opencoreml] [EPOCHS=40] Scripts/bench-activity.sh [SEEDS…]
+#     [BASELINE=/path/to/old/opencoreml] [EPOCHS=40] [TWIN_THREADS=2] Scripts/bench-activity.sh [SEEDS…]
+#
+# TWIN_THREADS: the twin's torch threads (2, as ours and Keras; 1 where a loaded machine makes
+# torch's two threads spin against each other — a seed's accuracy is the same either way).
 #
 # Needs `swift build -c release --product opencoreml` first ($OPENCOREML overrides the binary), a
 # Python with tensorflow-cpu==2.21.0 ($PYTHON) and one with torch and numpy ($TORCH_PYTHON).
@@ -30,7 +33,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 columns=(--label-column exercise --session-column session --time-column time)
 peer_args=(--train "$data/watch-train.csv" --test "$data/watch-test.csv" --features ax,ay,az,wx,wy,wz "${columns[@]}"
-  --prediction-window "$window" --epochs "$epochs" --batch-size 32 --threads 2 --json)
+  --prediction-window "$window" --epochs "$epochs" --batch-size 32 --json)
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 mean() { awk '{ s += $1 } END { print s / NR }'; }
@@ -57,8 +60,8 @@ for seed in "${seeds[@]}"; do
   before="- -"
   [ -n "$baseline" ] && before=$(ours "$baseline" "$seed")
   now=$(ours "$bin" "$seed")
-  twin=$("$torch_python" Scripts/activity_twin.py "${peer_args[@]}" --seed "$seed" 2>/dev/null | tail -1)
-  keras=$("$python" Scripts/bench_activity_peer.py "${peer_args[@]}" --seed "$seed" 2>/dev/null | tail -1)
+  twin=$("$torch_python" Scripts/activity_twin.py "${peer_args[@]}" --threads "${TWIN_THREADS:-2}" --seed "$seed" 2>/dev/null | tail -1)
+  keras=$("$python" Scripts/bench_activity_peer.py "${peer_args[@]}" --threads 2 --seed "$seed" 2>/dev/null | tail -1)
   row="$seed $before $now $(echo "$twin" | field seconds_per_epoch) $(echo "$keras" | field seconds_per_epoch)"
   row+=" $(echo "$twin" | field test_accuracy_per_row) $(echo "$keras" | field test_accuracy_per_row)"
   echo "$row" >> "$work/rows"
