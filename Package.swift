@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(name: "OpenCoreMLKernelsTests", dependencies: ["_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLLinearTests", dependencies: ["_OpenCoreMLLinear", "_OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLEngineTests", dependencies: ["_OpenCoreMLEngine", "_OpenCoreMLKernels", "_OpenCoreMLTestSupport"]),
-        .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLTests", dependencies: ["OpenCoreML", "_OpenCoreMLEngine", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCoreMLToolsTests", dependencies: ["OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLEngine", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenCreateMLTests", dependencies: ["OpenCreateML", "OpenCoreMLTools", "OpenCoreML", "_OpenCoreMLTestSupport"]),
         .testTarget(name: "OpenVisionTests", dependencies: ["OpenVision", "OpenCoreMLTools", "_OpenCoreMLTestSupport"]),

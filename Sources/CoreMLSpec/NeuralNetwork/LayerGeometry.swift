@@ -7,7 +7,7 @@ let largestDeclaredSize = Int(Int32.max)
 
 /// A declared size as an `Int`, or an error naming `what` when it is negative or larger than
 /// `largestDeclaredSize`.
-func declared(_ value: some BinaryInteger, _ what: String) throws(LayerSpecificationError) -> Int {
+package func declared(_ value: some BinaryInteger, _ what: String) throws(LayerSpecificationError) -> Int {
     guard let size = checkedSize(value, limit: largestDeclaredSize) else {
         throw LayerSpecificationError(SizeCheckFailure.size(value, limit: largestDeclaredSize, what: what))
     }
@@ -16,7 +16,7 @@ func declared(_ value: some BinaryInteger, _ what: String) throws(LayerSpecifica
 
 /// Declared sizes as `Int`s, or an error naming `what` and the first size that is negative or
 /// larger than `largestDeclaredSize`.
-func declaredSizes<T: BinaryInteger>(_ values: [T], _ what: String) throws(LayerSpecificationError) -> [Int] {
+package func declaredSizes<T: BinaryInteger>(_ values: [T], _ what: String) throws(LayerSpecificationError) -> [Int] {
     var sizes: [Int] = []
     sizes.reserveCapacity(values.count)
     for value in values { sizes.append(try declared(value, what)) }
@@ -32,7 +32,7 @@ func checkPlane(height: Int, width: Int) throws(LayerSpecificationError) {
 }
 
 /// Two declared sizes `[height, width]` when two are given, else `fallback`.
-func declaredPair(_ values: [UInt64], _ what: String, fallback: (Int, Int)) throws -> (Int, Int) {
+package func declaredPair(_ values: [UInt64], _ what: String, fallback: (Int, Int)) throws -> (Int, Int) {
     guard values.count == 2 else { return fallback }
     return (try declared(values[0], what), try declared(values[1], what))
 }

@@ -13,11 +13,16 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     private let imageInputs: [String: CoreML_Specification_ImageFeatureType]
     /// The label and probabilities of a program ending in `classify`.
     private let classifier: MLProgramClassifier?
+    /// Whether a multi-array output takes its declared shape when that holds as many values as the
+    /// program's tensor (a classic network lowered to a program: its blobs have the network's view,
+    /// `[C, 1, 1]` for a declared `[C]`, as ``NeuralNetworkRunner`` returns them).
+    private let outputsTakeDeclaredShapes: Bool
 
     /// Compiles the program, its steps and constants reserved from `budget`, which its
     /// predictions draw from too.
     init(specification: CoreML_Specification_Model, budget: MemoryBudget, loopWorkLimit: Int,
-         functionName: String = CoreML_Specification_MILSpec_Program.mainFunctionName) throws {
+         functionName: String = CoreML_Specification_MILSpec_Program.mainFunctionName, outputsTakeDeclaredShapes: Bool = false) throws {
+        self.outputsTakeDeclaredShapes = outputsTakeDeclaredShapes
         guard case .mlProgram(let program)? = specification.type else { preconditionFailure("not an ML Program") }
         let (runnable, classifier) = try MLProgramClassifier.split(program, functionName: functionName, description: specification.description_p)
         self.classifier = classifier
@@ -101,7 +106,11 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
                 }
                 // The declared type, as Core ML returns it (the program computes in float32).
                 var dataType = MLMultiArrayDataType.float32
+                var shape = tensor.shape.isEmpty ? [1] : tensor.shape
                 if case .multiArrayType(let declared)? = output.type.type {
+                    if outputsTakeDeclaredShapes, !declared.shape.isEmpty, checkedProduct(declared.shape) == tensor.count {
+                        shape = declared.shape.map(Int.init)
+                    }
                     switch declared.dataType {
                     case .double: dataType = .double
                     case .float16: dataType = .float16
@@ -111,7 +120,7 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
                 }
                 guard !tensor.shape.contains(0) else { throw MLModelError(.generic, "ML Program: output '\(output.name)' is empty (shape \(tensor.shape))") }
                 let array = try tensor.values.withUnsafeBufferPointer {
-                    try MLMultiArray.make(shape: tensor.shape.isEmpty ? [1] : tensor.shape, dataType: dataType, values: $0.baseAddress!)
+                    try MLMultiArray.make(shape: shape, dataType: dataType, values: $0.baseAddress!)
                 }
                 features[output.name] = MLFeatureValue(multiArray: array)
             }

@@ -67,7 +67,13 @@ enum ModelRunners {
             guard specification.neuralNetworkSpecification != nil else {
                 throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")
             }
-            return try NeuralNetworkRunner(specification: specification, memoryLimit: memoryLimit)
+            if Network.hasNodes(forEveryLayerOf: specification) {
+                return try NeuralNetworkRunner(specification: specification, memoryLimit: memoryLimit)
+            }
+            // Layers the classic engine has no node for: the network runs as an ML Program.
+            let program = try MLProgramRunner.engine { try ClassicLowering.program(for: specification) }
+            return try MLProgramRunner(specification: program, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit,
+                                       outputsTakeDeclaredShapes: true)
         }
     }
 }

@@ -16,4 +16,26 @@ enum LayerFactory {
             throw EngineError("layer '\(spec.name)'", "\(spec.layerTypeName) layers are not supported by the OpenCoreML engine yet")
         }
     }
+
+    /// Whether ``make(_:inputs:outputs:)`` has a node for `spec`'s layer type and options; a network
+    /// with a layer it has none for predicts as an ML Program (``ClassicLowering``).
+    static func hasNode(for spec: CoreML_Specification_NeuralNetworkLayer) -> Bool {
+        switch spec.layer {
+        case .convolution(let p)?: return !p.isDeconvolution && spec.input.count == 1
+        case .batchedMatmul(let p)?: return !p.int8DynamicQuantize
+        case .innerProduct?, .pooling?, .activation?, .softmax?, .flatten?, .add?, .multiply?, .concat?, .reshape?, .permute?,
+             .padding?, .bias?, .scale?, .batchnorm?, .l2Normalize?, .upsample?, .unary?, .clip?, .loadConstant?, .embedding?,
+             .uniDirectionalLstm?, .softmaxNd?, .concatNd?, .flattenTo2D?, .reshapeStatic?:
+            return true
+        default: return false
+        }
+    }
+}
+
+extension Network {
+    /// Whether the classic engine has a node for every layer of `model`'s network (a model that is
+    /// no neural network has none).
+    package static func hasNodes(forEveryLayerOf model: CoreML_Specification_Model) -> Bool {
+        model.neuralNetworkSpecification?.layers.allSatisfy(LayerFactory.hasNode(for:)) ?? false
+    }
 }
