@@ -12,7 +12,8 @@
 #   PROTOC="python -m grpc_tools.protoc" with PyPI's grpcio-tools in a venv). Set PROTOC_GEN_SWIFT to an existing
 #   protoc-gen-swift binary to skip building one; otherwise swift-protobuf
 #   (tag below, which must match the runtime version in Package.swift) is
-#   cloned into a cache directory and the plugin is built from it.
+#   copied from .build/checkouts (when it is at that tag) or cloned into a
+#   cache directory, and the plugin is built from it.
 set -euo pipefail
 
 SWIFT_PROTOBUF_TAG="1.39.0"
@@ -29,8 +30,16 @@ if [[ -z "${PROTOC_GEN_SWIFT:-}" ]]; then
     if [[ ! -d "$CACHE_DIR/.git" ]]; then
         rm -rf "$CACHE_DIR"
         mkdir -p "$(dirname "$CACHE_DIR")"
-        git clone --depth 1 --branch "$SWIFT_PROTOBUF_TAG" \
-            https://github.com/apple/swift-protobuf.git "$CACHE_DIR"
+        # SwiftPM's own checkout of the package's dependency, when it is at the tag, saves a clone
+        # (and works offline).
+        LOCAL_CHECKOUT="$ROOT/.build/checkouts/swift-protobuf"
+        if [[ -e "$LOCAL_CHECKOUT/.git" ]] \
+            && [[ "$(git -C "$LOCAL_CHECKOUT" describe --tags --exact-match 2>/dev/null)" == "$SWIFT_PROTOBUF_TAG" ]]; then
+            cp -a "$LOCAL_CHECKOUT" "$CACHE_DIR"
+        else
+            git clone --depth 1 --branch "$SWIFT_PROTOBUF_TAG" \
+                https://github.com/apple/swift-protobuf.git "$CACHE_DIR"
+        fi
     fi
     (cd "$CACHE_DIR" && swift build -c release --product protoc-gen-swift)
     PROTOC_GEN_SWIFT="$(cd "$CACHE_DIR" && swift build -c release --show-bin-path)/protoc-gen-swift"

@@ -13,8 +13,10 @@
 // specification (message names, field names and field numbers match).
 //
 // This file: neural-network model kinds, input preprocessing and the layer
-// container. Layer parameter messages live in NeuralNetworkLayers.proto,
-// training configuration in NeuralNetworkUpdate.proto.
+// container, and the two control-flow layers that hold whole networks (branch,
+// loop). Layer parameter messages live in NeuralNetworkLayers.proto (rank-5,
+// recurrent and custom layers) and NeuralNetworkLayersND.proto (rank-N
+// layers), training configuration in NeuralNetworkUpdate.proto.
 
 import SwiftProtobuf
 
@@ -219,8 +221,9 @@ public nonisolated struct CoreML_Specification_Tensor: Sendable {
 }
 
 /// One layer: wiring (named blobs in/out) plus the layer's parameters.
-/// Only a subset of Core ML's layer kinds is modeled; the others are kept as
-/// unknown fields (the oneof is then unset) and re-serialised unchanged.
+/// Every layer kind up to specification version 9 is modeled; a kind from a
+/// later version is kept as an unknown field (the oneof is then unset) and
+/// re-serialised unchanged.
 public nonisolated struct CoreML_Specification_NeuralNetworkLayer: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -310,6 +313,14 @@ public nonisolated struct CoreML_Specification_NeuralNetworkLayer: @unchecked Se
     set {_uniqueStorage()._layer = .batchnorm(newValue)}
   }
 
+  public var mvn: CoreML_Specification_MeanVarianceNormalizeLayerParams {
+    get {
+      if case .mvn(let v)? = _storage._layer {return v}
+      return CoreML_Specification_MeanVarianceNormalizeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .mvn(newValue)}
+  }
+
   public var l2Normalize: CoreML_Specification_L2NormalizeLayerParams {
     get {
       if case .l2Normalize(let v)? = _storage._layer {return v}
@@ -326,6 +337,22 @@ public nonisolated struct CoreML_Specification_NeuralNetworkLayer: @unchecked Se
     set {_uniqueStorage()._layer = .softmax(newValue)}
   }
 
+  public var lrn: CoreML_Specification_LRNLayerParams {
+    get {
+      if case .lrn(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LRNLayerParams()
+    }
+    set {_uniqueStorage()._layer = .lrn(newValue)}
+  }
+
+  public var crop: CoreML_Specification_CropLayerParams {
+    get {
+      if case .crop(let v)? = _storage._layer {return v}
+      return CoreML_Specification_CropLayerParams()
+    }
+    set {_uniqueStorage()._layer = .crop(newValue)}
+  }
+
   public var padding: CoreML_Specification_PaddingLayerParams {
     get {
       if case .padding(let v)? = _storage._layer {return v}
@@ -340,6 +367,22 @@ public nonisolated struct CoreML_Specification_NeuralNetworkLayer: @unchecked Se
       return CoreML_Specification_UpsampleLayerParams()
     }
     set {_uniqueStorage()._layer = .upsample(newValue)}
+  }
+
+  public var resizeBilinear: CoreML_Specification_ResizeBilinearLayerParams {
+    get {
+      if case .resizeBilinear(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ResizeBilinearLayerParams()
+    }
+    set {_uniqueStorage()._layer = .resizeBilinear(newValue)}
+  }
+
+  public var cropResize: CoreML_Specification_CropResizeLayerParams {
+    get {
+      if case .cropResize(let v)? = _storage._layer {return v}
+      return CoreML_Specification_CropResizeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .cropResize(newValue)}
   }
 
   public var unary: CoreML_Specification_UnaryFunctionLayerParams {
@@ -366,6 +409,14 @@ public nonisolated struct CoreML_Specification_NeuralNetworkLayer: @unchecked Se
     set {_uniqueStorage()._layer = .multiply(newValue)}
   }
 
+  public var average: CoreML_Specification_AverageLayerParams {
+    get {
+      if case .average(let v)? = _storage._layer {return v}
+      return CoreML_Specification_AverageLayerParams()
+    }
+    set {_uniqueStorage()._layer = .average(newValue)}
+  }
+
   public var scale: CoreML_Specification_ScaleLayerParams {
     get {
       if case .scale(let v)? = _storage._layer {return v}
@@ -380,6 +431,38 @@ public nonisolated struct CoreML_Specification_NeuralNetworkLayer: @unchecked Se
       return CoreML_Specification_BiasLayerParams()
     }
     set {_uniqueStorage()._layer = .bias(newValue)}
+  }
+
+  public var max: CoreML_Specification_MaxLayerParams {
+    get {
+      if case .max(let v)? = _storage._layer {return v}
+      return CoreML_Specification_MaxLayerParams()
+    }
+    set {_uniqueStorage()._layer = .max(newValue)}
+  }
+
+  public var min: CoreML_Specification_MinLayerParams {
+    get {
+      if case .min(let v)? = _storage._layer {return v}
+      return CoreML_Specification_MinLayerParams()
+    }
+    set {_uniqueStorage()._layer = .min(newValue)}
+  }
+
+  public var dot: CoreML_Specification_DotProductLayerParams {
+    get {
+      if case .dot(let v)? = _storage._layer {return v}
+      return CoreML_Specification_DotProductLayerParams()
+    }
+    set {_uniqueStorage()._layer = .dot(newValue)}
+  }
+
+  public var reduce: CoreML_Specification_ReduceLayerParams {
+    get {
+      if case .reduce(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReduceLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reduce(newValue)}
   }
 
   public var loadConstant: CoreML_Specification_LoadConstantLayerParams {
@@ -422,12 +505,132 @@ public nonisolated struct CoreML_Specification_NeuralNetworkLayer: @unchecked Se
     set {_uniqueStorage()._layer = .concat(newValue)}
   }
 
+  public var split: CoreML_Specification_SplitLayerParams {
+    get {
+      if case .split(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SplitLayerParams()
+    }
+    set {_uniqueStorage()._layer = .split(newValue)}
+  }
+
+  public var sequenceRepeat: CoreML_Specification_SequenceRepeatLayerParams {
+    get {
+      if case .sequenceRepeat(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SequenceRepeatLayerParams()
+    }
+    set {_uniqueStorage()._layer = .sequenceRepeat(newValue)}
+  }
+
+  public var reorganizeData: CoreML_Specification_ReorganizeDataLayerParams {
+    get {
+      if case .reorganizeData(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReorganizeDataLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reorganizeData(newValue)}
+  }
+
+  public var slice: CoreML_Specification_SliceLayerParams {
+    get {
+      if case .slice(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SliceLayerParams()
+    }
+    set {_uniqueStorage()._layer = .slice(newValue)}
+  }
+
+  public var simpleRecurrent: CoreML_Specification_SimpleRecurrentLayerParams {
+    get {
+      if case .simpleRecurrent(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SimpleRecurrentLayerParams()
+    }
+    set {_uniqueStorage()._layer = .simpleRecurrent(newValue)}
+  }
+
+  public var gru: CoreML_Specification_GRULayerParams {
+    get {
+      if case .gru(let v)? = _storage._layer {return v}
+      return CoreML_Specification_GRULayerParams()
+    }
+    set {_uniqueStorage()._layer = .gru(newValue)}
+  }
+
   public var uniDirectionalLstm: CoreML_Specification_UniDirectionalLSTMLayerParams {
     get {
       if case .uniDirectionalLstm(let v)? = _storage._layer {return v}
       return CoreML_Specification_UniDirectionalLSTMLayerParams()
     }
     set {_uniqueStorage()._layer = .uniDirectionalLstm(newValue)}
+  }
+
+  public var biDirectionalLstm: CoreML_Specification_BiDirectionalLSTMLayerParams {
+    get {
+      if case .biDirectionalLstm(let v)? = _storage._layer {return v}
+      return CoreML_Specification_BiDirectionalLSTMLayerParams()
+    }
+    set {_uniqueStorage()._layer = .biDirectionalLstm(newValue)}
+  }
+
+  public var custom: CoreML_Specification_CustomLayerParams {
+    get {
+      if case .custom(let v)? = _storage._layer {return v}
+      return CoreML_Specification_CustomLayerParams()
+    }
+    set {_uniqueStorage()._layer = .custom(newValue)}
+  }
+
+  public var copy: CoreML_Specification_CopyLayerParams {
+    get {
+      if case .copy(let v)? = _storage._layer {return v}
+      return CoreML_Specification_CopyLayerParams()
+    }
+    set {_uniqueStorage()._layer = .copy(newValue)}
+  }
+
+  public var branch: CoreML_Specification_BranchLayerParams {
+    get {
+      if case .branch(let v)? = _storage._layer {return v}
+      return CoreML_Specification_BranchLayerParams()
+    }
+    set {_uniqueStorage()._layer = .branch(newValue)}
+  }
+
+  public var loop: CoreML_Specification_LoopLayerParams {
+    get {
+      if case .loop(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LoopLayerParams()
+    }
+    set {_uniqueStorage()._layer = .loop(newValue)}
+  }
+
+  public var loopBreak: CoreML_Specification_LoopBreakLayerParams {
+    get {
+      if case .loopBreak(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LoopBreakLayerParams()
+    }
+    set {_uniqueStorage()._layer = .loopBreak(newValue)}
+  }
+
+  public var loopContinue: CoreML_Specification_LoopContinueLayerParams {
+    get {
+      if case .loopContinue(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LoopContinueLayerParams()
+    }
+    set {_uniqueStorage()._layer = .loopContinue(newValue)}
+  }
+
+  public var rangeStatic: CoreML_Specification_RangeStaticLayerParams {
+    get {
+      if case .rangeStatic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RangeStaticLayerParams()
+    }
+    set {_uniqueStorage()._layer = .rangeStatic(newValue)}
+  }
+
+  public var rangeDynamic: CoreML_Specification_RangeDynamicLayerParams {
+    get {
+      if case .rangeDynamic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RangeDynamicLayerParams()
+    }
+    set {_uniqueStorage()._layer = .rangeDynamic(newValue)}
   }
 
   public var clip: CoreML_Specification_ClipLayerParams {
@@ -438,12 +641,404 @@ public nonisolated struct CoreML_Specification_NeuralNetworkLayer: @unchecked Se
     set {_uniqueStorage()._layer = .clip(newValue)}
   }
 
+  public var ceil: CoreML_Specification_CeilLayerParams {
+    get {
+      if case .ceil(let v)? = _storage._layer {return v}
+      return CoreML_Specification_CeilLayerParams()
+    }
+    set {_uniqueStorage()._layer = .ceil(newValue)}
+  }
+
+  public var floor: CoreML_Specification_FloorLayerParams {
+    get {
+      if case .floor(let v)? = _storage._layer {return v}
+      return CoreML_Specification_FloorLayerParams()
+    }
+    set {_uniqueStorage()._layer = .floor(newValue)}
+  }
+
+  public var sign: CoreML_Specification_SignLayerParams {
+    get {
+      if case .sign(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SignLayerParams()
+    }
+    set {_uniqueStorage()._layer = .sign(newValue)}
+  }
+
+  public var round: CoreML_Specification_RoundLayerParams {
+    get {
+      if case .round(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RoundLayerParams()
+    }
+    set {_uniqueStorage()._layer = .round(newValue)}
+  }
+
+  public var exp2: CoreML_Specification_Exp2LayerParams {
+    get {
+      if case .exp2(let v)? = _storage._layer {return v}
+      return CoreML_Specification_Exp2LayerParams()
+    }
+    set {_uniqueStorage()._layer = .exp2(newValue)}
+  }
+
+  public var sin: CoreML_Specification_SinLayerParams {
+    get {
+      if case .sin(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SinLayerParams()
+    }
+    set {_uniqueStorage()._layer = .sin(newValue)}
+  }
+
+  public var cos: CoreML_Specification_CosLayerParams {
+    get {
+      if case .cos(let v)? = _storage._layer {return v}
+      return CoreML_Specification_CosLayerParams()
+    }
+    set {_uniqueStorage()._layer = .cos(newValue)}
+  }
+
+  public var tan: CoreML_Specification_TanLayerParams {
+    get {
+      if case .tan(let v)? = _storage._layer {return v}
+      return CoreML_Specification_TanLayerParams()
+    }
+    set {_uniqueStorage()._layer = .tan(newValue)}
+  }
+
+  public var asin: CoreML_Specification_AsinLayerParams {
+    get {
+      if case .asin(let v)? = _storage._layer {return v}
+      return CoreML_Specification_AsinLayerParams()
+    }
+    set {_uniqueStorage()._layer = .asin(newValue)}
+  }
+
+  public var acos: CoreML_Specification_AcosLayerParams {
+    get {
+      if case .acos(let v)? = _storage._layer {return v}
+      return CoreML_Specification_AcosLayerParams()
+    }
+    set {_uniqueStorage()._layer = .acos(newValue)}
+  }
+
+  public var atan: CoreML_Specification_AtanLayerParams {
+    get {
+      if case .atan(let v)? = _storage._layer {return v}
+      return CoreML_Specification_AtanLayerParams()
+    }
+    set {_uniqueStorage()._layer = .atan(newValue)}
+  }
+
+  public var sinh: CoreML_Specification_SinhLayerParams {
+    get {
+      if case .sinh(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SinhLayerParams()
+    }
+    set {_uniqueStorage()._layer = .sinh(newValue)}
+  }
+
+  public var cosh: CoreML_Specification_CoshLayerParams {
+    get {
+      if case .cosh(let v)? = _storage._layer {return v}
+      return CoreML_Specification_CoshLayerParams()
+    }
+    set {_uniqueStorage()._layer = .cosh(newValue)}
+  }
+
+  public var tanh: CoreML_Specification_TanhLayerParams {
+    get {
+      if case .tanh(let v)? = _storage._layer {return v}
+      return CoreML_Specification_TanhLayerParams()
+    }
+    set {_uniqueStorage()._layer = .tanh(newValue)}
+  }
+
+  public var asinh: CoreML_Specification_AsinhLayerParams {
+    get {
+      if case .asinh(let v)? = _storage._layer {return v}
+      return CoreML_Specification_AsinhLayerParams()
+    }
+    set {_uniqueStorage()._layer = .asinh(newValue)}
+  }
+
+  public var acosh: CoreML_Specification_AcoshLayerParams {
+    get {
+      if case .acosh(let v)? = _storage._layer {return v}
+      return CoreML_Specification_AcoshLayerParams()
+    }
+    set {_uniqueStorage()._layer = .acosh(newValue)}
+  }
+
+  public var atanh: CoreML_Specification_AtanhLayerParams {
+    get {
+      if case .atanh(let v)? = _storage._layer {return v}
+      return CoreML_Specification_AtanhLayerParams()
+    }
+    set {_uniqueStorage()._layer = .atanh(newValue)}
+  }
+
+  public var erf: CoreML_Specification_ErfLayerParams {
+    get {
+      if case .erf(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ErfLayerParams()
+    }
+    set {_uniqueStorage()._layer = .erf(newValue)}
+  }
+
+  public var gelu: CoreML_Specification_GeluLayerParams {
+    get {
+      if case .gelu(let v)? = _storage._layer {return v}
+      return CoreML_Specification_GeluLayerParams()
+    }
+    set {_uniqueStorage()._layer = .gelu(newValue)}
+  }
+
+  public var equal: CoreML_Specification_EqualLayerParams {
+    get {
+      if case .equal(let v)? = _storage._layer {return v}
+      return CoreML_Specification_EqualLayerParams()
+    }
+    set {_uniqueStorage()._layer = .equal(newValue)}
+  }
+
+  public var notEqual: CoreML_Specification_NotEqualLayerParams {
+    get {
+      if case .notEqual(let v)? = _storage._layer {return v}
+      return CoreML_Specification_NotEqualLayerParams()
+    }
+    set {_uniqueStorage()._layer = .notEqual(newValue)}
+  }
+
+  public var lessThan: CoreML_Specification_LessThanLayerParams {
+    get {
+      if case .lessThan(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LessThanLayerParams()
+    }
+    set {_uniqueStorage()._layer = .lessThan(newValue)}
+  }
+
+  public var lessEqual: CoreML_Specification_LessEqualLayerParams {
+    get {
+      if case .lessEqual(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LessEqualLayerParams()
+    }
+    set {_uniqueStorage()._layer = .lessEqual(newValue)}
+  }
+
+  public var greaterThan: CoreML_Specification_GreaterThanLayerParams {
+    get {
+      if case .greaterThan(let v)? = _storage._layer {return v}
+      return CoreML_Specification_GreaterThanLayerParams()
+    }
+    set {_uniqueStorage()._layer = .greaterThan(newValue)}
+  }
+
+  public var greaterEqual: CoreML_Specification_GreaterEqualLayerParams {
+    get {
+      if case .greaterEqual(let v)? = _storage._layer {return v}
+      return CoreML_Specification_GreaterEqualLayerParams()
+    }
+    set {_uniqueStorage()._layer = .greaterEqual(newValue)}
+  }
+
+  public var logicalOr: CoreML_Specification_LogicalOrLayerParams {
+    get {
+      if case .logicalOr(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LogicalOrLayerParams()
+    }
+    set {_uniqueStorage()._layer = .logicalOr(newValue)}
+  }
+
+  public var logicalXor: CoreML_Specification_LogicalXorLayerParams {
+    get {
+      if case .logicalXor(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LogicalXorLayerParams()
+    }
+    set {_uniqueStorage()._layer = .logicalXor(newValue)}
+  }
+
+  public var logicalNot: CoreML_Specification_LogicalNotLayerParams {
+    get {
+      if case .logicalNot(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LogicalNotLayerParams()
+    }
+    set {_uniqueStorage()._layer = .logicalNot(newValue)}
+  }
+
+  public var logicalAnd: CoreML_Specification_LogicalAndLayerParams {
+    get {
+      if case .logicalAnd(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LogicalAndLayerParams()
+    }
+    set {_uniqueStorage()._layer = .logicalAnd(newValue)}
+  }
+
+  public var modBroadcastable: CoreML_Specification_ModBroadcastableLayerParams {
+    get {
+      if case .modBroadcastable(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ModBroadcastableLayerParams()
+    }
+    set {_uniqueStorage()._layer = .modBroadcastable(newValue)}
+  }
+
+  public var minBroadcastable: CoreML_Specification_MinBroadcastableLayerParams {
+    get {
+      if case .minBroadcastable(let v)? = _storage._layer {return v}
+      return CoreML_Specification_MinBroadcastableLayerParams()
+    }
+    set {_uniqueStorage()._layer = .minBroadcastable(newValue)}
+  }
+
+  public var maxBroadcastable: CoreML_Specification_MaxBroadcastableLayerParams {
+    get {
+      if case .maxBroadcastable(let v)? = _storage._layer {return v}
+      return CoreML_Specification_MaxBroadcastableLayerParams()
+    }
+    set {_uniqueStorage()._layer = .maxBroadcastable(newValue)}
+  }
+
+  public var addBroadcastable: CoreML_Specification_AddBroadcastableLayerParams {
+    get {
+      if case .addBroadcastable(let v)? = _storage._layer {return v}
+      return CoreML_Specification_AddBroadcastableLayerParams()
+    }
+    set {_uniqueStorage()._layer = .addBroadcastable(newValue)}
+  }
+
+  public var powBroadcastable: CoreML_Specification_PowBroadcastableLayerParams {
+    get {
+      if case .powBroadcastable(let v)? = _storage._layer {return v}
+      return CoreML_Specification_PowBroadcastableLayerParams()
+    }
+    set {_uniqueStorage()._layer = .powBroadcastable(newValue)}
+  }
+
+  public var divideBroadcastable: CoreML_Specification_DivideBroadcastableLayerParams {
+    get {
+      if case .divideBroadcastable(let v)? = _storage._layer {return v}
+      return CoreML_Specification_DivideBroadcastableLayerParams()
+    }
+    set {_uniqueStorage()._layer = .divideBroadcastable(newValue)}
+  }
+
+  public var floorDivBroadcastable: CoreML_Specification_FloorDivBroadcastableLayerParams {
+    get {
+      if case .floorDivBroadcastable(let v)? = _storage._layer {return v}
+      return CoreML_Specification_FloorDivBroadcastableLayerParams()
+    }
+    set {_uniqueStorage()._layer = .floorDivBroadcastable(newValue)}
+  }
+
+  public var multiplyBroadcastable: CoreML_Specification_MultiplyBroadcastableLayerParams {
+    get {
+      if case .multiplyBroadcastable(let v)? = _storage._layer {return v}
+      return CoreML_Specification_MultiplyBroadcastableLayerParams()
+    }
+    set {_uniqueStorage()._layer = .multiplyBroadcastable(newValue)}
+  }
+
+  public var subtractBroadcastable: CoreML_Specification_SubtractBroadcastableLayerParams {
+    get {
+      if case .subtractBroadcastable(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SubtractBroadcastableLayerParams()
+    }
+    set {_uniqueStorage()._layer = .subtractBroadcastable(newValue)}
+  }
+
+  public var tile: CoreML_Specification_TileLayerParams {
+    get {
+      if case .tile(let v)? = _storage._layer {return v}
+      return CoreML_Specification_TileLayerParams()
+    }
+    set {_uniqueStorage()._layer = .tile(newValue)}
+  }
+
+  public var stack: CoreML_Specification_StackLayerParams {
+    get {
+      if case .stack(let v)? = _storage._layer {return v}
+      return CoreML_Specification_StackLayerParams()
+    }
+    set {_uniqueStorage()._layer = .stack(newValue)}
+  }
+
+  public var gather: CoreML_Specification_GatherLayerParams {
+    get {
+      if case .gather(let v)? = _storage._layer {return v}
+      return CoreML_Specification_GatherLayerParams()
+    }
+    set {_uniqueStorage()._layer = .gather(newValue)}
+  }
+
+  public var scatter: CoreML_Specification_ScatterLayerParams {
+    get {
+      if case .scatter(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ScatterLayerParams()
+    }
+    set {_uniqueStorage()._layer = .scatter(newValue)}
+  }
+
+  public var gatherNd: CoreML_Specification_GatherNDLayerParams {
+    get {
+      if case .gatherNd(let v)? = _storage._layer {return v}
+      return CoreML_Specification_GatherNDLayerParams()
+    }
+    set {_uniqueStorage()._layer = .gatherNd(newValue)}
+  }
+
+  public var scatterNd: CoreML_Specification_ScatterNDLayerParams {
+    get {
+      if case .scatterNd(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ScatterNDLayerParams()
+    }
+    set {_uniqueStorage()._layer = .scatterNd(newValue)}
+  }
+
   public var softmaxNd: CoreML_Specification_SoftmaxNDLayerParams {
     get {
       if case .softmaxNd(let v)? = _storage._layer {return v}
       return CoreML_Specification_SoftmaxNDLayerParams()
     }
     set {_uniqueStorage()._layer = .softmaxNd(newValue)}
+  }
+
+  public var gatherAlongAxis: CoreML_Specification_GatherAlongAxisLayerParams {
+    get {
+      if case .gatherAlongAxis(let v)? = _storage._layer {return v}
+      return CoreML_Specification_GatherAlongAxisLayerParams()
+    }
+    set {_uniqueStorage()._layer = .gatherAlongAxis(newValue)}
+  }
+
+  public var scatterAlongAxis: CoreML_Specification_ScatterAlongAxisLayerParams {
+    get {
+      if case .scatterAlongAxis(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ScatterAlongAxisLayerParams()
+    }
+    set {_uniqueStorage()._layer = .scatterAlongAxis(newValue)}
+  }
+
+  public var reverse: CoreML_Specification_ReverseLayerParams {
+    get {
+      if case .reverse(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReverseLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reverse(newValue)}
+  }
+
+  public var reverseSeq: CoreML_Specification_ReverseSeqLayerParams {
+    get {
+      if case .reverseSeq(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReverseSeqLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reverseSeq(newValue)}
+  }
+
+  public var splitNd: CoreML_Specification_SplitNDLayerParams {
+    get {
+      if case .splitNd(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SplitNDLayerParams()
+    }
+    set {_uniqueStorage()._layer = .splitNd(newValue)}
   }
 
   public var concatNd: CoreML_Specification_ConcatNDLayerParams {
@@ -454,12 +1049,156 @@ public nonisolated struct CoreML_Specification_NeuralNetworkLayer: @unchecked Se
     set {_uniqueStorage()._layer = .concatNd(newValue)}
   }
 
+  public var transpose: CoreML_Specification_TransposeLayerParams {
+    get {
+      if case .transpose(let v)? = _storage._layer {return v}
+      return CoreML_Specification_TransposeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .transpose(newValue)}
+  }
+
+  public var sliceStatic: CoreML_Specification_SliceStaticLayerParams {
+    get {
+      if case .sliceStatic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SliceStaticLayerParams()
+    }
+    set {_uniqueStorage()._layer = .sliceStatic(newValue)}
+  }
+
+  public var sliceDynamic: CoreML_Specification_SliceDynamicLayerParams {
+    get {
+      if case .sliceDynamic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SliceDynamicLayerParams()
+    }
+    set {_uniqueStorage()._layer = .sliceDynamic(newValue)}
+  }
+
+  public var slidingWindows: CoreML_Specification_SlidingWindowsLayerParams {
+    get {
+      if case .slidingWindows(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SlidingWindowsLayerParams()
+    }
+    set {_uniqueStorage()._layer = .slidingWindows(newValue)}
+  }
+
+  public var topK: CoreML_Specification_TopKLayerParams {
+    get {
+      if case .topK(let v)? = _storage._layer {return v}
+      return CoreML_Specification_TopKLayerParams()
+    }
+    set {_uniqueStorage()._layer = .topK(newValue)}
+  }
+
+  public var argMin: CoreML_Specification_ArgMinLayerParams {
+    get {
+      if case .argMin(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ArgMinLayerParams()
+    }
+    set {_uniqueStorage()._layer = .argMin(newValue)}
+  }
+
+  public var argMax: CoreML_Specification_ArgMaxLayerParams {
+    get {
+      if case .argMax(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ArgMaxLayerParams()
+    }
+    set {_uniqueStorage()._layer = .argMax(newValue)}
+  }
+
+  public var embeddingNd: CoreML_Specification_EmbeddingNDLayerParams {
+    get {
+      if case .embeddingNd(let v)? = _storage._layer {return v}
+      return CoreML_Specification_EmbeddingNDLayerParams()
+    }
+    set {_uniqueStorage()._layer = .embeddingNd(newValue)}
+  }
+
   public var batchedMatmul: CoreML_Specification_BatchedMatMulLayerParams {
     get {
       if case .batchedMatmul(let v)? = _storage._layer {return v}
       return CoreML_Specification_BatchedMatMulLayerParams()
     }
     set {_uniqueStorage()._layer = .batchedMatmul(newValue)}
+  }
+
+  public var getShape: CoreML_Specification_GetShapeLayerParams {
+    get {
+      if case .getShape(let v)? = _storage._layer {return v}
+      return CoreML_Specification_GetShapeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .getShape(newValue)}
+  }
+
+  public var loadConstantNd: CoreML_Specification_LoadConstantNDLayerParams {
+    get {
+      if case .loadConstantNd(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LoadConstantNDLayerParams()
+    }
+    set {_uniqueStorage()._layer = .loadConstantNd(newValue)}
+  }
+
+  public var fillLike: CoreML_Specification_FillLikeLayerParams {
+    get {
+      if case .fillLike(let v)? = _storage._layer {return v}
+      return CoreML_Specification_FillLikeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .fillLike(newValue)}
+  }
+
+  public var fillStatic: CoreML_Specification_FillStaticLayerParams {
+    get {
+      if case .fillStatic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_FillStaticLayerParams()
+    }
+    set {_uniqueStorage()._layer = .fillStatic(newValue)}
+  }
+
+  public var fillDynamic: CoreML_Specification_FillDynamicLayerParams {
+    get {
+      if case .fillDynamic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_FillDynamicLayerParams()
+    }
+    set {_uniqueStorage()._layer = .fillDynamic(newValue)}
+  }
+
+  public var broadcastToLike: CoreML_Specification_BroadcastToLikeLayerParams {
+    get {
+      if case .broadcastToLike(let v)? = _storage._layer {return v}
+      return CoreML_Specification_BroadcastToLikeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .broadcastToLike(newValue)}
+  }
+
+  public var broadcastToStatic: CoreML_Specification_BroadcastToStaticLayerParams {
+    get {
+      if case .broadcastToStatic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_BroadcastToStaticLayerParams()
+    }
+    set {_uniqueStorage()._layer = .broadcastToStatic(newValue)}
+  }
+
+  public var broadcastToDynamic: CoreML_Specification_BroadcastToDynamicLayerParams {
+    get {
+      if case .broadcastToDynamic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_BroadcastToDynamicLayerParams()
+    }
+    set {_uniqueStorage()._layer = .broadcastToDynamic(newValue)}
+  }
+
+  public var squeeze: CoreML_Specification_SqueezeLayerParams {
+    get {
+      if case .squeeze(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SqueezeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .squeeze(newValue)}
+  }
+
+  public var expandDims: CoreML_Specification_ExpandDimsLayerParams {
+    get {
+      if case .expandDims(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ExpandDimsLayerParams()
+    }
+    set {_uniqueStorage()._layer = .expandDims(newValue)}
   }
 
   public var flattenTo2D: CoreML_Specification_FlattenTo2DLayerParams {
@@ -470,12 +1209,324 @@ public nonisolated struct CoreML_Specification_NeuralNetworkLayer: @unchecked Se
     set {_uniqueStorage()._layer = .flattenTo2D(newValue)}
   }
 
+  public var reshapeLike: CoreML_Specification_ReshapeLikeLayerParams {
+    get {
+      if case .reshapeLike(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReshapeLikeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reshapeLike(newValue)}
+  }
+
   public var reshapeStatic: CoreML_Specification_ReshapeStaticLayerParams {
     get {
       if case .reshapeStatic(let v)? = _storage._layer {return v}
       return CoreML_Specification_ReshapeStaticLayerParams()
     }
     set {_uniqueStorage()._layer = .reshapeStatic(newValue)}
+  }
+
+  public var reshapeDynamic: CoreML_Specification_ReshapeDynamicLayerParams {
+    get {
+      if case .reshapeDynamic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReshapeDynamicLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reshapeDynamic(newValue)}
+  }
+
+  public var rankPreservingReshape: CoreML_Specification_RankPreservingReshapeLayerParams {
+    get {
+      if case .rankPreservingReshape(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RankPreservingReshapeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .rankPreservingReshape(newValue)}
+  }
+
+  public var constantPad: CoreML_Specification_ConstantPaddingLayerParams {
+    get {
+      if case .constantPad(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ConstantPaddingLayerParams()
+    }
+    set {_uniqueStorage()._layer = .constantPad(newValue)}
+  }
+
+  public var randomNormalLike: CoreML_Specification_RandomNormalLikeLayerParams {
+    get {
+      if case .randomNormalLike(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RandomNormalLikeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .randomNormalLike(newValue)}
+  }
+
+  public var randomNormalStatic: CoreML_Specification_RandomNormalStaticLayerParams {
+    get {
+      if case .randomNormalStatic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RandomNormalStaticLayerParams()
+    }
+    set {_uniqueStorage()._layer = .randomNormalStatic(newValue)}
+  }
+
+  public var randomNormalDynamic: CoreML_Specification_RandomNormalDynamicLayerParams {
+    get {
+      if case .randomNormalDynamic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RandomNormalDynamicLayerParams()
+    }
+    set {_uniqueStorage()._layer = .randomNormalDynamic(newValue)}
+  }
+
+  public var randomUniformLike: CoreML_Specification_RandomUniformLikeLayerParams {
+    get {
+      if case .randomUniformLike(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RandomUniformLikeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .randomUniformLike(newValue)}
+  }
+
+  public var randomUniformStatic: CoreML_Specification_RandomUniformStaticLayerParams {
+    get {
+      if case .randomUniformStatic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RandomUniformStaticLayerParams()
+    }
+    set {_uniqueStorage()._layer = .randomUniformStatic(newValue)}
+  }
+
+  public var randomUniformDynamic: CoreML_Specification_RandomUniformDynamicLayerParams {
+    get {
+      if case .randomUniformDynamic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RandomUniformDynamicLayerParams()
+    }
+    set {_uniqueStorage()._layer = .randomUniformDynamic(newValue)}
+  }
+
+  public var randomBernoulliLike: CoreML_Specification_RandomBernoulliLikeLayerParams {
+    get {
+      if case .randomBernoulliLike(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RandomBernoulliLikeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .randomBernoulliLike(newValue)}
+  }
+
+  public var randomBernoulliStatic: CoreML_Specification_RandomBernoulliStaticLayerParams {
+    get {
+      if case .randomBernoulliStatic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RandomBernoulliStaticLayerParams()
+    }
+    set {_uniqueStorage()._layer = .randomBernoulliStatic(newValue)}
+  }
+
+  public var randomBernoulliDynamic: CoreML_Specification_RandomBernoulliDynamicLayerParams {
+    get {
+      if case .randomBernoulliDynamic(let v)? = _storage._layer {return v}
+      return CoreML_Specification_RandomBernoulliDynamicLayerParams()
+    }
+    set {_uniqueStorage()._layer = .randomBernoulliDynamic(newValue)}
+  }
+
+  public var categoricalDistribution: CoreML_Specification_CategoricalDistributionLayerParams {
+    get {
+      if case .categoricalDistribution(let v)? = _storage._layer {return v}
+      return CoreML_Specification_CategoricalDistributionLayerParams()
+    }
+    set {_uniqueStorage()._layer = .categoricalDistribution(newValue)}
+  }
+
+  public var reduceL1: CoreML_Specification_ReduceL1LayerParams {
+    get {
+      if case .reduceL1(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReduceL1LayerParams()
+    }
+    set {_uniqueStorage()._layer = .reduceL1(newValue)}
+  }
+
+  public var reduceL2: CoreML_Specification_ReduceL2LayerParams {
+    get {
+      if case .reduceL2(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReduceL2LayerParams()
+    }
+    set {_uniqueStorage()._layer = .reduceL2(newValue)}
+  }
+
+  public var reduceMax: CoreML_Specification_ReduceMaxLayerParams {
+    get {
+      if case .reduceMax(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReduceMaxLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reduceMax(newValue)}
+  }
+
+  public var reduceMin: CoreML_Specification_ReduceMinLayerParams {
+    get {
+      if case .reduceMin(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReduceMinLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reduceMin(newValue)}
+  }
+
+  public var reduceSum: CoreML_Specification_ReduceSumLayerParams {
+    get {
+      if case .reduceSum(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReduceSumLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reduceSum(newValue)}
+  }
+
+  public var reduceProd: CoreML_Specification_ReduceProdLayerParams {
+    get {
+      if case .reduceProd(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReduceProdLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reduceProd(newValue)}
+  }
+
+  public var reduceMean: CoreML_Specification_ReduceMeanLayerParams {
+    get {
+      if case .reduceMean(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReduceMeanLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reduceMean(newValue)}
+  }
+
+  public var reduceLogSum: CoreML_Specification_ReduceLogSumLayerParams {
+    get {
+      if case .reduceLogSum(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReduceLogSumLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reduceLogSum(newValue)}
+  }
+
+  public var reduceSumSquare: CoreML_Specification_ReduceSumSquareLayerParams {
+    get {
+      if case .reduceSumSquare(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReduceSumSquareLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reduceSumSquare(newValue)}
+  }
+
+  public var reduceLogSumExp: CoreML_Specification_ReduceLogSumExpLayerParams {
+    get {
+      if case .reduceLogSumExp(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ReduceLogSumExpLayerParams()
+    }
+    set {_uniqueStorage()._layer = .reduceLogSumExp(newValue)}
+  }
+
+  public var whereNonZero: CoreML_Specification_WhereNonZeroLayerParams {
+    get {
+      if case .whereNonZero(let v)? = _storage._layer {return v}
+      return CoreML_Specification_WhereNonZeroLayerParams()
+    }
+    set {_uniqueStorage()._layer = .whereNonZero(newValue)}
+  }
+
+  public var matrixBandPart: CoreML_Specification_MatrixBandPartLayerParams {
+    get {
+      if case .matrixBandPart(let v)? = _storage._layer {return v}
+      return CoreML_Specification_MatrixBandPartLayerParams()
+    }
+    set {_uniqueStorage()._layer = .matrixBandPart(newValue)}
+  }
+
+  public var lowerTriangular: CoreML_Specification_LowerTriangularLayerParams {
+    get {
+      if case .lowerTriangular(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LowerTriangularLayerParams()
+    }
+    set {_uniqueStorage()._layer = .lowerTriangular(newValue)}
+  }
+
+  public var upperTriangular: CoreML_Specification_UpperTriangularLayerParams {
+    get {
+      if case .upperTriangular(let v)? = _storage._layer {return v}
+      return CoreML_Specification_UpperTriangularLayerParams()
+    }
+    set {_uniqueStorage()._layer = .upperTriangular(newValue)}
+  }
+
+  public var whereBroadcastable: CoreML_Specification_WhereBroadcastableLayerParams {
+    get {
+      if case .whereBroadcastable(let v)? = _storage._layer {return v}
+      return CoreML_Specification_WhereBroadcastableLayerParams()
+    }
+    set {_uniqueStorage()._layer = .whereBroadcastable(newValue)}
+  }
+
+  public var layerNormalization: CoreML_Specification_LayerNormalizationLayerParams {
+    get {
+      if case .layerNormalization(let v)? = _storage._layer {return v}
+      return CoreML_Specification_LayerNormalizationLayerParams()
+    }
+    set {_uniqueStorage()._layer = .layerNormalization(newValue)}
+  }
+
+  public var nonMaximumSuppression: CoreML_Specification_NonMaximumSuppressionLayerParams {
+    get {
+      if case .nonMaximumSuppression(let v)? = _storage._layer {return v}
+      return CoreML_Specification_NonMaximumSuppressionLayerParams()
+    }
+    set {_uniqueStorage()._layer = .nonMaximumSuppression(newValue)}
+  }
+
+  public var oneHot: CoreML_Specification_OneHotLayerParams {
+    get {
+      if case .oneHot(let v)? = _storage._layer {return v}
+      return CoreML_Specification_OneHotLayerParams()
+    }
+    set {_uniqueStorage()._layer = .oneHot(newValue)}
+  }
+
+  public var cumSum: CoreML_Specification_CumSumLayerParams {
+    get {
+      if case .cumSum(let v)? = _storage._layer {return v}
+      return CoreML_Specification_CumSumLayerParams()
+    }
+    set {_uniqueStorage()._layer = .cumSum(newValue)}
+  }
+
+  public var clampedReLu: CoreML_Specification_ClampedReLULayerParams {
+    get {
+      if case .clampedReLu(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ClampedReLULayerParams()
+    }
+    set {_uniqueStorage()._layer = .clampedReLu(newValue)}
+  }
+
+  public var argSort: CoreML_Specification_ArgSortLayerParams {
+    get {
+      if case .argSort(let v)? = _storage._layer {return v}
+      return CoreML_Specification_ArgSortLayerParams()
+    }
+    set {_uniqueStorage()._layer = .argSort(newValue)}
+  }
+
+  public var pooling3D: CoreML_Specification_Pooling3DLayerParams {
+    get {
+      if case .pooling3D(let v)? = _storage._layer {return v}
+      return CoreML_Specification_Pooling3DLayerParams()
+    }
+    set {_uniqueStorage()._layer = .pooling3D(newValue)}
+  }
+
+  public var globalPooling3D: CoreML_Specification_GlobalPooling3DLayerParams {
+    get {
+      if case .globalPooling3D(let v)? = _storage._layer {return v}
+      return CoreML_Specification_GlobalPooling3DLayerParams()
+    }
+    set {_uniqueStorage()._layer = .globalPooling3D(newValue)}
+  }
+
+  public var sliceBySize: CoreML_Specification_SliceBySizeLayerParams {
+    get {
+      if case .sliceBySize(let v)? = _storage._layer {return v}
+      return CoreML_Specification_SliceBySizeLayerParams()
+    }
+    set {_uniqueStorage()._layer = .sliceBySize(newValue)}
+  }
+
+  public var convolution3D: CoreML_Specification_Convolution3DLayerParams {
+    get {
+      if case .convolution3D(let v)? = _storage._layer {return v}
+      return CoreML_Specification_Convolution3DLayerParams()
+    }
+    set {_uniqueStorage()._layer = .convolution3D(newValue)}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -487,27 +1538,158 @@ public nonisolated struct CoreML_Specification_NeuralNetworkLayer: @unchecked Se
     case innerProduct(CoreML_Specification_InnerProductLayerParams)
     case embedding(CoreML_Specification_EmbeddingLayerParams)
     case batchnorm(CoreML_Specification_BatchnormLayerParams)
+    case mvn(CoreML_Specification_MeanVarianceNormalizeLayerParams)
     case l2Normalize(CoreML_Specification_L2NormalizeLayerParams)
     case softmax(CoreML_Specification_SoftmaxLayerParams)
+    case lrn(CoreML_Specification_LRNLayerParams)
+    case crop(CoreML_Specification_CropLayerParams)
     case padding(CoreML_Specification_PaddingLayerParams)
     case upsample(CoreML_Specification_UpsampleLayerParams)
+    case resizeBilinear(CoreML_Specification_ResizeBilinearLayerParams)
+    case cropResize(CoreML_Specification_CropResizeLayerParams)
     case unary(CoreML_Specification_UnaryFunctionLayerParams)
     case add(CoreML_Specification_AddLayerParams)
     case multiply(CoreML_Specification_MultiplyLayerParams)
+    case average(CoreML_Specification_AverageLayerParams)
     case scale(CoreML_Specification_ScaleLayerParams)
     case bias(CoreML_Specification_BiasLayerParams)
+    case max(CoreML_Specification_MaxLayerParams)
+    case min(CoreML_Specification_MinLayerParams)
+    case dot(CoreML_Specification_DotProductLayerParams)
+    case reduce(CoreML_Specification_ReduceLayerParams)
     case loadConstant(CoreML_Specification_LoadConstantLayerParams)
     case reshape(CoreML_Specification_ReshapeLayerParams)
     case flatten(CoreML_Specification_FlattenLayerParams)
     case permute(CoreML_Specification_PermuteLayerParams)
     case concat(CoreML_Specification_ConcatLayerParams)
+    case split(CoreML_Specification_SplitLayerParams)
+    case sequenceRepeat(CoreML_Specification_SequenceRepeatLayerParams)
+    case reorganizeData(CoreML_Specification_ReorganizeDataLayerParams)
+    case slice(CoreML_Specification_SliceLayerParams)
+    case simpleRecurrent(CoreML_Specification_SimpleRecurrentLayerParams)
+    case gru(CoreML_Specification_GRULayerParams)
     case uniDirectionalLstm(CoreML_Specification_UniDirectionalLSTMLayerParams)
+    case biDirectionalLstm(CoreML_Specification_BiDirectionalLSTMLayerParams)
+    case custom(CoreML_Specification_CustomLayerParams)
+    case copy(CoreML_Specification_CopyLayerParams)
+    case branch(CoreML_Specification_BranchLayerParams)
+    case loop(CoreML_Specification_LoopLayerParams)
+    case loopBreak(CoreML_Specification_LoopBreakLayerParams)
+    case loopContinue(CoreML_Specification_LoopContinueLayerParams)
+    case rangeStatic(CoreML_Specification_RangeStaticLayerParams)
+    case rangeDynamic(CoreML_Specification_RangeDynamicLayerParams)
     case clip(CoreML_Specification_ClipLayerParams)
+    case ceil(CoreML_Specification_CeilLayerParams)
+    case floor(CoreML_Specification_FloorLayerParams)
+    case sign(CoreML_Specification_SignLayerParams)
+    case round(CoreML_Specification_RoundLayerParams)
+    case exp2(CoreML_Specification_Exp2LayerParams)
+    case sin(CoreML_Specification_SinLayerParams)
+    case cos(CoreML_Specification_CosLayerParams)
+    case tan(CoreML_Specification_TanLayerParams)
+    case asin(CoreML_Specification_AsinLayerParams)
+    case acos(CoreML_Specification_AcosLayerParams)
+    case atan(CoreML_Specification_AtanLayerParams)
+    case sinh(CoreML_Specification_SinhLayerParams)
+    case cosh(CoreML_Specification_CoshLayerParams)
+    case tanh(CoreML_Specification_TanhLayerParams)
+    case asinh(CoreML_Specification_AsinhLayerParams)
+    case acosh(CoreML_Specification_AcoshLayerParams)
+    case atanh(CoreML_Specification_AtanhLayerParams)
+    case erf(CoreML_Specification_ErfLayerParams)
+    case gelu(CoreML_Specification_GeluLayerParams)
+    case equal(CoreML_Specification_EqualLayerParams)
+    case notEqual(CoreML_Specification_NotEqualLayerParams)
+    case lessThan(CoreML_Specification_LessThanLayerParams)
+    case lessEqual(CoreML_Specification_LessEqualLayerParams)
+    case greaterThan(CoreML_Specification_GreaterThanLayerParams)
+    case greaterEqual(CoreML_Specification_GreaterEqualLayerParams)
+    case logicalOr(CoreML_Specification_LogicalOrLayerParams)
+    case logicalXor(CoreML_Specification_LogicalXorLayerParams)
+    case logicalNot(CoreML_Specification_LogicalNotLayerParams)
+    case logicalAnd(CoreML_Specification_LogicalAndLayerParams)
+    case modBroadcastable(CoreML_Specification_ModBroadcastableLayerParams)
+    case minBroadcastable(CoreML_Specification_MinBroadcastableLayerParams)
+    case maxBroadcastable(CoreML_Specification_MaxBroadcastableLayerParams)
+    case addBroadcastable(CoreML_Specification_AddBroadcastableLayerParams)
+    case powBroadcastable(CoreML_Specification_PowBroadcastableLayerParams)
+    case divideBroadcastable(CoreML_Specification_DivideBroadcastableLayerParams)
+    case floorDivBroadcastable(CoreML_Specification_FloorDivBroadcastableLayerParams)
+    case multiplyBroadcastable(CoreML_Specification_MultiplyBroadcastableLayerParams)
+    case subtractBroadcastable(CoreML_Specification_SubtractBroadcastableLayerParams)
+    case tile(CoreML_Specification_TileLayerParams)
+    case stack(CoreML_Specification_StackLayerParams)
+    case gather(CoreML_Specification_GatherLayerParams)
+    case scatter(CoreML_Specification_ScatterLayerParams)
+    case gatherNd(CoreML_Specification_GatherNDLayerParams)
+    case scatterNd(CoreML_Specification_ScatterNDLayerParams)
     case softmaxNd(CoreML_Specification_SoftmaxNDLayerParams)
+    case gatherAlongAxis(CoreML_Specification_GatherAlongAxisLayerParams)
+    case scatterAlongAxis(CoreML_Specification_ScatterAlongAxisLayerParams)
+    case reverse(CoreML_Specification_ReverseLayerParams)
+    case reverseSeq(CoreML_Specification_ReverseSeqLayerParams)
+    case splitNd(CoreML_Specification_SplitNDLayerParams)
     case concatNd(CoreML_Specification_ConcatNDLayerParams)
+    case transpose(CoreML_Specification_TransposeLayerParams)
+    case sliceStatic(CoreML_Specification_SliceStaticLayerParams)
+    case sliceDynamic(CoreML_Specification_SliceDynamicLayerParams)
+    case slidingWindows(CoreML_Specification_SlidingWindowsLayerParams)
+    case topK(CoreML_Specification_TopKLayerParams)
+    case argMin(CoreML_Specification_ArgMinLayerParams)
+    case argMax(CoreML_Specification_ArgMaxLayerParams)
+    case embeddingNd(CoreML_Specification_EmbeddingNDLayerParams)
     case batchedMatmul(CoreML_Specification_BatchedMatMulLayerParams)
+    case getShape(CoreML_Specification_GetShapeLayerParams)
+    case loadConstantNd(CoreML_Specification_LoadConstantNDLayerParams)
+    case fillLike(CoreML_Specification_FillLikeLayerParams)
+    case fillStatic(CoreML_Specification_FillStaticLayerParams)
+    case fillDynamic(CoreML_Specification_FillDynamicLayerParams)
+    case broadcastToLike(CoreML_Specification_BroadcastToLikeLayerParams)
+    case broadcastToStatic(CoreML_Specification_BroadcastToStaticLayerParams)
+    case broadcastToDynamic(CoreML_Specification_BroadcastToDynamicLayerParams)
+    case squeeze(CoreML_Specification_SqueezeLayerParams)
+    case expandDims(CoreML_Specification_ExpandDimsLayerParams)
     case flattenTo2D(CoreML_Specification_FlattenTo2DLayerParams)
+    case reshapeLike(CoreML_Specification_ReshapeLikeLayerParams)
     case reshapeStatic(CoreML_Specification_ReshapeStaticLayerParams)
+    case reshapeDynamic(CoreML_Specification_ReshapeDynamicLayerParams)
+    case rankPreservingReshape(CoreML_Specification_RankPreservingReshapeLayerParams)
+    case constantPad(CoreML_Specification_ConstantPaddingLayerParams)
+    case randomNormalLike(CoreML_Specification_RandomNormalLikeLayerParams)
+    case randomNormalStatic(CoreML_Specification_RandomNormalStaticLayerParams)
+    case randomNormalDynamic(CoreML_Specification_RandomNormalDynamicLayerParams)
+    case randomUniformLike(CoreML_Specification_RandomUniformLikeLayerParams)
+    case randomUniformStatic(CoreML_Specification_RandomUniformStaticLayerParams)
+    case randomUniformDynamic(CoreML_Specification_RandomUniformDynamicLayerParams)
+    case randomBernoulliLike(CoreML_Specification_RandomBernoulliLikeLayerParams)
+    case randomBernoulliStatic(CoreML_Specification_RandomBernoulliStaticLayerParams)
+    case randomBernoulliDynamic(CoreML_Specification_RandomBernoulliDynamicLayerParams)
+    case categoricalDistribution(CoreML_Specification_CategoricalDistributionLayerParams)
+    case reduceL1(CoreML_Specification_ReduceL1LayerParams)
+    case reduceL2(CoreML_Specification_ReduceL2LayerParams)
+    case reduceMax(CoreML_Specification_ReduceMaxLayerParams)
+    case reduceMin(CoreML_Specification_ReduceMinLayerParams)
+    case reduceSum(CoreML_Specification_ReduceSumLayerParams)
+    case reduceProd(CoreML_Specification_ReduceProdLayerParams)
+    case reduceMean(CoreML_Specification_ReduceMeanLayerParams)
+    case reduceLogSum(CoreML_Specification_ReduceLogSumLayerParams)
+    case reduceSumSquare(CoreML_Specification_ReduceSumSquareLayerParams)
+    case reduceLogSumExp(CoreML_Specification_ReduceLogSumExpLayerParams)
+    case whereNonZero(CoreML_Specification_WhereNonZeroLayerParams)
+    case matrixBandPart(CoreML_Specification_MatrixBandPartLayerParams)
+    case lowerTriangular(CoreML_Specification_LowerTriangularLayerParams)
+    case upperTriangular(CoreML_Specification_UpperTriangularLayerParams)
+    case whereBroadcastable(CoreML_Specification_WhereBroadcastableLayerParams)
+    case layerNormalization(CoreML_Specification_LayerNormalizationLayerParams)
+    case nonMaximumSuppression(CoreML_Specification_NonMaximumSuppressionLayerParams)
+    case oneHot(CoreML_Specification_OneHotLayerParams)
+    case cumSum(CoreML_Specification_CumSumLayerParams)
+    case clampedReLu(CoreML_Specification_ClampedReLULayerParams)
+    case argSort(CoreML_Specification_ArgSortLayerParams)
+    case pooling3D(CoreML_Specification_Pooling3DLayerParams)
+    case globalPooling3D(CoreML_Specification_GlobalPooling3DLayerParams)
+    case sliceBySize(CoreML_Specification_SliceBySizeLayerParams)
+    case convolution3D(CoreML_Specification_Convolution3DLayerParams)
 
   }
 
@@ -603,6 +1785,74 @@ public nonisolated struct CoreML_Specification_NeuralNetworkRegressor: Sendable 
   public init() {}
 
   fileprivate var _updateParams: CoreML_Specification_NetworkUpdateParameters? = nil
+}
+
+/// Runs ifBranch when the scalar input is true, otherwise elseBranch.
+public nonisolated struct CoreML_Specification_BranchLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var ifBranch: CoreML_Specification_NeuralNetwork {
+    get {_ifBranch ?? CoreML_Specification_NeuralNetwork()}
+    set {_ifBranch = newValue}
+  }
+  /// Returns true if `ifBranch` has been explicitly set.
+  public var hasIfBranch: Bool {self._ifBranch != nil}
+  /// Clears the value of `ifBranch`. Subsequent reads from it will return its default value.
+  public mutating func clearIfBranch() {self._ifBranch = nil}
+
+  public var elseBranch: CoreML_Specification_NeuralNetwork {
+    get {_elseBranch ?? CoreML_Specification_NeuralNetwork()}
+    set {_elseBranch = newValue}
+  }
+  /// Returns true if `elseBranch` has been explicitly set.
+  public var hasElseBranch: Bool {self._elseBranch != nil}
+  /// Clears the value of `elseBranch`. Subsequent reads from it will return its default value.
+  public mutating func clearElseBranch() {self._elseBranch = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _ifBranch: CoreML_Specification_NeuralNetwork? = nil
+  fileprivate var _elseBranch: CoreML_Specification_NeuralNetwork? = nil
+}
+
+/// Repeats bodyNetwork while the condition holds, at most maxLoopIterations times.
+public nonisolated struct CoreML_Specification_LoopLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var maxLoopIterations: UInt64 = 0
+
+  public var conditionVar: String = String()
+
+  public var conditionNetwork: CoreML_Specification_NeuralNetwork {
+    get {_conditionNetwork ?? CoreML_Specification_NeuralNetwork()}
+    set {_conditionNetwork = newValue}
+  }
+  /// Returns true if `conditionNetwork` has been explicitly set.
+  public var hasConditionNetwork: Bool {self._conditionNetwork != nil}
+  /// Clears the value of `conditionNetwork`. Subsequent reads from it will return its default value.
+  public mutating func clearConditionNetwork() {self._conditionNetwork = nil}
+
+  public var bodyNetwork: CoreML_Specification_NeuralNetwork {
+    get {_bodyNetwork ?? CoreML_Specification_NeuralNetwork()}
+    set {_bodyNetwork = newValue}
+  }
+  /// Returns true if `bodyNetwork` has been explicitly set.
+  public var hasBodyNetwork: Bool {self._bodyNetwork != nil}
+  /// Clears the value of `bodyNetwork`. Subsequent reads from it will return its default value.
+  public mutating func clearBodyNetwork() {self._bodyNetwork = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _conditionNetwork: CoreML_Specification_NeuralNetwork? = nil
+  fileprivate var _bodyNetwork: CoreML_Specification_NeuralNetwork? = nil
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -860,7 +2110,7 @@ nonisolated extension CoreML_Specification_Tensor: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".NeuralNetworkLayer"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}input\0\u{1}output\0\u{1}inputTensor\0\u{1}outputTensor\0\u{2}\u{5}isUpdatable\0\u{2}Z\u{1}convolution\0\u{2}\u{14}pooling\0\u{2}\u{a}activation\0\u{2}\u{a}innerProduct\0\u{2}\u{a}embedding\0\u{2}\u{a}batchnorm\0\u{2}\u{a}l2normalize\0\u{2}\u{5}softmax\0\u{2}\u{19}padding\0\u{2}\u{a}upsample\0\u{2}\u{a}unary\0\u{2}\u{a}add\0\u{1}multiply\0\u{2}\u{e}scale\0\u{2}\u{5}bias\0\u{2}(loadConstant\0\u{2}\u{a}reshape\0\u{1}flatten\0\u{2}\u{9}permute\0\u{2}\u{a}concat\0\u{2}d\u{1}uniDirectionalLSTM\0\u{2}p\u{3}clip\0\u{2}b\u{4}softmaxND\0\u{2}\u{1e}concatND\0\u{2}A\u{1}batchedMatmul\0\u{2}U\u{1}flattenTo2D\0\u{2}\u{a}reshapeStatic\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}input\0\u{1}output\0\u{1}inputTensor\0\u{1}outputTensor\0\u{2}\u{5}isUpdatable\0\u{2}Z\u{1}convolution\0\u{2}\u{14}pooling\0\u{2}\u{a}activation\0\u{2}\u{a}innerProduct\0\u{2}\u{a}embedding\0\u{2}\u{a}batchnorm\0\u{2}\u{5}mvn\0\u{2}\u{5}l2normalize\0\u{2}\u{5}softmax\0\u{2}\u{5}lrn\0\u{2}\u{a}crop\0\u{2}\u{a}padding\0\u{2}\u{a}upsample\0\u{1}resizeBilinear\0\u{1}cropResize\0\u{2}\u{8}unary\0\u{2}\u{a}add\0\u{1}multiply\0\u{2}\u{9}average\0\u{2}\u{5}scale\0\u{2}\u{5}bias\0\u{2}\u{a}max\0\u{1}min\0\u{2}\u{9}dot\0\u{2}\u{a}reduce\0\u{2}\u{a}loadConstant\0\u{2}\u{a}reshape\0\u{1}flatten\0\u{2}\u{9}permute\0\u{2}\u{a}concat\0\u{2}\u{a}split\0\u{2}\u{a}sequenceRepeat\0\u{2}\u{5}reorganizeData\0\u{2}\u{5}slice\0\u{2}2simpleRecurrent\0\u{2}\u{a}gru\0\u{2}\u{a}uniDirectionalLSTM\0\u{2}\u{a}biDirectionalLSTM\0\u{2}F\u{1}custom\0\u{2}d\u{1}copy\0\u{2}\u{5}branch\0\u{2}\u{a}loop\0\u{2}\u{5}loopBreak\0\u{2}\u{5}loopContinue\0\u{2}\u{a}rangeStatic\0\u{2}\u{5}rangeDynamic\0\u{2}\u{14}clip\0\u{2}\u{5}ceil\0\u{2}\u{5}floor\0\u{2}\u{a}sign\0\u{2}\u{5}round\0\u{2}\u{f}exp2\0\u{2}\u{a}sin\0\u{2}\u{5}cos\0\u{2}\u{5}tan\0\u{2}\u{a}asin\0\u{2}\u{5}acos\0\u{2}\u{5}atan\0\u{2}\u{a}sinh\0\u{2}\u{5}cosh\0\u{2}\u{5}tanh\0\u{2}\u{a}asinh\0\u{2}\u{5}acosh\0\u{2}\u{5}atanh\0\u{2}\u{a}erf\0\u{2}\u{5}gelu\0\u{2}\u{14}equal\0\u{2}\u{5}notEqual\0\u{2}\u{5}lessThan\0\u{2}\u{2}lessEqual\0\u{2}\u{3}greaterThan\0\u{2}\u{2}greaterEqual\0\u{2}\u{8}logicalOr\0\u{2}\u{5}logicalXor\0\u{2}\u{5}logicalNot\0\u{2}\u{5}logicalAnd\0\u{2}\u{a}modBroadcastable\0\u{2}\u{5}minBroadcastable\0\u{2}\u{5}maxBroadcastable\0\u{2}\u{5}addBroadcastable\0\u{2}\u{5}powBroadcastable\0\u{2}\u{5}divideBroadcastable\0\u{2}\u{5}floorDivBroadcastable\0\u{2}\u{5}multiplyBroadcastable\0\u{2}\u{5}subtractBroadcastable\0\u{2}\u{f}tile\0\u{2}\u{5}stack\0\u{2}\u{5}gather\0\u{2}\u{5}scatter\0\u{2}\u{5}gatherND\0\u{2}\u{5}scatterND\0\u{2}\u{5}softmaxND\0\u{2}\u{2}gatherAlongAxis\0\u{2}\u{2}scatterAlongAxis\0\u{2}\u{6}reverse\0\u{2}\u{5}reverseSeq\0\u{2}\u{a}splitND\0\u{2}\u{5}concatND\0\u{2}\u{5}transpose\0\u{2}\u{a}sliceStatic\0\u{2}\u{5}sliceDynamic\0\u{2}\u{5}slidingWindows\0\u{2}\u{a}topK\0\u{2}\u{5}argMin\0\u{2}\u{5}argMax\0\u{2}\u{f}embeddingND\0\u{2}\u{5}batchedMatmul\0\u{2}\u{14}getShape\0\u{2}\u{5}loadConstantND\0\u{2}\u{a}fillLike\0\u{2}\u{5}fillStatic\0\u{2}\u{5}fillDynamic\0\u{2}\u{a}broadcastToLike\0\u{2}\u{5}broadcastToStatic\0\u{2}\u{5}broadcastToDynamic\0\u{2}\u{a}squeeze\0\u{2}\u{5}expandDims\0\u{2}\u{5}flattenTo2D\0\u{2}\u{5}reshapeLike\0\u{2}\u{5}reshapeStatic\0\u{2}\u{5}reshapeDynamic\0\u{2}\u{5}rankPreservingReshape\0\u{2}\u{5}constantPad\0\u{2}\u{f}randomNormalLike\0\u{2}\u{5}randomNormalStatic\0\u{2}\u{5}randomNormalDynamic\0\u{2}\u{a}randomUniformLike\0\u{2}\u{5}randomUniformStatic\0\u{2}\u{5}randomUniformDynamic\0\u{2}\u{a}randomBernoulliLike\0\u{2}\u{5}randomBernoulliStatic\0\u{2}\u{5}randomBernoulliDynamic\0\u{2}\u{a}categoricalDistribution\0\u{2}\u{14}reduceL1\0\u{2}\u{5}reduceL2\0\u{2}\u{5}reduceMax\0\u{2}\u{5}reduceMin\0\u{2}\u{5}reduceSum\0\u{2}\u{5}reduceProd\0\u{2}\u{5}reduceMean\0\u{2}\u{5}reduceLogSum\0\u{2}\u{5}reduceSumSquare\0\u{2}\u{5}reduceLogSumExp\0\u{2}\u{12}whereNonZero\0\u{2}\u{2}matrixBandPart\0\u{2}\u{5}lowerTriangular\0\u{2}\u{5}upperTriangular\0\u{2}\u{5}whereBroadcastable\0\u{2}\u{14}layerNormalization\0\u{2}2NonMaximumSuppression\0\u{2}2oneHot\0\u{2}\u{5}cumSum\0\u{2}\u{5}clampedReLU\0\u{1}argSort\0\u{2}\u{4}pooling3d\0\u{1}globalPooling3d\0\u{2}\u{4}sliceBySize\0\u{1}convolution3d\0")
 
   fileprivate class _StorageClass {
     var _name: String = String()
@@ -989,6 +2239,19 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
             _storage._layer = .batchnorm(v)
           }
         }()
+        case 165: try {
+          var v: CoreML_Specification_MeanVarianceNormalizeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .mvn(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .mvn(v)
+          }
+        }()
         case 170: try {
           var v: CoreML_Specification_L2NormalizeLayerParams?
           var hadOneofValue = false
@@ -1015,6 +2278,32 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
             _storage._layer = .softmax(v)
           }
         }()
+        case 180: try {
+          var v: CoreML_Specification_LRNLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .lrn(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .lrn(v)
+          }
+        }()
+        case 190: try {
+          var v: CoreML_Specification_CropLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .crop(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .crop(v)
+          }
+        }()
         case 200: try {
           var v: CoreML_Specification_PaddingLayerParams?
           var hadOneofValue = false
@@ -1039,6 +2328,32 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
           if let v = v {
             if hadOneofValue {try decoder.handleConflictingOneOf()}
             _storage._layer = .upsample(v)
+          }
+        }()
+        case 211: try {
+          var v: CoreML_Specification_ResizeBilinearLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .resizeBilinear(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .resizeBilinear(v)
+          }
+        }()
+        case 212: try {
+          var v: CoreML_Specification_CropResizeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .cropResize(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .cropResize(v)
           }
         }()
         case 220: try {
@@ -1080,6 +2395,19 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
             _storage._layer = .multiply(v)
           }
         }()
+        case 240: try {
+          var v: CoreML_Specification_AverageLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .average(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .average(v)
+          }
+        }()
         case 245: try {
           var v: CoreML_Specification_ScaleLayerParams?
           var hadOneofValue = false
@@ -1104,6 +2432,58 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
           if let v = v {
             if hadOneofValue {try decoder.handleConflictingOneOf()}
             _storage._layer = .bias(v)
+          }
+        }()
+        case 260: try {
+          var v: CoreML_Specification_MaxLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .max(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .max(v)
+          }
+        }()
+        case 261: try {
+          var v: CoreML_Specification_MinLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .min(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .min(v)
+          }
+        }()
+        case 270: try {
+          var v: CoreML_Specification_DotProductLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .dot(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .dot(v)
+          }
+        }()
+        case 280: try {
+          var v: CoreML_Specification_ReduceLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reduce(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reduce(v)
           }
         }()
         case 290: try {
@@ -1171,6 +2551,84 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
             _storage._layer = .concat(v)
           }
         }()
+        case 330: try {
+          var v: CoreML_Specification_SplitLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .split(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .split(v)
+          }
+        }()
+        case 340: try {
+          var v: CoreML_Specification_SequenceRepeatLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .sequenceRepeat(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .sequenceRepeat(v)
+          }
+        }()
+        case 345: try {
+          var v: CoreML_Specification_ReorganizeDataLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reorganizeData(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reorganizeData(v)
+          }
+        }()
+        case 350: try {
+          var v: CoreML_Specification_SliceLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .slice(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .slice(v)
+          }
+        }()
+        case 400: try {
+          var v: CoreML_Specification_SimpleRecurrentLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .simpleRecurrent(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .simpleRecurrent(v)
+          }
+        }()
+        case 410: try {
+          var v: CoreML_Specification_GRULayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .gru(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .gru(v)
+          }
+        }()
         case 420: try {
           var v: CoreML_Specification_UniDirectionalLSTMLayerParams?
           var hadOneofValue = false
@@ -1182,6 +2640,123 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
           if let v = v {
             if hadOneofValue {try decoder.handleConflictingOneOf()}
             _storage._layer = .uniDirectionalLstm(v)
+          }
+        }()
+        case 430: try {
+          var v: CoreML_Specification_BiDirectionalLSTMLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .biDirectionalLstm(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .biDirectionalLstm(v)
+          }
+        }()
+        case 500: try {
+          var v: CoreML_Specification_CustomLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .custom(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .custom(v)
+          }
+        }()
+        case 600: try {
+          var v: CoreML_Specification_CopyLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .copy(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .copy(v)
+          }
+        }()
+        case 605: try {
+          var v: CoreML_Specification_BranchLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .branch(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .branch(v)
+          }
+        }()
+        case 615: try {
+          var v: CoreML_Specification_LoopLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .loop(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .loop(v)
+          }
+        }()
+        case 620: try {
+          var v: CoreML_Specification_LoopBreakLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .loopBreak(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .loopBreak(v)
+          }
+        }()
+        case 625: try {
+          var v: CoreML_Specification_LoopContinueLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .loopContinue(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .loopContinue(v)
+          }
+        }()
+        case 635: try {
+          var v: CoreML_Specification_RangeStaticLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .rangeStatic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .rangeStatic(v)
+          }
+        }()
+        case 640: try {
+          var v: CoreML_Specification_RangeDynamicLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .rangeDynamic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .rangeDynamic(v)
           }
         }()
         case 660: try {
@@ -1197,6 +2772,578 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
             _storage._layer = .clip(v)
           }
         }()
+        case 665: try {
+          var v: CoreML_Specification_CeilLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .ceil(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .ceil(v)
+          }
+        }()
+        case 670: try {
+          var v: CoreML_Specification_FloorLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .floor(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .floor(v)
+          }
+        }()
+        case 680: try {
+          var v: CoreML_Specification_SignLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .sign(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .sign(v)
+          }
+        }()
+        case 685: try {
+          var v: CoreML_Specification_RoundLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .round(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .round(v)
+          }
+        }()
+        case 700: try {
+          var v: CoreML_Specification_Exp2LayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .exp2(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .exp2(v)
+          }
+        }()
+        case 710: try {
+          var v: CoreML_Specification_SinLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .sin(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .sin(v)
+          }
+        }()
+        case 715: try {
+          var v: CoreML_Specification_CosLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .cos(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .cos(v)
+          }
+        }()
+        case 720: try {
+          var v: CoreML_Specification_TanLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .tan(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .tan(v)
+          }
+        }()
+        case 730: try {
+          var v: CoreML_Specification_AsinLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .asin(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .asin(v)
+          }
+        }()
+        case 735: try {
+          var v: CoreML_Specification_AcosLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .acos(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .acos(v)
+          }
+        }()
+        case 740: try {
+          var v: CoreML_Specification_AtanLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .atan(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .atan(v)
+          }
+        }()
+        case 750: try {
+          var v: CoreML_Specification_SinhLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .sinh(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .sinh(v)
+          }
+        }()
+        case 755: try {
+          var v: CoreML_Specification_CoshLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .cosh(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .cosh(v)
+          }
+        }()
+        case 760: try {
+          var v: CoreML_Specification_TanhLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .tanh(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .tanh(v)
+          }
+        }()
+        case 770: try {
+          var v: CoreML_Specification_AsinhLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .asinh(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .asinh(v)
+          }
+        }()
+        case 775: try {
+          var v: CoreML_Specification_AcoshLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .acosh(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .acosh(v)
+          }
+        }()
+        case 780: try {
+          var v: CoreML_Specification_AtanhLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .atanh(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .atanh(v)
+          }
+        }()
+        case 790: try {
+          var v: CoreML_Specification_ErfLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .erf(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .erf(v)
+          }
+        }()
+        case 795: try {
+          var v: CoreML_Specification_GeluLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .gelu(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .gelu(v)
+          }
+        }()
+        case 815: try {
+          var v: CoreML_Specification_EqualLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .equal(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .equal(v)
+          }
+        }()
+        case 820: try {
+          var v: CoreML_Specification_NotEqualLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .notEqual(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .notEqual(v)
+          }
+        }()
+        case 825: try {
+          var v: CoreML_Specification_LessThanLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .lessThan(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .lessThan(v)
+          }
+        }()
+        case 827: try {
+          var v: CoreML_Specification_LessEqualLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .lessEqual(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .lessEqual(v)
+          }
+        }()
+        case 830: try {
+          var v: CoreML_Specification_GreaterThanLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .greaterThan(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .greaterThan(v)
+          }
+        }()
+        case 832: try {
+          var v: CoreML_Specification_GreaterEqualLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .greaterEqual(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .greaterEqual(v)
+          }
+        }()
+        case 840: try {
+          var v: CoreML_Specification_LogicalOrLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .logicalOr(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .logicalOr(v)
+          }
+        }()
+        case 845: try {
+          var v: CoreML_Specification_LogicalXorLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .logicalXor(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .logicalXor(v)
+          }
+        }()
+        case 850: try {
+          var v: CoreML_Specification_LogicalNotLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .logicalNot(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .logicalNot(v)
+          }
+        }()
+        case 855: try {
+          var v: CoreML_Specification_LogicalAndLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .logicalAnd(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .logicalAnd(v)
+          }
+        }()
+        case 865: try {
+          var v: CoreML_Specification_ModBroadcastableLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .modBroadcastable(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .modBroadcastable(v)
+          }
+        }()
+        case 870: try {
+          var v: CoreML_Specification_MinBroadcastableLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .minBroadcastable(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .minBroadcastable(v)
+          }
+        }()
+        case 875: try {
+          var v: CoreML_Specification_MaxBroadcastableLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .maxBroadcastable(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .maxBroadcastable(v)
+          }
+        }()
+        case 880: try {
+          var v: CoreML_Specification_AddBroadcastableLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .addBroadcastable(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .addBroadcastable(v)
+          }
+        }()
+        case 885: try {
+          var v: CoreML_Specification_PowBroadcastableLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .powBroadcastable(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .powBroadcastable(v)
+          }
+        }()
+        case 890: try {
+          var v: CoreML_Specification_DivideBroadcastableLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .divideBroadcastable(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .divideBroadcastable(v)
+          }
+        }()
+        case 895: try {
+          var v: CoreML_Specification_FloorDivBroadcastableLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .floorDivBroadcastable(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .floorDivBroadcastable(v)
+          }
+        }()
+        case 900: try {
+          var v: CoreML_Specification_MultiplyBroadcastableLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .multiplyBroadcastable(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .multiplyBroadcastable(v)
+          }
+        }()
+        case 905: try {
+          var v: CoreML_Specification_SubtractBroadcastableLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .subtractBroadcastable(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .subtractBroadcastable(v)
+          }
+        }()
+        case 920: try {
+          var v: CoreML_Specification_TileLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .tile(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .tile(v)
+          }
+        }()
+        case 925: try {
+          var v: CoreML_Specification_StackLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .stack(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .stack(v)
+          }
+        }()
+        case 930: try {
+          var v: CoreML_Specification_GatherLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .gather(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .gather(v)
+          }
+        }()
+        case 935: try {
+          var v: CoreML_Specification_ScatterLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .scatter(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .scatter(v)
+          }
+        }()
+        case 940: try {
+          var v: CoreML_Specification_GatherNDLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .gatherNd(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .gatherNd(v)
+          }
+        }()
+        case 945: try {
+          var v: CoreML_Specification_ScatterNDLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .scatterNd(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .scatterNd(v)
+          }
+        }()
         case 950: try {
           var v: CoreML_Specification_SoftmaxNDLayerParams?
           var hadOneofValue = false
@@ -1208,6 +3355,71 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
           if let v = v {
             if hadOneofValue {try decoder.handleConflictingOneOf()}
             _storage._layer = .softmaxNd(v)
+          }
+        }()
+        case 952: try {
+          var v: CoreML_Specification_GatherAlongAxisLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .gatherAlongAxis(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .gatherAlongAxis(v)
+          }
+        }()
+        case 954: try {
+          var v: CoreML_Specification_ScatterAlongAxisLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .scatterAlongAxis(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .scatterAlongAxis(v)
+          }
+        }()
+        case 960: try {
+          var v: CoreML_Specification_ReverseLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reverse(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reverse(v)
+          }
+        }()
+        case 965: try {
+          var v: CoreML_Specification_ReverseSeqLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reverseSeq(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reverseSeq(v)
+          }
+        }()
+        case 975: try {
+          var v: CoreML_Specification_SplitNDLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .splitNd(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .splitNd(v)
           }
         }()
         case 980: try {
@@ -1223,6 +3435,110 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
             _storage._layer = .concatNd(v)
           }
         }()
+        case 985: try {
+          var v: CoreML_Specification_TransposeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .transpose(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .transpose(v)
+          }
+        }()
+        case 995: try {
+          var v: CoreML_Specification_SliceStaticLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .sliceStatic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .sliceStatic(v)
+          }
+        }()
+        case 1000: try {
+          var v: CoreML_Specification_SliceDynamicLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .sliceDynamic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .sliceDynamic(v)
+          }
+        }()
+        case 1005: try {
+          var v: CoreML_Specification_SlidingWindowsLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .slidingWindows(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .slidingWindows(v)
+          }
+        }()
+        case 1015: try {
+          var v: CoreML_Specification_TopKLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .topK(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .topK(v)
+          }
+        }()
+        case 1020: try {
+          var v: CoreML_Specification_ArgMinLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .argMin(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .argMin(v)
+          }
+        }()
+        case 1025: try {
+          var v: CoreML_Specification_ArgMaxLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .argMax(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .argMax(v)
+          }
+        }()
+        case 1040: try {
+          var v: CoreML_Specification_EmbeddingNDLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .embeddingNd(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .embeddingNd(v)
+          }
+        }()
         case 1045: try {
           var v: CoreML_Specification_BatchedMatMulLayerParams?
           var hadOneofValue = false
@@ -1234,6 +3550,136 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
           if let v = v {
             if hadOneofValue {try decoder.handleConflictingOneOf()}
             _storage._layer = .batchedMatmul(v)
+          }
+        }()
+        case 1065: try {
+          var v: CoreML_Specification_GetShapeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .getShape(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .getShape(v)
+          }
+        }()
+        case 1070: try {
+          var v: CoreML_Specification_LoadConstantNDLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .loadConstantNd(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .loadConstantNd(v)
+          }
+        }()
+        case 1080: try {
+          var v: CoreML_Specification_FillLikeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .fillLike(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .fillLike(v)
+          }
+        }()
+        case 1085: try {
+          var v: CoreML_Specification_FillStaticLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .fillStatic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .fillStatic(v)
+          }
+        }()
+        case 1090: try {
+          var v: CoreML_Specification_FillDynamicLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .fillDynamic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .fillDynamic(v)
+          }
+        }()
+        case 1100: try {
+          var v: CoreML_Specification_BroadcastToLikeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .broadcastToLike(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .broadcastToLike(v)
+          }
+        }()
+        case 1105: try {
+          var v: CoreML_Specification_BroadcastToStaticLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .broadcastToStatic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .broadcastToStatic(v)
+          }
+        }()
+        case 1110: try {
+          var v: CoreML_Specification_BroadcastToDynamicLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .broadcastToDynamic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .broadcastToDynamic(v)
+          }
+        }()
+        case 1120: try {
+          var v: CoreML_Specification_SqueezeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .squeeze(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .squeeze(v)
+          }
+        }()
+        case 1125: try {
+          var v: CoreML_Specification_ExpandDimsLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .expandDims(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .expandDims(v)
           }
         }()
         case 1130: try {
@@ -1249,6 +3695,19 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
             _storage._layer = .flattenTo2D(v)
           }
         }()
+        case 1135: try {
+          var v: CoreML_Specification_ReshapeLikeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reshapeLike(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reshapeLike(v)
+          }
+        }()
         case 1140: try {
           var v: CoreML_Specification_ReshapeStaticLayerParams?
           var hadOneofValue = false
@@ -1260,6 +3719,500 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
           if let v = v {
             if hadOneofValue {try decoder.handleConflictingOneOf()}
             _storage._layer = .reshapeStatic(v)
+          }
+        }()
+        case 1145: try {
+          var v: CoreML_Specification_ReshapeDynamicLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reshapeDynamic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reshapeDynamic(v)
+          }
+        }()
+        case 1150: try {
+          var v: CoreML_Specification_RankPreservingReshapeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .rankPreservingReshape(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .rankPreservingReshape(v)
+          }
+        }()
+        case 1155: try {
+          var v: CoreML_Specification_ConstantPaddingLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .constantPad(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .constantPad(v)
+          }
+        }()
+        case 1170: try {
+          var v: CoreML_Specification_RandomNormalLikeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .randomNormalLike(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .randomNormalLike(v)
+          }
+        }()
+        case 1175: try {
+          var v: CoreML_Specification_RandomNormalStaticLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .randomNormalStatic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .randomNormalStatic(v)
+          }
+        }()
+        case 1180: try {
+          var v: CoreML_Specification_RandomNormalDynamicLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .randomNormalDynamic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .randomNormalDynamic(v)
+          }
+        }()
+        case 1190: try {
+          var v: CoreML_Specification_RandomUniformLikeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .randomUniformLike(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .randomUniformLike(v)
+          }
+        }()
+        case 1195: try {
+          var v: CoreML_Specification_RandomUniformStaticLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .randomUniformStatic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .randomUniformStatic(v)
+          }
+        }()
+        case 1200: try {
+          var v: CoreML_Specification_RandomUniformDynamicLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .randomUniformDynamic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .randomUniformDynamic(v)
+          }
+        }()
+        case 1210: try {
+          var v: CoreML_Specification_RandomBernoulliLikeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .randomBernoulliLike(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .randomBernoulliLike(v)
+          }
+        }()
+        case 1215: try {
+          var v: CoreML_Specification_RandomBernoulliStaticLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .randomBernoulliStatic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .randomBernoulliStatic(v)
+          }
+        }()
+        case 1220: try {
+          var v: CoreML_Specification_RandomBernoulliDynamicLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .randomBernoulliDynamic(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .randomBernoulliDynamic(v)
+          }
+        }()
+        case 1230: try {
+          var v: CoreML_Specification_CategoricalDistributionLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .categoricalDistribution(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .categoricalDistribution(v)
+          }
+        }()
+        case 1250: try {
+          var v: CoreML_Specification_ReduceL1LayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reduceL1(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reduceL1(v)
+          }
+        }()
+        case 1255: try {
+          var v: CoreML_Specification_ReduceL2LayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reduceL2(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reduceL2(v)
+          }
+        }()
+        case 1260: try {
+          var v: CoreML_Specification_ReduceMaxLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reduceMax(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reduceMax(v)
+          }
+        }()
+        case 1265: try {
+          var v: CoreML_Specification_ReduceMinLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reduceMin(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reduceMin(v)
+          }
+        }()
+        case 1270: try {
+          var v: CoreML_Specification_ReduceSumLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reduceSum(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reduceSum(v)
+          }
+        }()
+        case 1275: try {
+          var v: CoreML_Specification_ReduceProdLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reduceProd(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reduceProd(v)
+          }
+        }()
+        case 1280: try {
+          var v: CoreML_Specification_ReduceMeanLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reduceMean(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reduceMean(v)
+          }
+        }()
+        case 1285: try {
+          var v: CoreML_Specification_ReduceLogSumLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reduceLogSum(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reduceLogSum(v)
+          }
+        }()
+        case 1290: try {
+          var v: CoreML_Specification_ReduceSumSquareLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reduceSumSquare(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reduceSumSquare(v)
+          }
+        }()
+        case 1295: try {
+          var v: CoreML_Specification_ReduceLogSumExpLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .reduceLogSumExp(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .reduceLogSumExp(v)
+          }
+        }()
+        case 1313: try {
+          var v: CoreML_Specification_WhereNonZeroLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .whereNonZero(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .whereNonZero(v)
+          }
+        }()
+        case 1315: try {
+          var v: CoreML_Specification_MatrixBandPartLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .matrixBandPart(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .matrixBandPart(v)
+          }
+        }()
+        case 1320: try {
+          var v: CoreML_Specification_LowerTriangularLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .lowerTriangular(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .lowerTriangular(v)
+          }
+        }()
+        case 1325: try {
+          var v: CoreML_Specification_UpperTriangularLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .upperTriangular(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .upperTriangular(v)
+          }
+        }()
+        case 1330: try {
+          var v: CoreML_Specification_WhereBroadcastableLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .whereBroadcastable(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .whereBroadcastable(v)
+          }
+        }()
+        case 1350: try {
+          var v: CoreML_Specification_LayerNormalizationLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .layerNormalization(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .layerNormalization(v)
+          }
+        }()
+        case 1400: try {
+          var v: CoreML_Specification_NonMaximumSuppressionLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .nonMaximumSuppression(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .nonMaximumSuppression(v)
+          }
+        }()
+        case 1450: try {
+          var v: CoreML_Specification_OneHotLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .oneHot(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .oneHot(v)
+          }
+        }()
+        case 1455: try {
+          var v: CoreML_Specification_CumSumLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .cumSum(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .cumSum(v)
+          }
+        }()
+        case 1460: try {
+          var v: CoreML_Specification_ClampedReLULayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .clampedReLu(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .clampedReLu(v)
+          }
+        }()
+        case 1461: try {
+          var v: CoreML_Specification_ArgSortLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .argSort(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .argSort(v)
+          }
+        }()
+        case 1465: try {
+          var v: CoreML_Specification_Pooling3DLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .pooling3D(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .pooling3D(v)
+          }
+        }()
+        case 1466: try {
+          var v: CoreML_Specification_GlobalPooling3DLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .globalPooling3D(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .globalPooling3D(v)
+          }
+        }()
+        case 1470: try {
+          var v: CoreML_Specification_SliceBySizeLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .sliceBySize(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .sliceBySize(v)
+          }
+        }()
+        case 1471: try {
+          var v: CoreML_Specification_Convolution3DLayerParams?
+          var hadOneofValue = false
+          if let current = _storage._layer {
+            hadOneofValue = true
+            if case .convolution3D(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._layer = .convolution3D(v)
           }
         }()
         default: break
@@ -1317,6 +4270,10 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
         guard case .batchnorm(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 160)
       }()
+      case .mvn?: try {
+        guard case .mvn(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 165)
+      }()
       case .l2Normalize?: try {
         guard case .l2Normalize(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 170)
@@ -1325,6 +4282,14 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
         guard case .softmax(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 175)
       }()
+      case .lrn?: try {
+        guard case .lrn(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 180)
+      }()
+      case .crop?: try {
+        guard case .crop(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 190)
+      }()
       case .padding?: try {
         guard case .padding(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 200)
@@ -1332,6 +4297,14 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
       case .upsample?: try {
         guard case .upsample(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 210)
+      }()
+      case .resizeBilinear?: try {
+        guard case .resizeBilinear(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 211)
+      }()
+      case .cropResize?: try {
+        guard case .cropResize(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 212)
       }()
       case .unary?: try {
         guard case .unary(let v)? = _storage._layer else { preconditionFailure() }
@@ -1345,6 +4318,10 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
         guard case .multiply(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 231)
       }()
+      case .average?: try {
+        guard case .average(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 240)
+      }()
       case .scale?: try {
         guard case .scale(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 245)
@@ -1352,6 +4329,22 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
       case .bias?: try {
         guard case .bias(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 250)
+      }()
+      case .max?: try {
+        guard case .max(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 260)
+      }()
+      case .min?: try {
+        guard case .min(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 261)
+      }()
+      case .dot?: try {
+        guard case .dot(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 270)
+      }()
+      case .reduce?: try {
+        guard case .reduce(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 280)
       }()
       case .loadConstant?: try {
         guard case .loadConstant(let v)? = _storage._layer else { preconditionFailure() }
@@ -1373,33 +4366,517 @@ nonisolated extension CoreML_Specification_NeuralNetworkLayer: SwiftProtobuf.Mes
         guard case .concat(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 320)
       }()
+      case .split?: try {
+        guard case .split(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 330)
+      }()
+      case .sequenceRepeat?: try {
+        guard case .sequenceRepeat(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 340)
+      }()
+      case .reorganizeData?: try {
+        guard case .reorganizeData(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 345)
+      }()
+      case .slice?: try {
+        guard case .slice(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 350)
+      }()
+      case .simpleRecurrent?: try {
+        guard case .simpleRecurrent(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 400)
+      }()
+      case .gru?: try {
+        guard case .gru(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 410)
+      }()
       case .uniDirectionalLstm?: try {
         guard case .uniDirectionalLstm(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 420)
+      }()
+      case .biDirectionalLstm?: try {
+        guard case .biDirectionalLstm(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 430)
+      }()
+      case .custom?: try {
+        guard case .custom(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 500)
+      }()
+      case .copy?: try {
+        guard case .copy(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 600)
+      }()
+      case .branch?: try {
+        guard case .branch(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 605)
+      }()
+      case .loop?: try {
+        guard case .loop(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 615)
+      }()
+      case .loopBreak?: try {
+        guard case .loopBreak(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 620)
+      }()
+      case .loopContinue?: try {
+        guard case .loopContinue(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 625)
+      }()
+      case .rangeStatic?: try {
+        guard case .rangeStatic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 635)
+      }()
+      case .rangeDynamic?: try {
+        guard case .rangeDynamic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 640)
       }()
       case .clip?: try {
         guard case .clip(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 660)
       }()
+      case .ceil?: try {
+        guard case .ceil(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 665)
+      }()
+      case .floor?: try {
+        guard case .floor(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 670)
+      }()
+      case .sign?: try {
+        guard case .sign(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 680)
+      }()
+      case .round?: try {
+        guard case .round(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 685)
+      }()
+      case .exp2?: try {
+        guard case .exp2(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 700)
+      }()
+      case .sin?: try {
+        guard case .sin(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 710)
+      }()
+      case .cos?: try {
+        guard case .cos(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 715)
+      }()
+      case .tan?: try {
+        guard case .tan(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 720)
+      }()
+      case .asin?: try {
+        guard case .asin(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 730)
+      }()
+      case .acos?: try {
+        guard case .acos(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 735)
+      }()
+      case .atan?: try {
+        guard case .atan(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 740)
+      }()
+      case .sinh?: try {
+        guard case .sinh(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 750)
+      }()
+      case .cosh?: try {
+        guard case .cosh(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 755)
+      }()
+      case .tanh?: try {
+        guard case .tanh(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 760)
+      }()
+      case .asinh?: try {
+        guard case .asinh(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 770)
+      }()
+      case .acosh?: try {
+        guard case .acosh(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 775)
+      }()
+      case .atanh?: try {
+        guard case .atanh(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 780)
+      }()
+      case .erf?: try {
+        guard case .erf(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 790)
+      }()
+      case .gelu?: try {
+        guard case .gelu(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 795)
+      }()
+      case .equal?: try {
+        guard case .equal(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 815)
+      }()
+      case .notEqual?: try {
+        guard case .notEqual(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 820)
+      }()
+      case .lessThan?: try {
+        guard case .lessThan(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 825)
+      }()
+      case .lessEqual?: try {
+        guard case .lessEqual(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 827)
+      }()
+      case .greaterThan?: try {
+        guard case .greaterThan(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 830)
+      }()
+      case .greaterEqual?: try {
+        guard case .greaterEqual(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 832)
+      }()
+      case .logicalOr?: try {
+        guard case .logicalOr(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 840)
+      }()
+      case .logicalXor?: try {
+        guard case .logicalXor(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 845)
+      }()
+      case .logicalNot?: try {
+        guard case .logicalNot(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 850)
+      }()
+      case .logicalAnd?: try {
+        guard case .logicalAnd(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 855)
+      }()
+      case .modBroadcastable?: try {
+        guard case .modBroadcastable(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 865)
+      }()
+      case .minBroadcastable?: try {
+        guard case .minBroadcastable(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 870)
+      }()
+      case .maxBroadcastable?: try {
+        guard case .maxBroadcastable(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 875)
+      }()
+      case .addBroadcastable?: try {
+        guard case .addBroadcastable(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 880)
+      }()
+      case .powBroadcastable?: try {
+        guard case .powBroadcastable(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 885)
+      }()
+      case .divideBroadcastable?: try {
+        guard case .divideBroadcastable(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 890)
+      }()
+      case .floorDivBroadcastable?: try {
+        guard case .floorDivBroadcastable(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 895)
+      }()
+      case .multiplyBroadcastable?: try {
+        guard case .multiplyBroadcastable(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 900)
+      }()
+      case .subtractBroadcastable?: try {
+        guard case .subtractBroadcastable(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 905)
+      }()
+      case .tile?: try {
+        guard case .tile(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 920)
+      }()
+      case .stack?: try {
+        guard case .stack(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 925)
+      }()
+      case .gather?: try {
+        guard case .gather(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 930)
+      }()
+      case .scatter?: try {
+        guard case .scatter(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 935)
+      }()
+      case .gatherNd?: try {
+        guard case .gatherNd(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 940)
+      }()
+      case .scatterNd?: try {
+        guard case .scatterNd(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 945)
+      }()
       case .softmaxNd?: try {
         guard case .softmaxNd(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 950)
+      }()
+      case .gatherAlongAxis?: try {
+        guard case .gatherAlongAxis(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 952)
+      }()
+      case .scatterAlongAxis?: try {
+        guard case .scatterAlongAxis(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 954)
+      }()
+      case .reverse?: try {
+        guard case .reverse(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 960)
+      }()
+      case .reverseSeq?: try {
+        guard case .reverseSeq(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 965)
+      }()
+      case .splitNd?: try {
+        guard case .splitNd(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 975)
       }()
       case .concatNd?: try {
         guard case .concatNd(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 980)
       }()
+      case .transpose?: try {
+        guard case .transpose(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 985)
+      }()
+      case .sliceStatic?: try {
+        guard case .sliceStatic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 995)
+      }()
+      case .sliceDynamic?: try {
+        guard case .sliceDynamic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1000)
+      }()
+      case .slidingWindows?: try {
+        guard case .slidingWindows(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1005)
+      }()
+      case .topK?: try {
+        guard case .topK(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1015)
+      }()
+      case .argMin?: try {
+        guard case .argMin(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1020)
+      }()
+      case .argMax?: try {
+        guard case .argMax(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1025)
+      }()
+      case .embeddingNd?: try {
+        guard case .embeddingNd(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1040)
+      }()
       case .batchedMatmul?: try {
         guard case .batchedMatmul(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 1045)
+      }()
+      case .getShape?: try {
+        guard case .getShape(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1065)
+      }()
+      case .loadConstantNd?: try {
+        guard case .loadConstantNd(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1070)
+      }()
+      case .fillLike?: try {
+        guard case .fillLike(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1080)
+      }()
+      case .fillStatic?: try {
+        guard case .fillStatic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1085)
+      }()
+      case .fillDynamic?: try {
+        guard case .fillDynamic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1090)
+      }()
+      case .broadcastToLike?: try {
+        guard case .broadcastToLike(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1100)
+      }()
+      case .broadcastToStatic?: try {
+        guard case .broadcastToStatic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1105)
+      }()
+      case .broadcastToDynamic?: try {
+        guard case .broadcastToDynamic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1110)
+      }()
+      case .squeeze?: try {
+        guard case .squeeze(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1120)
+      }()
+      case .expandDims?: try {
+        guard case .expandDims(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1125)
       }()
       case .flattenTo2D?: try {
         guard case .flattenTo2D(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 1130)
       }()
+      case .reshapeLike?: try {
+        guard case .reshapeLike(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1135)
+      }()
       case .reshapeStatic?: try {
         guard case .reshapeStatic(let v)? = _storage._layer else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 1140)
+      }()
+      case .reshapeDynamic?: try {
+        guard case .reshapeDynamic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1145)
+      }()
+      case .rankPreservingReshape?: try {
+        guard case .rankPreservingReshape(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1150)
+      }()
+      case .constantPad?: try {
+        guard case .constantPad(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1155)
+      }()
+      case .randomNormalLike?: try {
+        guard case .randomNormalLike(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1170)
+      }()
+      case .randomNormalStatic?: try {
+        guard case .randomNormalStatic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1175)
+      }()
+      case .randomNormalDynamic?: try {
+        guard case .randomNormalDynamic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1180)
+      }()
+      case .randomUniformLike?: try {
+        guard case .randomUniformLike(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1190)
+      }()
+      case .randomUniformStatic?: try {
+        guard case .randomUniformStatic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1195)
+      }()
+      case .randomUniformDynamic?: try {
+        guard case .randomUniformDynamic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1200)
+      }()
+      case .randomBernoulliLike?: try {
+        guard case .randomBernoulliLike(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1210)
+      }()
+      case .randomBernoulliStatic?: try {
+        guard case .randomBernoulliStatic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1215)
+      }()
+      case .randomBernoulliDynamic?: try {
+        guard case .randomBernoulliDynamic(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1220)
+      }()
+      case .categoricalDistribution?: try {
+        guard case .categoricalDistribution(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1230)
+      }()
+      case .reduceL1?: try {
+        guard case .reduceL1(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1250)
+      }()
+      case .reduceL2?: try {
+        guard case .reduceL2(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1255)
+      }()
+      case .reduceMax?: try {
+        guard case .reduceMax(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1260)
+      }()
+      case .reduceMin?: try {
+        guard case .reduceMin(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1265)
+      }()
+      case .reduceSum?: try {
+        guard case .reduceSum(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1270)
+      }()
+      case .reduceProd?: try {
+        guard case .reduceProd(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1275)
+      }()
+      case .reduceMean?: try {
+        guard case .reduceMean(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1280)
+      }()
+      case .reduceLogSum?: try {
+        guard case .reduceLogSum(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1285)
+      }()
+      case .reduceSumSquare?: try {
+        guard case .reduceSumSquare(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1290)
+      }()
+      case .reduceLogSumExp?: try {
+        guard case .reduceLogSumExp(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1295)
+      }()
+      case .whereNonZero?: try {
+        guard case .whereNonZero(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1313)
+      }()
+      case .matrixBandPart?: try {
+        guard case .matrixBandPart(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1315)
+      }()
+      case .lowerTriangular?: try {
+        guard case .lowerTriangular(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1320)
+      }()
+      case .upperTriangular?: try {
+        guard case .upperTriangular(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1325)
+      }()
+      case .whereBroadcastable?: try {
+        guard case .whereBroadcastable(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1330)
+      }()
+      case .layerNormalization?: try {
+        guard case .layerNormalization(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1350)
+      }()
+      case .nonMaximumSuppression?: try {
+        guard case .nonMaximumSuppression(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1400)
+      }()
+      case .oneHot?: try {
+        guard case .oneHot(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1450)
+      }()
+      case .cumSum?: try {
+        guard case .cumSum(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1455)
+      }()
+      case .clampedReLu?: try {
+        guard case .clampedReLu(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1460)
+      }()
+      case .argSort?: try {
+        guard case .argSort(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1461)
+      }()
+      case .pooling3D?: try {
+        guard case .pooling3D(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1465)
+      }()
+      case .globalPooling3D?: try {
+        guard case .globalPooling3D(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1466)
+      }()
+      case .sliceBySize?: try {
+        guard case .sliceBySize(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1470)
+      }()
+      case .convolution3D?: try {
+        guard case .convolution3D(let v)? = _storage._layer else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1471)
       }()
       case nil: break
       }
@@ -1574,6 +5051,94 @@ nonisolated extension CoreML_Specification_NeuralNetworkRegressor: SwiftProtobuf
     if lhs.arrayInputShapeMapping != rhs.arrayInputShapeMapping {return false}
     if lhs.imageInputShapeMapping != rhs.imageInputShapeMapping {return false}
     if lhs._updateParams != rhs._updateParams {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_BranchLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".BranchLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}ifBranch\0\u{1}elseBranch\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._ifBranch) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._elseBranch) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._ifBranch {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try { if let v = self._elseBranch {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_BranchLayerParams, rhs: CoreML_Specification_BranchLayerParams) -> Bool {
+    if lhs._ifBranch != rhs._ifBranch {return false}
+    if lhs._elseBranch != rhs._elseBranch {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_LoopLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LoopLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}maxLoopIterations\0\u{1}conditionVar\0\u{1}conditionNetwork\0\u{1}bodyNetwork\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.maxLoopIterations) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.conditionVar) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._conditionNetwork) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._bodyNetwork) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.maxLoopIterations != 0 {
+      try visitor.visitSingularUInt64Field(value: self.maxLoopIterations, fieldNumber: 1)
+    }
+    if !self.conditionVar.isEmpty {
+      try visitor.visitSingularStringField(value: self.conditionVar, fieldNumber: 2)
+    }
+    try { if let v = self._conditionNetwork {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    try { if let v = self._bodyNetwork {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_LoopLayerParams, rhs: CoreML_Specification_LoopLayerParams) -> Bool {
+    if lhs.maxLoopIterations != rhs.maxLoopIterations {return false}
+    if lhs.conditionVar != rhs.conditionVar {return false}
+    if lhs._conditionNetwork != rhs._conditionNetwork {return false}
+    if lhs._bodyNetwork != rhs._bodyNetwork {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -12,9 +12,9 @@
 // Written for this project; wire-compatible with Apple's published Core ML
 // specification (message names, field names and field numbers match).
 //
-// This file: weight storage and the parameter messages of the neural-network
-// layer kinds OpenCoreML models. Layer kinds not listed here are kept as
-// unknown fields of NeuralNetworkLayer and survive a round trip.
+// This file: weight storage, activations, and the parameter messages of the
+// rank-5 ("classic"), recurrent and custom layer kinds. Rank-N layers are in
+// NeuralNetworkLayersND.proto, branch and loop in NeuralNetwork.proto.
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -1814,6 +1814,865 @@ public nonisolated struct CoreML_Specification_ClipLayerParams: Sendable {
   public var maxVal: Float = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// How output grid points map to input coordinates when resampling.
+public nonisolated struct CoreML_Specification_SamplingMode: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var samplingMethod: CoreML_Specification_SamplingMode.Method = .strictAlignEndpointsMode
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum Method: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
+    case strictAlignEndpointsMode // = 0
+    case alignEndpointsMode // = 1
+    case upsampleMode // = 2
+    case roiAlignMode // = 3
+    case UNRECOGNIZED(Int)
+
+    public init() {
+      self = .strictAlignEndpointsMode
+    }
+
+    public init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .strictAlignEndpointsMode
+      case 1: self = .alignEndpointsMode
+      case 2: self = .upsampleMode
+      case 3: self = .roiAlignMode
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    public var rawValue: Int {
+      switch self {
+      case .strictAlignEndpointsMode: return 0
+      case .alignEndpointsMode: return 1
+      case .upsampleMode: return 2
+      case .roiAlignMode: return 3
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    public static let allCases: [CoreML_Specification_SamplingMode.Method] = [
+      .strictAlignEndpointsMode,
+      .alignEndpointsMode,
+      .upsampleMode,
+      .roiAlignMode,
+    ]
+
+  }
+
+  public init() {}
+}
+
+/// Layout of the four numbers that describe a box.
+public nonisolated struct CoreML_Specification_BoxCoordinatesMode: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var boxMode: CoreML_Specification_BoxCoordinatesMode.Coordinates = .cornersHeightFirst
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum Coordinates: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
+    case cornersHeightFirst // = 0
+    case cornersWidthFirst // = 1
+    case centerSizeHeightFirst // = 2
+    case centerSizeWidthFirst // = 3
+    case UNRECOGNIZED(Int)
+
+    public init() {
+      self = .cornersHeightFirst
+    }
+
+    public init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .cornersHeightFirst
+      case 1: self = .cornersWidthFirst
+      case 2: self = .centerSizeHeightFirst
+      case 3: self = .centerSizeWidthFirst
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    public var rawValue: Int {
+      switch self {
+      case .cornersHeightFirst: return 0
+      case .cornersWidthFirst: return 1
+      case .centerSizeHeightFirst: return 2
+      case .centerSizeWidthFirst: return 3
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    public static let allCases: [CoreML_Specification_BoxCoordinatesMode.Coordinates] = [
+      .cornersHeightFirst,
+      .cornersWidthFirst,
+      .centerSizeHeightFirst,
+      .centerSizeWidthFirst,
+    ]
+
+  }
+
+  public init() {}
+}
+
+/// Subtracts the mean and optionally divides by the standard deviation,
+/// per channel or across channels.
+public nonisolated struct CoreML_Specification_MeanVarianceNormalizeLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var acrossChannels: Bool = false
+
+  public var normalizeVariance: Bool = false
+
+  public var epsilon: Float = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Local response normalization across neighbouring channels.
+public nonisolated struct CoreML_Specification_LRNLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var alpha: Float = 0
+
+  public var beta: Float = 0
+
+  public var localSize: UInt64 = 0
+
+  public var k: Float = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Spatial crop, by fixed border amounts (one input) or to the size of the
+/// second input at the given offset (two inputs).
+public nonisolated struct CoreML_Specification_CropLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var cropAmounts: CoreML_Specification_BorderAmounts {
+    get {_cropAmounts ?? CoreML_Specification_BorderAmounts()}
+    set {_cropAmounts = newValue}
+  }
+  /// Returns true if `cropAmounts` has been explicitly set.
+  public var hasCropAmounts: Bool {self._cropAmounts != nil}
+  /// Clears the value of `cropAmounts`. Subsequent reads from it will return its default value.
+  public mutating func clearCropAmounts() {self._cropAmounts = nil}
+
+  public var offset: [UInt64] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _cropAmounts: CoreML_Specification_BorderAmounts? = nil
+}
+
+/// Bilinear resize of H and W to targetSize.
+public nonisolated struct CoreML_Specification_ResizeBilinearLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var targetSize: [UInt64] = []
+
+  public var mode: CoreML_Specification_SamplingMode {
+    get {_mode ?? CoreML_Specification_SamplingMode()}
+    set {_mode = newValue}
+  }
+  /// Returns true if `mode` has been explicitly set.
+  public var hasMode: Bool {self._mode != nil}
+  /// Clears the value of `mode`. Subsequent reads from it will return its default value.
+  public mutating func clearMode() {self._mode = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _mode: CoreML_Specification_SamplingMode? = nil
+}
+
+/// Crops boxes (regions of interest) from the input and resizes each to
+/// targetSize.
+public nonisolated struct CoreML_Specification_CropResizeLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var targetSize: [UInt64] = []
+
+  public var normalizedCoordinates: Bool = false
+
+  public var mode: CoreML_Specification_SamplingMode {
+    get {_mode ?? CoreML_Specification_SamplingMode()}
+    set {_mode = newValue}
+  }
+  /// Returns true if `mode` has been explicitly set.
+  public var hasMode: Bool {self._mode != nil}
+  /// Clears the value of `mode`. Subsequent reads from it will return its default value.
+  public mutating func clearMode() {self._mode = nil}
+
+  public var boxIndicesMode: CoreML_Specification_BoxCoordinatesMode {
+    get {_boxIndicesMode ?? CoreML_Specification_BoxCoordinatesMode()}
+    set {_boxIndicesMode = newValue}
+  }
+  /// Returns true if `boxIndicesMode` has been explicitly set.
+  public var hasBoxIndicesMode: Bool {self._boxIndicesMode != nil}
+  /// Clears the value of `boxIndicesMode`. Subsequent reads from it will return its default value.
+  public mutating func clearBoxIndicesMode() {self._boxIndicesMode = nil}
+
+  public var spatialScale: Float = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _mode: CoreML_Specification_SamplingMode? = nil
+  fileprivate var _boxIndicesMode: CoreML_Specification_BoxCoordinatesMode? = nil
+}
+
+/// Element-wise mean of the inputs.
+public nonisolated struct CoreML_Specification_AverageLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Element-wise maximum of the inputs.
+public nonisolated struct CoreML_Specification_MaxLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Element-wise minimum of the inputs.
+public nonisolated struct CoreML_Specification_MinLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Dot product (or cosine similarity) of two vectors along C.
+public nonisolated struct CoreML_Specification_DotProductLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var cosineSimilarity: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Rank-5 reduction over a fixed choice of axes.
+public nonisolated struct CoreML_Specification_ReduceLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var mode: CoreML_Specification_ReduceLayerParams.ReduceOperation = .sum
+
+  public var epsilon: Float = 0
+
+  public var axis: CoreML_Specification_ReduceLayerParams.ReduceAxis = .chw
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum ReduceOperation: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
+    case sum // = 0
+    case avg // = 1
+    case prod // = 2
+    case logsum // = 3
+    case sumsquare // = 4
+    case l1 // = 5
+    case l2 // = 6
+    case max // = 7
+    case min // = 8
+    case argmax // = 9
+    case UNRECOGNIZED(Int)
+
+    public init() {
+      self = .sum
+    }
+
+    public init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .sum
+      case 1: self = .avg
+      case 2: self = .prod
+      case 3: self = .logsum
+      case 4: self = .sumsquare
+      case 5: self = .l1
+      case 6: self = .l2
+      case 7: self = .max
+      case 8: self = .min
+      case 9: self = .argmax
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    public var rawValue: Int {
+      switch self {
+      case .sum: return 0
+      case .avg: return 1
+      case .prod: return 2
+      case .logsum: return 3
+      case .sumsquare: return 4
+      case .l1: return 5
+      case .l2: return 6
+      case .max: return 7
+      case .min: return 8
+      case .argmax: return 9
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    public static let allCases: [CoreML_Specification_ReduceLayerParams.ReduceOperation] = [
+      .sum,
+      .avg,
+      .prod,
+      .logsum,
+      .sumsquare,
+      .l1,
+      .l2,
+      .max,
+      .min,
+      .argmax,
+    ]
+
+  }
+
+  public nonisolated enum ReduceAxis: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
+    case chw // = 0
+    case hw // = 1
+    case c // = 2
+    case h // = 3
+    case w // = 4
+    case UNRECOGNIZED(Int)
+
+    public init() {
+      self = .chw
+    }
+
+    public init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .chw
+      case 1: self = .hw
+      case 2: self = .c
+      case 3: self = .h
+      case 4: self = .w
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    public var rawValue: Int {
+      switch self {
+      case .chw: return 0
+      case .hw: return 1
+      case .c: return 2
+      case .h: return 3
+      case .w: return 4
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    public static let allCases: [CoreML_Specification_ReduceLayerParams.ReduceAxis] = [
+      .chw,
+      .hw,
+      .c,
+      .h,
+      .w,
+    ]
+
+  }
+
+  public init() {}
+}
+
+/// Splits along C into nOutputs equal parts.
+public nonisolated struct CoreML_Specification_SplitLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var nOutputs: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Repeats the input nRepetitions times along the sequence axis.
+public nonisolated struct CoreML_Specification_SequenceRepeatLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var nRepetitions: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Moves blocks between the spatial axes and the channel axis.
+public nonisolated struct CoreML_Specification_ReorganizeDataLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var mode: CoreML_Specification_ReorganizeDataLayerParams.ReorganizationType = .spaceToDepth
+
+  public var blockSize: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum ReorganizationType: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
+    case spaceToDepth // = 0
+    case depthToSpace // = 1
+    case pixelShuffle // = 2
+    case UNRECOGNIZED(Int)
+
+    public init() {
+      self = .spaceToDepth
+    }
+
+    public init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .spaceToDepth
+      case 1: self = .depthToSpace
+      case 2: self = .pixelShuffle
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    public var rawValue: Int {
+      switch self {
+      case .spaceToDepth: return 0
+      case .depthToSpace: return 1
+      case .pixelShuffle: return 2
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    public static let allCases: [CoreML_Specification_ReorganizeDataLayerParams.ReorganizationType] = [
+      .spaceToDepth,
+      .depthToSpace,
+      .pixelShuffle,
+    ]
+
+  }
+
+  public init() {}
+}
+
+/// Rank-5 slice of one axis with start, end and stride.
+public nonisolated struct CoreML_Specification_SliceLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var startIndex: Int64 = 0
+
+  public var endIndex: Int64 = 0
+
+  public var stride: UInt64 = 0
+
+  public var axis: CoreML_Specification_SliceLayerParams.SliceAxis = .channelAxis
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum SliceAxis: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
+    case channelAxis // = 0
+    case heightAxis // = 1
+    case widthAxis // = 2
+    case UNRECOGNIZED(Int)
+
+    public init() {
+      self = .channelAxis
+    }
+
+    public init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .channelAxis
+      case 1: self = .heightAxis
+      case 2: self = .widthAxis
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    public var rawValue: Int {
+      switch self {
+      case .channelAxis: return 0
+      case .heightAxis: return 1
+      case .widthAxis: return 2
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    public static let allCases: [CoreML_Specification_SliceLayerParams.SliceAxis] = [
+      .channelAxis,
+      .heightAxis,
+      .widthAxis,
+    ]
+
+  }
+
+  public init() {}
+}
+
+/// Elman recurrent layer: h = f(W x + R h_prev + b).
+public nonisolated struct CoreML_Specification_SimpleRecurrentLayerParams: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var inputVectorSize: UInt64 {
+    get {_storage._inputVectorSize}
+    set {_uniqueStorage()._inputVectorSize = newValue}
+  }
+
+  public var outputVectorSize: UInt64 {
+    get {_storage._outputVectorSize}
+    set {_uniqueStorage()._outputVectorSize = newValue}
+  }
+
+  public var activation: CoreML_Specification_ActivationParams {
+    get {_storage._activation ?? CoreML_Specification_ActivationParams()}
+    set {_uniqueStorage()._activation = newValue}
+  }
+  /// Returns true if `activation` has been explicitly set.
+  public var hasActivation: Bool {_storage._activation != nil}
+  /// Clears the value of `activation`. Subsequent reads from it will return its default value.
+  public mutating func clearActivation() {_uniqueStorage()._activation = nil}
+
+  public var sequenceOutput: Bool {
+    get {_storage._sequenceOutput}
+    set {_uniqueStorage()._sequenceOutput = newValue}
+  }
+
+  public var hasBiasVector_p: Bool {
+    get {_storage._hasBiasVector_p}
+    set {_uniqueStorage()._hasBiasVector_p = newValue}
+  }
+
+  public var weightMatrix: CoreML_Specification_WeightParams {
+    get {_storage._weightMatrix ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._weightMatrix = newValue}
+  }
+  /// Returns true if `weightMatrix` has been explicitly set.
+  public var hasWeightMatrix: Bool {_storage._weightMatrix != nil}
+  /// Clears the value of `weightMatrix`. Subsequent reads from it will return its default value.
+  public mutating func clearWeightMatrix() {_uniqueStorage()._weightMatrix = nil}
+
+  public var recursionMatrix: CoreML_Specification_WeightParams {
+    get {_storage._recursionMatrix ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._recursionMatrix = newValue}
+  }
+  /// Returns true if `recursionMatrix` has been explicitly set.
+  public var hasRecursionMatrix: Bool {_storage._recursionMatrix != nil}
+  /// Clears the value of `recursionMatrix`. Subsequent reads from it will return its default value.
+  public mutating func clearRecursionMatrix() {_uniqueStorage()._recursionMatrix = nil}
+
+  public var biasVector: CoreML_Specification_WeightParams {
+    get {_storage._biasVector ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._biasVector = newValue}
+  }
+  /// Returns true if `biasVector` has been explicitly set.
+  public var hasBiasVector: Bool {_storage._biasVector != nil}
+  /// Clears the value of `biasVector`. Subsequent reads from it will return its default value.
+  public mutating func clearBiasVector() {_uniqueStorage()._biasVector = nil}
+
+  public var reverseInput: Bool {
+    get {_storage._reverseInput}
+    set {_uniqueStorage()._reverseInput = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// Gated recurrent unit; activations holds the gate and output activations.
+public nonisolated struct CoreML_Specification_GRULayerParams: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var inputVectorSize: UInt64 {
+    get {_storage._inputVectorSize}
+    set {_uniqueStorage()._inputVectorSize = newValue}
+  }
+
+  public var outputVectorSize: UInt64 {
+    get {_storage._outputVectorSize}
+    set {_uniqueStorage()._outputVectorSize = newValue}
+  }
+
+  public var activations: [CoreML_Specification_ActivationParams] {
+    get {_storage._activations}
+    set {_uniqueStorage()._activations = newValue}
+  }
+
+  public var sequenceOutput: Bool {
+    get {_storage._sequenceOutput}
+    set {_uniqueStorage()._sequenceOutput = newValue}
+  }
+
+  public var hasBiasVectors_p: Bool {
+    get {_storage._hasBiasVectors_p}
+    set {_uniqueStorage()._hasBiasVectors_p = newValue}
+  }
+
+  public var updateGateWeightMatrix: CoreML_Specification_WeightParams {
+    get {_storage._updateGateWeightMatrix ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._updateGateWeightMatrix = newValue}
+  }
+  /// Returns true if `updateGateWeightMatrix` has been explicitly set.
+  public var hasUpdateGateWeightMatrix: Bool {_storage._updateGateWeightMatrix != nil}
+  /// Clears the value of `updateGateWeightMatrix`. Subsequent reads from it will return its default value.
+  public mutating func clearUpdateGateWeightMatrix() {_uniqueStorage()._updateGateWeightMatrix = nil}
+
+  public var resetGateWeightMatrix: CoreML_Specification_WeightParams {
+    get {_storage._resetGateWeightMatrix ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._resetGateWeightMatrix = newValue}
+  }
+  /// Returns true if `resetGateWeightMatrix` has been explicitly set.
+  public var hasResetGateWeightMatrix: Bool {_storage._resetGateWeightMatrix != nil}
+  /// Clears the value of `resetGateWeightMatrix`. Subsequent reads from it will return its default value.
+  public mutating func clearResetGateWeightMatrix() {_uniqueStorage()._resetGateWeightMatrix = nil}
+
+  public var outputGateWeightMatrix: CoreML_Specification_WeightParams {
+    get {_storage._outputGateWeightMatrix ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._outputGateWeightMatrix = newValue}
+  }
+  /// Returns true if `outputGateWeightMatrix` has been explicitly set.
+  public var hasOutputGateWeightMatrix: Bool {_storage._outputGateWeightMatrix != nil}
+  /// Clears the value of `outputGateWeightMatrix`. Subsequent reads from it will return its default value.
+  public mutating func clearOutputGateWeightMatrix() {_uniqueStorage()._outputGateWeightMatrix = nil}
+
+  public var updateGateRecursionMatrix: CoreML_Specification_WeightParams {
+    get {_storage._updateGateRecursionMatrix ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._updateGateRecursionMatrix = newValue}
+  }
+  /// Returns true if `updateGateRecursionMatrix` has been explicitly set.
+  public var hasUpdateGateRecursionMatrix: Bool {_storage._updateGateRecursionMatrix != nil}
+  /// Clears the value of `updateGateRecursionMatrix`. Subsequent reads from it will return its default value.
+  public mutating func clearUpdateGateRecursionMatrix() {_uniqueStorage()._updateGateRecursionMatrix = nil}
+
+  public var resetGateRecursionMatrix: CoreML_Specification_WeightParams {
+    get {_storage._resetGateRecursionMatrix ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._resetGateRecursionMatrix = newValue}
+  }
+  /// Returns true if `resetGateRecursionMatrix` has been explicitly set.
+  public var hasResetGateRecursionMatrix: Bool {_storage._resetGateRecursionMatrix != nil}
+  /// Clears the value of `resetGateRecursionMatrix`. Subsequent reads from it will return its default value.
+  public mutating func clearResetGateRecursionMatrix() {_uniqueStorage()._resetGateRecursionMatrix = nil}
+
+  public var outputGateRecursionMatrix: CoreML_Specification_WeightParams {
+    get {_storage._outputGateRecursionMatrix ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._outputGateRecursionMatrix = newValue}
+  }
+  /// Returns true if `outputGateRecursionMatrix` has been explicitly set.
+  public var hasOutputGateRecursionMatrix: Bool {_storage._outputGateRecursionMatrix != nil}
+  /// Clears the value of `outputGateRecursionMatrix`. Subsequent reads from it will return its default value.
+  public mutating func clearOutputGateRecursionMatrix() {_uniqueStorage()._outputGateRecursionMatrix = nil}
+
+  public var updateGateBiasVector: CoreML_Specification_WeightParams {
+    get {_storage._updateGateBiasVector ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._updateGateBiasVector = newValue}
+  }
+  /// Returns true if `updateGateBiasVector` has been explicitly set.
+  public var hasUpdateGateBiasVector: Bool {_storage._updateGateBiasVector != nil}
+  /// Clears the value of `updateGateBiasVector`. Subsequent reads from it will return its default value.
+  public mutating func clearUpdateGateBiasVector() {_uniqueStorage()._updateGateBiasVector = nil}
+
+  public var resetGateBiasVector: CoreML_Specification_WeightParams {
+    get {_storage._resetGateBiasVector ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._resetGateBiasVector = newValue}
+  }
+  /// Returns true if `resetGateBiasVector` has been explicitly set.
+  public var hasResetGateBiasVector: Bool {_storage._resetGateBiasVector != nil}
+  /// Clears the value of `resetGateBiasVector`. Subsequent reads from it will return its default value.
+  public mutating func clearResetGateBiasVector() {_uniqueStorage()._resetGateBiasVector = nil}
+
+  public var outputGateBiasVector: CoreML_Specification_WeightParams {
+    get {_storage._outputGateBiasVector ?? CoreML_Specification_WeightParams()}
+    set {_uniqueStorage()._outputGateBiasVector = newValue}
+  }
+  /// Returns true if `outputGateBiasVector` has been explicitly set.
+  public var hasOutputGateBiasVector: Bool {_storage._outputGateBiasVector != nil}
+  /// Clears the value of `outputGateBiasVector`. Subsequent reads from it will return its default value.
+  public mutating func clearOutputGateBiasVector() {_uniqueStorage()._outputGateBiasVector = nil}
+
+  public var reverseInput: Bool {
+    get {_storage._reverseInput}
+    set {_uniqueStorage()._reverseInput = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// LSTM run forward and backward over the sequence; outputs concatenated.
+/// weightParams holds the forward then the backward direction.
+public nonisolated struct CoreML_Specification_BiDirectionalLSTMLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var inputVectorSize: UInt64 = 0
+
+  public var outputVectorSize: UInt64 = 0
+
+  public var activationsForwardLstm: [CoreML_Specification_ActivationParams] = []
+
+  public var activationsBackwardLstm: [CoreML_Specification_ActivationParams] = []
+
+  public var params: CoreML_Specification_LSTMParams {
+    get {_params ?? CoreML_Specification_LSTMParams()}
+    set {_params = newValue}
+  }
+  /// Returns true if `params` has been explicitly set.
+  public var hasParams: Bool {self._params != nil}
+  /// Clears the value of `params`. Subsequent reads from it will return its default value.
+  public mutating func clearParams() {self._params = nil}
+
+  public var weightParams: [CoreML_Specification_LSTMWeightParams] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _params: CoreML_Specification_LSTMParams? = nil
+}
+
+/// A layer implemented by the app (className), with its own weights and
+/// named parameters.
+public nonisolated struct CoreML_Specification_CustomLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var className: String = String()
+
+  public var weights: [CoreML_Specification_WeightParams] = []
+
+  public var parameters: Dictionary<String,CoreML_Specification_CustomLayerParams.CustomLayerParamValue> = [:]
+
+  public var description_p: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  /// One named scalar parameter of a custom layer.
+  public nonisolated struct CustomLayerParamValue: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var value: CoreML_Specification_CustomLayerParams.CustomLayerParamValue.OneOf_Value? = nil
+
+    public var doubleValue: Double {
+      get {
+        if case .doubleValue(let v)? = value {return v}
+        return 0
+      }
+      set {value = .doubleValue(newValue)}
+    }
+
+    public var stringValue: String {
+      get {
+        if case .stringValue(let v)? = value {return v}
+        return String()
+      }
+      set {value = .stringValue(newValue)}
+    }
+
+    public var intValue: Int32 {
+      get {
+        if case .intValue(let v)? = value {return v}
+        return 0
+      }
+      set {value = .intValue(newValue)}
+    }
+
+    public var longValue: Int64 {
+      get {
+        if case .longValue(let v)? = value {return v}
+        return 0
+      }
+      set {value = .longValue(newValue)}
+    }
+
+    public var boolValue: Bool {
+      get {
+        if case .boolValue(let v)? = value {return v}
+        return false
+      }
+      set {value = .boolValue(newValue)}
+    }
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public nonisolated enum OneOf_Value: Equatable, Sendable {
+      case doubleValue(Double)
+      case stringValue(String)
+      case intValue(Int32)
+      case longValue(Int64)
+      case boolValue(Bool)
+
+    }
+
+    public init() {}
+  }
 
   public init() {}
 }
@@ -4651,6 +5510,1065 @@ nonisolated extension CoreML_Specification_ClipLayerParams: SwiftProtobuf.Messag
   public static func ==(lhs: CoreML_Specification_ClipLayerParams, rhs: CoreML_Specification_ClipLayerParams) -> Bool {
     if lhs.minVal != rhs.minVal {return false}
     if lhs.maxVal != rhs.maxVal {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_SamplingMode: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SamplingMode"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}samplingMethod\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.samplingMethod) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.samplingMethod != .strictAlignEndpointsMode {
+      try visitor.visitSingularEnumField(value: self.samplingMethod, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_SamplingMode, rhs: CoreML_Specification_SamplingMode) -> Bool {
+    if lhs.samplingMethod != rhs.samplingMethod {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_SamplingMode.Method: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0STRICT_ALIGN_ENDPOINTS_MODE\0\u{1}ALIGN_ENDPOINTS_MODE\0\u{1}UPSAMPLE_MODE\0\u{1}ROI_ALIGN_MODE\0")
+}
+
+nonisolated extension CoreML_Specification_BoxCoordinatesMode: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".BoxCoordinatesMode"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}boxMode\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.boxMode) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.boxMode != .cornersHeightFirst {
+      try visitor.visitSingularEnumField(value: self.boxMode, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_BoxCoordinatesMode, rhs: CoreML_Specification_BoxCoordinatesMode) -> Bool {
+    if lhs.boxMode != rhs.boxMode {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_BoxCoordinatesMode.Coordinates: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CORNERS_HEIGHT_FIRST\0\u{1}CORNERS_WIDTH_FIRST\0\u{1}CENTER_SIZE_HEIGHT_FIRST\0\u{1}CENTER_SIZE_WIDTH_FIRST\0")
+}
+
+nonisolated extension CoreML_Specification_MeanVarianceNormalizeLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".MeanVarianceNormalizeLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}acrossChannels\0\u{1}normalizeVariance\0\u{1}epsilon\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBoolField(value: &self.acrossChannels) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.normalizeVariance) }()
+      case 3: try { try decoder.decodeSingularFloatField(value: &self.epsilon) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.acrossChannels != false {
+      try visitor.visitSingularBoolField(value: self.acrossChannels, fieldNumber: 1)
+    }
+    if self.normalizeVariance != false {
+      try visitor.visitSingularBoolField(value: self.normalizeVariance, fieldNumber: 2)
+    }
+    if self.epsilon.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.epsilon, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_MeanVarianceNormalizeLayerParams, rhs: CoreML_Specification_MeanVarianceNormalizeLayerParams) -> Bool {
+    if lhs.acrossChannels != rhs.acrossChannels {return false}
+    if lhs.normalizeVariance != rhs.normalizeVariance {return false}
+    if lhs.epsilon != rhs.epsilon {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_LRNLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LRNLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}alpha\0\u{1}beta\0\u{1}localSize\0\u{1}k\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularFloatField(value: &self.alpha) }()
+      case 2: try { try decoder.decodeSingularFloatField(value: &self.beta) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.localSize) }()
+      case 4: try { try decoder.decodeSingularFloatField(value: &self.k) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.alpha.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.alpha, fieldNumber: 1)
+    }
+    if self.beta.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.beta, fieldNumber: 2)
+    }
+    if self.localSize != 0 {
+      try visitor.visitSingularUInt64Field(value: self.localSize, fieldNumber: 3)
+    }
+    if self.k.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.k, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_LRNLayerParams, rhs: CoreML_Specification_LRNLayerParams) -> Bool {
+    if lhs.alpha != rhs.alpha {return false}
+    if lhs.beta != rhs.beta {return false}
+    if lhs.localSize != rhs.localSize {return false}
+    if lhs.k != rhs.k {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_CropLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CropLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}cropAmounts\0\u{2}\u{4}offset\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._cropAmounts) }()
+      case 5: try { try decoder.decodeRepeatedUInt64Field(value: &self.offset) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._cropAmounts {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.offset.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.offset, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_CropLayerParams, rhs: CoreML_Specification_CropLayerParams) -> Bool {
+    if lhs._cropAmounts != rhs._cropAmounts {return false}
+    if lhs.offset != rhs.offset {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_ResizeBilinearLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ResizeBilinearLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}targetSize\0\u{1}mode\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedUInt64Field(value: &self.targetSize) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._mode) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.targetSize.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.targetSize, fieldNumber: 1)
+    }
+    try { if let v = self._mode {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_ResizeBilinearLayerParams, rhs: CoreML_Specification_ResizeBilinearLayerParams) -> Bool {
+    if lhs.targetSize != rhs.targetSize {return false}
+    if lhs._mode != rhs._mode {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_CropResizeLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CropResizeLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}targetSize\0\u{1}normalizedCoordinates\0\u{1}mode\0\u{1}boxIndicesMode\0\u{1}spatialScale\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedUInt64Field(value: &self.targetSize) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.normalizedCoordinates) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._mode) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._boxIndicesMode) }()
+      case 5: try { try decoder.decodeSingularFloatField(value: &self.spatialScale) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.targetSize.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.targetSize, fieldNumber: 1)
+    }
+    if self.normalizedCoordinates != false {
+      try visitor.visitSingularBoolField(value: self.normalizedCoordinates, fieldNumber: 2)
+    }
+    try { if let v = self._mode {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    try { if let v = self._boxIndicesMode {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
+    if self.spatialScale.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.spatialScale, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_CropResizeLayerParams, rhs: CoreML_Specification_CropResizeLayerParams) -> Bool {
+    if lhs.targetSize != rhs.targetSize {return false}
+    if lhs.normalizedCoordinates != rhs.normalizedCoordinates {return false}
+    if lhs._mode != rhs._mode {return false}
+    if lhs._boxIndicesMode != rhs._boxIndicesMode {return false}
+    if lhs.spatialScale != rhs.spatialScale {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_AverageLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AverageLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_AverageLayerParams, rhs: CoreML_Specification_AverageLayerParams) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_MaxLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".MaxLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_MaxLayerParams, rhs: CoreML_Specification_MaxLayerParams) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_MinLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".MinLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_MinLayerParams, rhs: CoreML_Specification_MinLayerParams) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_DotProductLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DotProductLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}cosineSimilarity\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBoolField(value: &self.cosineSimilarity) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.cosineSimilarity != false {
+      try visitor.visitSingularBoolField(value: self.cosineSimilarity, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_DotProductLayerParams, rhs: CoreML_Specification_DotProductLayerParams) -> Bool {
+    if lhs.cosineSimilarity != rhs.cosineSimilarity {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_ReduceLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ReduceLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}mode\0\u{1}epsilon\0\u{1}axis\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.mode) }()
+      case 2: try { try decoder.decodeSingularFloatField(value: &self.epsilon) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.axis) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.mode != .sum {
+      try visitor.visitSingularEnumField(value: self.mode, fieldNumber: 1)
+    }
+    if self.epsilon.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.epsilon, fieldNumber: 2)
+    }
+    if self.axis != .chw {
+      try visitor.visitSingularEnumField(value: self.axis, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_ReduceLayerParams, rhs: CoreML_Specification_ReduceLayerParams) -> Bool {
+    if lhs.mode != rhs.mode {return false}
+    if lhs.epsilon != rhs.epsilon {return false}
+    if lhs.axis != rhs.axis {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_ReduceLayerParams.ReduceOperation: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SUM\0\u{1}AVG\0\u{1}PROD\0\u{1}LOGSUM\0\u{1}SUMSQUARE\0\u{1}L1\0\u{1}L2\0\u{1}MAX\0\u{1}MIN\0\u{1}ARGMAX\0")
+}
+
+nonisolated extension CoreML_Specification_ReduceLayerParams.ReduceAxis: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CHW\0\u{1}HW\0\u{1}C\0\u{1}H\0\u{1}W\0")
+}
+
+nonisolated extension CoreML_Specification_SplitLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SplitLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}nOutputs\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.nOutputs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.nOutputs != 0 {
+      try visitor.visitSingularUInt64Field(value: self.nOutputs, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_SplitLayerParams, rhs: CoreML_Specification_SplitLayerParams) -> Bool {
+    if lhs.nOutputs != rhs.nOutputs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_SequenceRepeatLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SequenceRepeatLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}nRepetitions\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.nRepetitions) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.nRepetitions != 0 {
+      try visitor.visitSingularUInt64Field(value: self.nRepetitions, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_SequenceRepeatLayerParams, rhs: CoreML_Specification_SequenceRepeatLayerParams) -> Bool {
+    if lhs.nRepetitions != rhs.nRepetitions {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_ReorganizeDataLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ReorganizeDataLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}mode\0\u{1}blockSize\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.mode) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.blockSize) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.mode != .spaceToDepth {
+      try visitor.visitSingularEnumField(value: self.mode, fieldNumber: 1)
+    }
+    if self.blockSize != 0 {
+      try visitor.visitSingularUInt64Field(value: self.blockSize, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_ReorganizeDataLayerParams, rhs: CoreML_Specification_ReorganizeDataLayerParams) -> Bool {
+    if lhs.mode != rhs.mode {return false}
+    if lhs.blockSize != rhs.blockSize {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_ReorganizeDataLayerParams.ReorganizationType: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SPACE_TO_DEPTH\0\u{1}DEPTH_TO_SPACE\0\u{1}PIXEL_SHUFFLE\0")
+}
+
+nonisolated extension CoreML_Specification_SliceLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SliceLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}startIndex\0\u{1}endIndex\0\u{1}stride\0\u{1}axis\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt64Field(value: &self.startIndex) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.endIndex) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.stride) }()
+      case 4: try { try decoder.decodeSingularEnumField(value: &self.axis) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.startIndex != 0 {
+      try visitor.visitSingularInt64Field(value: self.startIndex, fieldNumber: 1)
+    }
+    if self.endIndex != 0 {
+      try visitor.visitSingularInt64Field(value: self.endIndex, fieldNumber: 2)
+    }
+    if self.stride != 0 {
+      try visitor.visitSingularUInt64Field(value: self.stride, fieldNumber: 3)
+    }
+    if self.axis != .channelAxis {
+      try visitor.visitSingularEnumField(value: self.axis, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_SliceLayerParams, rhs: CoreML_Specification_SliceLayerParams) -> Bool {
+    if lhs.startIndex != rhs.startIndex {return false}
+    if lhs.endIndex != rhs.endIndex {return false}
+    if lhs.stride != rhs.stride {return false}
+    if lhs.axis != rhs.axis {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_SliceLayerParams.SliceAxis: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CHANNEL_AXIS\0\u{1}HEIGHT_AXIS\0\u{1}WIDTH_AXIS\0")
+}
+
+nonisolated extension CoreML_Specification_SimpleRecurrentLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SimpleRecurrentLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}inputVectorSize\0\u{1}outputVectorSize\0\u{2}\u{8}activation\0\u{2}\u{5}sequenceOutput\0\u{2}\u{5}hasBiasVector\0\u{2}\u{a}weightMatrix\0\u{1}recursionMatrix\0\u{1}biasVector\0\u{2}D\u{1}reverseInput\0")
+
+  fileprivate class _StorageClass {
+    var _inputVectorSize: UInt64 = 0
+    var _outputVectorSize: UInt64 = 0
+    var _activation: CoreML_Specification_ActivationParams? = nil
+    var _sequenceOutput: Bool = false
+    var _hasBiasVector_p: Bool = false
+    var _weightMatrix: CoreML_Specification_WeightParams? = nil
+    var _recursionMatrix: CoreML_Specification_WeightParams? = nil
+    var _biasVector: CoreML_Specification_WeightParams? = nil
+    var _reverseInput: Bool = false
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _inputVectorSize = source._inputVectorSize
+      _outputVectorSize = source._outputVectorSize
+      _activation = source._activation
+      _sequenceOutput = source._sequenceOutput
+      _hasBiasVector_p = source._hasBiasVector_p
+      _weightMatrix = source._weightMatrix
+      _recursionMatrix = source._recursionMatrix
+      _biasVector = source._biasVector
+      _reverseInput = source._reverseInput
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt64Field(value: &_storage._inputVectorSize) }()
+        case 2: try { try decoder.decodeSingularUInt64Field(value: &_storage._outputVectorSize) }()
+        case 10: try { try decoder.decodeSingularMessageField(value: &_storage._activation) }()
+        case 15: try { try decoder.decodeSingularBoolField(value: &_storage._sequenceOutput) }()
+        case 20: try { try decoder.decodeSingularBoolField(value: &_storage._hasBiasVector_p) }()
+        case 30: try { try decoder.decodeSingularMessageField(value: &_storage._weightMatrix) }()
+        case 31: try { try decoder.decodeSingularMessageField(value: &_storage._recursionMatrix) }()
+        case 32: try { try decoder.decodeSingularMessageField(value: &_storage._biasVector) }()
+        case 100: try { try decoder.decodeSingularBoolField(value: &_storage._reverseInput) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._inputVectorSize != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._inputVectorSize, fieldNumber: 1)
+      }
+      if _storage._outputVectorSize != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._outputVectorSize, fieldNumber: 2)
+      }
+      try { if let v = _storage._activation {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+      } }()
+      if _storage._sequenceOutput != false {
+        try visitor.visitSingularBoolField(value: _storage._sequenceOutput, fieldNumber: 15)
+      }
+      if _storage._hasBiasVector_p != false {
+        try visitor.visitSingularBoolField(value: _storage._hasBiasVector_p, fieldNumber: 20)
+      }
+      try { if let v = _storage._weightMatrix {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
+      } }()
+      try { if let v = _storage._recursionMatrix {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
+      } }()
+      try { if let v = _storage._biasVector {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 32)
+      } }()
+      if _storage._reverseInput != false {
+        try visitor.visitSingularBoolField(value: _storage._reverseInput, fieldNumber: 100)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_SimpleRecurrentLayerParams, rhs: CoreML_Specification_SimpleRecurrentLayerParams) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._inputVectorSize != rhs_storage._inputVectorSize {return false}
+        if _storage._outputVectorSize != rhs_storage._outputVectorSize {return false}
+        if _storage._activation != rhs_storage._activation {return false}
+        if _storage._sequenceOutput != rhs_storage._sequenceOutput {return false}
+        if _storage._hasBiasVector_p != rhs_storage._hasBiasVector_p {return false}
+        if _storage._weightMatrix != rhs_storage._weightMatrix {return false}
+        if _storage._recursionMatrix != rhs_storage._recursionMatrix {return false}
+        if _storage._biasVector != rhs_storage._biasVector {return false}
+        if _storage._reverseInput != rhs_storage._reverseInput {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_GRULayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GRULayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}inputVectorSize\0\u{1}outputVectorSize\0\u{2}\u{8}activations\0\u{2}\u{5}sequenceOutput\0\u{2}\u{5}hasBiasVectors\0\u{2}\u{a}updateGateWeightMatrix\0\u{1}resetGateWeightMatrix\0\u{1}outputGateWeightMatrix\0\u{2}\u{12}updateGateRecursionMatrix\0\u{1}resetGateRecursionMatrix\0\u{1}outputGateRecursionMatrix\0\u{2}\u{12}updateGateBiasVector\0\u{1}resetGateBiasVector\0\u{1}outputGateBiasVector\0\u{2}\u{1c}reverseInput\0")
+
+  fileprivate class _StorageClass {
+    var _inputVectorSize: UInt64 = 0
+    var _outputVectorSize: UInt64 = 0
+    var _activations: [CoreML_Specification_ActivationParams] = []
+    var _sequenceOutput: Bool = false
+    var _hasBiasVectors_p: Bool = false
+    var _updateGateWeightMatrix: CoreML_Specification_WeightParams? = nil
+    var _resetGateWeightMatrix: CoreML_Specification_WeightParams? = nil
+    var _outputGateWeightMatrix: CoreML_Specification_WeightParams? = nil
+    var _updateGateRecursionMatrix: CoreML_Specification_WeightParams? = nil
+    var _resetGateRecursionMatrix: CoreML_Specification_WeightParams? = nil
+    var _outputGateRecursionMatrix: CoreML_Specification_WeightParams? = nil
+    var _updateGateBiasVector: CoreML_Specification_WeightParams? = nil
+    var _resetGateBiasVector: CoreML_Specification_WeightParams? = nil
+    var _outputGateBiasVector: CoreML_Specification_WeightParams? = nil
+    var _reverseInput: Bool = false
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _inputVectorSize = source._inputVectorSize
+      _outputVectorSize = source._outputVectorSize
+      _activations = source._activations
+      _sequenceOutput = source._sequenceOutput
+      _hasBiasVectors_p = source._hasBiasVectors_p
+      _updateGateWeightMatrix = source._updateGateWeightMatrix
+      _resetGateWeightMatrix = source._resetGateWeightMatrix
+      _outputGateWeightMatrix = source._outputGateWeightMatrix
+      _updateGateRecursionMatrix = source._updateGateRecursionMatrix
+      _resetGateRecursionMatrix = source._resetGateRecursionMatrix
+      _outputGateRecursionMatrix = source._outputGateRecursionMatrix
+      _updateGateBiasVector = source._updateGateBiasVector
+      _resetGateBiasVector = source._resetGateBiasVector
+      _outputGateBiasVector = source._outputGateBiasVector
+      _reverseInput = source._reverseInput
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt64Field(value: &_storage._inputVectorSize) }()
+        case 2: try { try decoder.decodeSingularUInt64Field(value: &_storage._outputVectorSize) }()
+        case 10: try { try decoder.decodeRepeatedMessageField(value: &_storage._activations) }()
+        case 15: try { try decoder.decodeSingularBoolField(value: &_storage._sequenceOutput) }()
+        case 20: try { try decoder.decodeSingularBoolField(value: &_storage._hasBiasVectors_p) }()
+        case 30: try { try decoder.decodeSingularMessageField(value: &_storage._updateGateWeightMatrix) }()
+        case 31: try { try decoder.decodeSingularMessageField(value: &_storage._resetGateWeightMatrix) }()
+        case 32: try { try decoder.decodeSingularMessageField(value: &_storage._outputGateWeightMatrix) }()
+        case 50: try { try decoder.decodeSingularMessageField(value: &_storage._updateGateRecursionMatrix) }()
+        case 51: try { try decoder.decodeSingularMessageField(value: &_storage._resetGateRecursionMatrix) }()
+        case 52: try { try decoder.decodeSingularMessageField(value: &_storage._outputGateRecursionMatrix) }()
+        case 70: try { try decoder.decodeSingularMessageField(value: &_storage._updateGateBiasVector) }()
+        case 71: try { try decoder.decodeSingularMessageField(value: &_storage._resetGateBiasVector) }()
+        case 72: try { try decoder.decodeSingularMessageField(value: &_storage._outputGateBiasVector) }()
+        case 100: try { try decoder.decodeSingularBoolField(value: &_storage._reverseInput) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._inputVectorSize != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._inputVectorSize, fieldNumber: 1)
+      }
+      if _storage._outputVectorSize != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._outputVectorSize, fieldNumber: 2)
+      }
+      if !_storage._activations.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._activations, fieldNumber: 10)
+      }
+      if _storage._sequenceOutput != false {
+        try visitor.visitSingularBoolField(value: _storage._sequenceOutput, fieldNumber: 15)
+      }
+      if _storage._hasBiasVectors_p != false {
+        try visitor.visitSingularBoolField(value: _storage._hasBiasVectors_p, fieldNumber: 20)
+      }
+      try { if let v = _storage._updateGateWeightMatrix {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
+      } }()
+      try { if let v = _storage._resetGateWeightMatrix {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
+      } }()
+      try { if let v = _storage._outputGateWeightMatrix {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 32)
+      } }()
+      try { if let v = _storage._updateGateRecursionMatrix {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 50)
+      } }()
+      try { if let v = _storage._resetGateRecursionMatrix {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 51)
+      } }()
+      try { if let v = _storage._outputGateRecursionMatrix {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 52)
+      } }()
+      try { if let v = _storage._updateGateBiasVector {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 70)
+      } }()
+      try { if let v = _storage._resetGateBiasVector {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 71)
+      } }()
+      try { if let v = _storage._outputGateBiasVector {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 72)
+      } }()
+      if _storage._reverseInput != false {
+        try visitor.visitSingularBoolField(value: _storage._reverseInput, fieldNumber: 100)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_GRULayerParams, rhs: CoreML_Specification_GRULayerParams) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._inputVectorSize != rhs_storage._inputVectorSize {return false}
+        if _storage._outputVectorSize != rhs_storage._outputVectorSize {return false}
+        if _storage._activations != rhs_storage._activations {return false}
+        if _storage._sequenceOutput != rhs_storage._sequenceOutput {return false}
+        if _storage._hasBiasVectors_p != rhs_storage._hasBiasVectors_p {return false}
+        if _storage._updateGateWeightMatrix != rhs_storage._updateGateWeightMatrix {return false}
+        if _storage._resetGateWeightMatrix != rhs_storage._resetGateWeightMatrix {return false}
+        if _storage._outputGateWeightMatrix != rhs_storage._outputGateWeightMatrix {return false}
+        if _storage._updateGateRecursionMatrix != rhs_storage._updateGateRecursionMatrix {return false}
+        if _storage._resetGateRecursionMatrix != rhs_storage._resetGateRecursionMatrix {return false}
+        if _storage._outputGateRecursionMatrix != rhs_storage._outputGateRecursionMatrix {return false}
+        if _storage._updateGateBiasVector != rhs_storage._updateGateBiasVector {return false}
+        if _storage._resetGateBiasVector != rhs_storage._resetGateBiasVector {return false}
+        if _storage._outputGateBiasVector != rhs_storage._outputGateBiasVector {return false}
+        if _storage._reverseInput != rhs_storage._reverseInput {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_BiDirectionalLSTMLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".BiDirectionalLSTMLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}inputVectorSize\0\u{1}outputVectorSize\0\u{2}\u{8}activationsForwardLSTM\0\u{1}activationsBackwardLSTM\0\u{2}\u{4}params\0\u{2}\u{5}weightParams\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.inputVectorSize) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.outputVectorSize) }()
+      case 10: try { try decoder.decodeRepeatedMessageField(value: &self.activationsForwardLstm) }()
+      case 11: try { try decoder.decodeRepeatedMessageField(value: &self.activationsBackwardLstm) }()
+      case 15: try { try decoder.decodeSingularMessageField(value: &self._params) }()
+      case 20: try { try decoder.decodeRepeatedMessageField(value: &self.weightParams) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.inputVectorSize != 0 {
+      try visitor.visitSingularUInt64Field(value: self.inputVectorSize, fieldNumber: 1)
+    }
+    if self.outputVectorSize != 0 {
+      try visitor.visitSingularUInt64Field(value: self.outputVectorSize, fieldNumber: 2)
+    }
+    if !self.activationsForwardLstm.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.activationsForwardLstm, fieldNumber: 10)
+    }
+    if !self.activationsBackwardLstm.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.activationsBackwardLstm, fieldNumber: 11)
+    }
+    try { if let v = self._params {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
+    } }()
+    if !self.weightParams.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.weightParams, fieldNumber: 20)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_BiDirectionalLSTMLayerParams, rhs: CoreML_Specification_BiDirectionalLSTMLayerParams) -> Bool {
+    if lhs.inputVectorSize != rhs.inputVectorSize {return false}
+    if lhs.outputVectorSize != rhs.outputVectorSize {return false}
+    if lhs.activationsForwardLstm != rhs.activationsForwardLstm {return false}
+    if lhs.activationsBackwardLstm != rhs.activationsBackwardLstm {return false}
+    if lhs._params != rhs._params {return false}
+    if lhs.weightParams != rhs.weightParams {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_CustomLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CustomLayerParams"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\u{a}className\0\u{2}\u{a}weights\0\u{2}\u{a}parameters\0\u{2}\u{a}description\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 10: try { try decoder.decodeSingularStringField(value: &self.className) }()
+      case 20: try { try decoder.decodeRepeatedMessageField(value: &self.weights) }()
+      case 30: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMessageMap<SwiftProtobuf.ProtobufString,CoreML_Specification_CustomLayerParams.CustomLayerParamValue>.self, value: &self.parameters) }()
+      case 40: try { try decoder.decodeSingularStringField(value: &self.description_p) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.className.isEmpty {
+      try visitor.visitSingularStringField(value: self.className, fieldNumber: 10)
+    }
+    if !self.weights.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.weights, fieldNumber: 20)
+    }
+    if !self.parameters.isEmpty {
+      try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMessageMap<SwiftProtobuf.ProtobufString,CoreML_Specification_CustomLayerParams.CustomLayerParamValue>.self, value: self.parameters, fieldNumber: 30)
+    }
+    if !self.description_p.isEmpty {
+      try visitor.visitSingularStringField(value: self.description_p, fieldNumber: 40)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_CustomLayerParams, rhs: CoreML_Specification_CustomLayerParams) -> Bool {
+    if lhs.className != rhs.className {return false}
+    if lhs.weights != rhs.weights {return false}
+    if lhs.parameters != rhs.parameters {return false}
+    if lhs.description_p != rhs.description_p {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreML_Specification_CustomLayerParams.CustomLayerParamValue: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = CoreML_Specification_CustomLayerParams.protoMessageName + ".CustomLayerParamValue"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\u{a}doubleValue\0\u{2}\u{a}stringValue\0\u{2}\u{a}intValue\0\u{2}\u{a}longValue\0\u{2}\u{a}boolValue\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 10: try {
+        var v: Double?
+        try decoder.decodeSingularDoubleField(value: &v)
+        if let v = v {
+          if self.value != nil {try decoder.handleConflictingOneOf()}
+          self.value = .doubleValue(v)
+        }
+      }()
+      case 20: try {
+        var v: String?
+        try decoder.decodeSingularStringField(value: &v)
+        if let v = v {
+          if self.value != nil {try decoder.handleConflictingOneOf()}
+          self.value = .stringValue(v)
+        }
+      }()
+      case 30: try {
+        var v: Int32?
+        try decoder.decodeSingularInt32Field(value: &v)
+        if let v = v {
+          if self.value != nil {try decoder.handleConflictingOneOf()}
+          self.value = .intValue(v)
+        }
+      }()
+      case 40: try {
+        var v: Int64?
+        try decoder.decodeSingularInt64Field(value: &v)
+        if let v = v {
+          if self.value != nil {try decoder.handleConflictingOneOf()}
+          self.value = .longValue(v)
+        }
+      }()
+      case 50: try {
+        var v: Bool?
+        try decoder.decodeSingularBoolField(value: &v)
+        if let v = v {
+          if self.value != nil {try decoder.handleConflictingOneOf()}
+          self.value = .boolValue(v)
+        }
+      }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    switch self.value {
+    case .doubleValue?: try {
+      guard case .doubleValue(let v)? = self.value else { preconditionFailure() }
+      try visitor.visitSingularDoubleField(value: v, fieldNumber: 10)
+    }()
+    case .stringValue?: try {
+      guard case .stringValue(let v)? = self.value else { preconditionFailure() }
+      try visitor.visitSingularStringField(value: v, fieldNumber: 20)
+    }()
+    case .intValue?: try {
+      guard case .intValue(let v)? = self.value else { preconditionFailure() }
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 30)
+    }()
+    case .longValue?: try {
+      guard case .longValue(let v)? = self.value else { preconditionFailure() }
+      try visitor.visitSingularInt64Field(value: v, fieldNumber: 40)
+    }()
+    case .boolValue?: try {
+      guard case .boolValue(let v)? = self.value else { preconditionFailure() }
+      try visitor.visitSingularBoolField(value: v, fieldNumber: 50)
+    }()
+    case nil: break
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: CoreML_Specification_CustomLayerParams.CustomLayerParamValue, rhs: CoreML_Specification_CustomLayerParams.CustomLayerParamValue) -> Bool {
+    if lhs.value != rhs.value {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

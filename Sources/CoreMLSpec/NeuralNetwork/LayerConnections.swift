@@ -1,6 +1,7 @@
 extension CoreML_Specification_NeuralNetworkLayer {
     /// How many inputs and outputs a layer of this type names, as Core ML's validator counts them;
-    /// nil for layer types the schema does not model. An upper bound of `Int.max` means "no limit".
+    /// nil for layer types outside the layer table (those the engine does not run yet, and those
+    /// the schema does not model). An upper bound of `Int.max` means "no limit".
     ///
     /// A convolution or batchedMatmul takes its weights as a second input when it has one; a
     /// loadConstant takes none; add and multiply take one or more; concat and concatND two or more.
@@ -15,6 +16,27 @@ extension CoreML_Specification_NeuralNetworkLayer {
         case .loadConstant?: return (0...0, 1...1)
         case .uniDirectionalLstm?: return (1...3, 1...3)
         case nil: return nil
+        case .mvn?, .lrn?, .crop?, .resizeBilinear?, .cropResize?, .average?, .max?, .min?, .dot?, .reduce?, .split?,
+             .sequenceRepeat?, .reorganizeData?, .slice?, .simpleRecurrent?, .gru?, .biDirectionalLstm?, .custom?,
+             .copy?, .branch?, .loop?, .loopBreak?, .loopContinue?, .rangeStatic?, .rangeDynamic?, .ceil?,
+             .floor?, .sign?, .round?, .exp2?, .sin?, .cos?, .tan?, .asin?, .acos?, .atan?, .sinh?, .cosh?,
+             .tanh?, .asinh?, .acosh?, .atanh?, .erf?, .gelu?, .equal?, .notEqual?, .lessThan?, .lessEqual?,
+             .greaterThan?, .greaterEqual?, .logicalOr?, .logicalXor?, .logicalNot?, .logicalAnd?,
+             .modBroadcastable?, .minBroadcastable?, .maxBroadcastable?, .addBroadcastable?, .powBroadcastable?,
+             .divideBroadcastable?, .floorDivBroadcastable?, .multiplyBroadcastable?, .subtractBroadcastable?,
+             .tile?, .stack?, .gather?, .scatter?, .gatherNd?, .scatterNd?, .gatherAlongAxis?, .scatterAlongAxis?,
+             .reverse?, .reverseSeq?, .splitNd?, .transpose?, .sliceStatic?, .sliceDynamic?, .slidingWindows?,
+             .topK?, .argMin?, .argMax?, .embeddingNd?, .getShape?, .loadConstantNd?, .fillLike?, .fillStatic?,
+             .fillDynamic?, .broadcastToLike?, .broadcastToStatic?, .broadcastToDynamic?, .squeeze?, .expandDims?,
+             .reshapeLike?, .reshapeDynamic?, .rankPreservingReshape?, .constantPad?, .randomNormalLike?,
+             .randomNormalStatic?, .randomNormalDynamic?, .randomUniformLike?, .randomUniformStatic?,
+             .randomUniformDynamic?, .randomBernoulliLike?, .randomBernoulliStatic?, .randomBernoulliDynamic?,
+             .categoricalDistribution?, .reduceL1?, .reduceL2?, .reduceMax?, .reduceMin?, .reduceSum?,
+             .reduceProd?, .reduceMean?, .reduceLogSum?, .reduceSumSquare?, .reduceLogSumExp?, .whereNonZero?,
+             .matrixBandPart?, .lowerTriangular?, .upperTriangular?, .whereBroadcastable?, .layerNormalization?,
+             .nonMaximumSuppression?, .oneHot?, .cumSum?, .clampedReLu?, .argSort?, .pooling3D?,
+             .globalPooling3D?, .sliceBySize?, .convolution3D?:
+            return nil
         case .pooling?, .activation?, .innerProduct?, .embedding?, .batchnorm?, .l2Normalize?, .softmax?, .padding?,
              .upsample?, .unary?, .scale?, .bias?, .reshape?, .flatten?, .permute?, .clip?, .softmaxNd?, .flattenTo2D?,
              .reshapeStatic?:

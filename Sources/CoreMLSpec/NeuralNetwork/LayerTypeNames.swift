@@ -1,9 +1,9 @@
 extension CoreML_Specification_NeuralNetworkLayer {
     /// Every layer type in Apple's `NeuralNetworkLayer.layer` oneof, by field number.
     ///
-    /// The schema models only some of them; the others round-trip as unknown fields, and this table
-    /// lets `inspect` and error messages still name them.
-    static let appleLayerTypeNames: [Int: String] = [
+    /// The schema models all of them (up to specification version 9); the table names a layer's
+    /// type for `inspect` and error messages.
+    public static let appleLayerTypeNames: [Int: String] = [
         100: "convolution", 120: "pooling", 130: "activation", 140: "innerProduct", 150: "embedding",
         160: "batchnorm", 165: "mvn", 170: "l2normalize", 175: "softmax", 180: "lrn", 190: "crop",
         200: "padding", 210: "upsample", 211: "resizeBilinear", 212: "cropResize", 220: "unary", 230: "add",
@@ -47,12 +47,17 @@ extension CoreML_Specification_NeuralNetworkLayer {
         return number.flatMap { Self.appleLayerTypeNames[$0] } ?? "none"
     }
 
-    /// Whether the layer's type is one this schema models (and so the engine can know it).
+    /// Whether the layer's type is one this schema models (every type up to specification version
+    /// 9; a later one is kept as an unknown field).
     public var isModeledLayerType: Bool { layer != nil }
+
+    /// Whether the layer table covers the layer's type (shape rule, connection counts), as it does
+    /// every type the engine runs; false for modeled types the engine does not run yet.
+    public var isSupportedLayerType: Bool { connectionCounts != nil }
 }
 
 extension CoreML_Specification_NeuralNetworkLayer {
-    /// The field number of the layer's type in the `layer` oneof, for the modeled types.
+    /// The field number of the layer's type in the `layer` oneof; nil when the oneof is unset.
     var layerFieldNumber: Int? {
         switch layer {
         case .convolution?: return 100
@@ -61,27 +66,158 @@ extension CoreML_Specification_NeuralNetworkLayer {
         case .innerProduct?: return 140
         case .embedding?: return 150
         case .batchnorm?: return 160
+        case .mvn?: return 165
         case .l2Normalize?: return 170
         case .softmax?: return 175
+        case .lrn?: return 180
+        case .crop?: return 190
         case .padding?: return 200
         case .upsample?: return 210
+        case .resizeBilinear?: return 211
+        case .cropResize?: return 212
         case .unary?: return 220
         case .add?: return 230
         case .multiply?: return 231
+        case .average?: return 240
         case .scale?: return 245
         case .bias?: return 250
+        case .max?: return 260
+        case .min?: return 261
+        case .dot?: return 270
+        case .reduce?: return 280
         case .loadConstant?: return 290
         case .reshape?: return 300
         case .flatten?: return 301
         case .permute?: return 310
         case .concat?: return 320
+        case .split?: return 330
+        case .sequenceRepeat?: return 340
+        case .reorganizeData?: return 345
+        case .slice?: return 350
+        case .simpleRecurrent?: return 400
+        case .gru?: return 410
         case .uniDirectionalLstm?: return 420
+        case .biDirectionalLstm?: return 430
+        case .custom?: return 500
+        case .copy?: return 600
+        case .branch?: return 605
+        case .loop?: return 615
+        case .loopBreak?: return 620
+        case .loopContinue?: return 625
+        case .rangeStatic?: return 635
+        case .rangeDynamic?: return 640
         case .clip?: return 660
+        case .ceil?: return 665
+        case .floor?: return 670
+        case .sign?: return 680
+        case .round?: return 685
+        case .exp2?: return 700
+        case .sin?: return 710
+        case .cos?: return 715
+        case .tan?: return 720
+        case .asin?: return 730
+        case .acos?: return 735
+        case .atan?: return 740
+        case .sinh?: return 750
+        case .cosh?: return 755
+        case .tanh?: return 760
+        case .asinh?: return 770
+        case .acosh?: return 775
+        case .atanh?: return 780
+        case .erf?: return 790
+        case .gelu?: return 795
+        case .equal?: return 815
+        case .notEqual?: return 820
+        case .lessThan?: return 825
+        case .lessEqual?: return 827
+        case .greaterThan?: return 830
+        case .greaterEqual?: return 832
+        case .logicalOr?: return 840
+        case .logicalXor?: return 845
+        case .logicalNot?: return 850
+        case .logicalAnd?: return 855
+        case .modBroadcastable?: return 865
+        case .minBroadcastable?: return 870
+        case .maxBroadcastable?: return 875
+        case .addBroadcastable?: return 880
+        case .powBroadcastable?: return 885
+        case .divideBroadcastable?: return 890
+        case .floorDivBroadcastable?: return 895
+        case .multiplyBroadcastable?: return 900
+        case .subtractBroadcastable?: return 905
+        case .tile?: return 920
+        case .stack?: return 925
+        case .gather?: return 930
+        case .scatter?: return 935
+        case .gatherNd?: return 940
+        case .scatterNd?: return 945
         case .softmaxNd?: return 950
+        case .gatherAlongAxis?: return 952
+        case .scatterAlongAxis?: return 954
+        case .reverse?: return 960
+        case .reverseSeq?: return 965
+        case .splitNd?: return 975
         case .concatNd?: return 980
+        case .transpose?: return 985
+        case .sliceStatic?: return 995
+        case .sliceDynamic?: return 1000
+        case .slidingWindows?: return 1005
+        case .topK?: return 1015
+        case .argMin?: return 1020
+        case .argMax?: return 1025
+        case .embeddingNd?: return 1040
         case .batchedMatmul?: return 1045
+        case .getShape?: return 1065
+        case .loadConstantNd?: return 1070
+        case .fillLike?: return 1080
+        case .fillStatic?: return 1085
+        case .fillDynamic?: return 1090
+        case .broadcastToLike?: return 1100
+        case .broadcastToStatic?: return 1105
+        case .broadcastToDynamic?: return 1110
+        case .squeeze?: return 1120
+        case .expandDims?: return 1125
         case .flattenTo2D?: return 1130
+        case .reshapeLike?: return 1135
         case .reshapeStatic?: return 1140
+        case .reshapeDynamic?: return 1145
+        case .rankPreservingReshape?: return 1150
+        case .constantPad?: return 1155
+        case .randomNormalLike?: return 1170
+        case .randomNormalStatic?: return 1175
+        case .randomNormalDynamic?: return 1180
+        case .randomUniformLike?: return 1190
+        case .randomUniformStatic?: return 1195
+        case .randomUniformDynamic?: return 1200
+        case .randomBernoulliLike?: return 1210
+        case .randomBernoulliStatic?: return 1215
+        case .randomBernoulliDynamic?: return 1220
+        case .categoricalDistribution?: return 1230
+        case .reduceL1?: return 1250
+        case .reduceL2?: return 1255
+        case .reduceMax?: return 1260
+        case .reduceMin?: return 1265
+        case .reduceSum?: return 1270
+        case .reduceProd?: return 1275
+        case .reduceMean?: return 1280
+        case .reduceLogSum?: return 1285
+        case .reduceSumSquare?: return 1290
+        case .reduceLogSumExp?: return 1295
+        case .whereNonZero?: return 1313
+        case .matrixBandPart?: return 1315
+        case .lowerTriangular?: return 1320
+        case .upperTriangular?: return 1325
+        case .whereBroadcastable?: return 1330
+        case .layerNormalization?: return 1350
+        case .nonMaximumSuppression?: return 1400
+        case .oneHot?: return 1450
+        case .cumSum?: return 1455
+        case .clampedReLu?: return 1460
+        case .argSort?: return 1461
+        case .pooling3D?: return 1465
+        case .globalPooling3D?: return 1466
+        case .sliceBySize?: return 1470
+        case .convolution3D?: return 1471
         case nil: return nil
         }
     }

@@ -67,7 +67,7 @@ extension CoreML_Specification_NeuralNetworkLayer {
         switch layer {
         case .convolution(let p)?:
             guard input.count <= 1 else { return [] }
-            let groups = max(p.nGroups, 1)
+            let groups = Swift.max(p.nGroups, 1)
             let kernel = p.kernelSize.count == 2 ? p.kernelSize : [3, 3]
             let weights: Count = p.isDeconvolution
                 ? .product([p.kernelChannels, p.outputChannels / groups] + kernel)

@@ -36,7 +36,7 @@ extension CoreML_Specification_NeuralNetworkLayer {
             if p.outputChannels == 0 || p.kernelChannels == 0 {
                 context.fail("outputChannels and kernelChannels must be positive")
             }
-            let groups = max(p.nGroups, 1)
+            let groups = Swift.max(p.nGroups, 1)
             if p.outputChannels % groups != 0 {
                 context.fail("outputChannels \(p.outputChannels) is not divisible by the \(groups) groups")
             }

@@ -33,7 +33,7 @@ extension ModelReport {
         if let network = model.neuralNetworkSpecification {
             let layers = network.layers.map {
                 Layer(name: $0.name, type: $0.layerTypeName, inputs: $0.input, outputs: $0.output,
-                      parameterCount: $0.parameterCount, isUpdatable: $0.isUpdatable, isModeled: $0.isModeledLayerType)
+                      parameterCount: $0.parameterCount, isUpdatable: $0.isUpdatable, isModeled: $0.isSupportedLayerType)
             }
             neuralNetwork = NeuralNetwork(
                 layerCount: layers.count, parameterCount: network.parameterCount,
