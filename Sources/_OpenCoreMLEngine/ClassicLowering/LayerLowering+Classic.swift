@@ -197,9 +197,13 @@ extension LayerLowering {
         return Value(name: y, rank: x.rank)
     }
 
-    /// Classic softmax: along C (axis rank − 3); an input of rank below 3 along its last axis.
-    mutating func softmax(_ x: Value) -> Value {
-        Value(name: op("softmax", ["x": x.name, "axis": emitter.int(x.rank >= 3 ? -3 : -1)]), rank: x.rank)
+    /// Classic softmax: along C (axis rank − 3); Core ML takes inputs of rank 3 or more (softmaxND
+    /// normalizes along any axis).
+    mutating func softmax(_ x: Value) throws -> Value {
+        guard x.rank >= 3 else {
+            throw LayerSpecificationError("softmax normalizes along C and needs an input of rank 3 or more, not \(x.rank) (use softmaxND for other axes)")
+        }
+        return Value(name: op("softmax", ["x": x.name, "axis": emitter.int(-3)]), rank: x.rank)
     }
 
     mutating func padding(_ p: CoreML_Specification_PaddingLayerParams, _ x: Value) throws -> Value {
@@ -361,83 +365,5 @@ extension LayerLowering {
             return Value(name: concat(values, axis: -rank + (rank - 4)), rank: rank)
         }
         return Value(name: concat(inputs.map(\.name), axis: -3), rank: inputs.map(\.rank).max()!)
-    }
-
-    /// Core ML's LSTM over the sequence axis of `x` (`[Seq, …, I, 1, 1]`): outputs `y` (every step,
-    /// or the last), the final hidden and cell states.
-    mutating func lstm(_ p: CoreML_Specification_UniDirectionalLSTMLayerParams, _ inputs: [Value]) throws -> [Value] {
-        let i = try declared(p.inputVectorSize, "inputVectorSize"), h = try declared(p.outputVectorSize, "outputVectorSize")
-        if p.params.coupledInputAndForgetGate { throw LayerSpecificationError("coupledInputAndForgetGate is not supported in this network") }
-        let w = p.weightParams
-        func stacked(_ parts: [CoreML_Specification_WeightParams], _ names: [String], count: Int) throws -> [Float] {
-            try zip(parts, names).flatMap { try weights($0, $1, count: count) }
-        }
-        // MIL's gate order is input, forget, output, cell (block input).
-        let ih = try stacked([w.inputGateWeightMatrix, w.forgetGateWeightMatrix, w.outputGateWeightMatrix, w.blockInputWeightMatrix],
-                             ["inputGateWeightMatrix", "forgetGateWeightMatrix", "outputGateWeightMatrix", "blockInputWeightMatrix"], count: h * i)
-        let hh = try stacked([w.inputGateRecursionMatrix, w.forgetGateRecursionMatrix, w.outputGateRecursionMatrix, w.blockInputRecursionMatrix],
-                             ["inputGateRecursionMatrix", "forgetGateRecursionMatrix", "outputGateRecursionMatrix", "blockInputRecursionMatrix"], count: h * h)
-        var bias = [Float](repeating: 0, count: 4 * h)
-        if p.params.hasBiasVectors_p {
-            bias = try stacked([w.inputGateBiasVector, w.forgetGateBiasVector, w.outputGateBiasVector, w.blockInputBiasVector],
-                               ["inputGateBiasVector", "forgetGateBiasVector", "outputGateBiasVector", "blockInputBiasVector"], count: h)
-        }
-        if p.params.forgetBias { for k in h..<(2 * h) { bias[k] += 1 } }
-        var arguments = [
-            "weight_ih": emitter.floats(ih, shape: [4 * h, i]), "weight_hh": emitter.floats(hh, shape: [4 * h, h]),
-            "bias": emitter.floats(bias, shape: [4 * h]),
-            "direction": emitter.string(p.reverseInput ? "reverse" : "forward"),
-            "output_sequence": emitter.bool(p.params.sequenceOutput),
-            "clip": emitter.float(p.params.cellClipThreshold == 0 ? 50 : p.params.cellClipThreshold),
-        ]
-        if p.params.hasPeepholeVectors_p {
-            arguments["peephole"] = emitter.floats(
-                try stacked([w.inputGatePeepholeVector, w.forgetGatePeepholeVector, w.outputGatePeepholeVector],
-                            ["inputGatePeepholeVector", "forgetGatePeepholeVector", "outputGatePeepholeVector"], count: h), shape: [3 * h])
-        }
-        let names = ["recurrent_activation", "cell_activation", "activation"], defaults = ["sigmoid", "tanh", "tanh"]
-        for (index, name) in names.enumerated() {
-            arguments[name] = emitter.string(index < p.activations.count ? try Self.recurrentActivation(p.activations[index]) : defaults[index])
-        }
-        return try recurrent("lstm", arguments, inputs, inputSize: i, hiddenSize: h, states: 2, sequenceOutput: p.params.sequenceOutput)
-    }
-
-    /// A MIL recurrent operation over `inputs[0]` (`[Seq, …, I, 1, 1]`, or `[I, 1, 1]` for one step),
-    /// its initial states from the other inputs: `y` `[Seq or 1, …, H, 1, 1]` and the final states
-    /// `[H, 1, 1]` (rank kept under the exact mapping).
-    mutating func recurrent(_ type: String, _ arguments: [String: String], _ inputs: [Value], inputSize: Int, hiddenSize h: Int,
-                            states: Int, sequenceOutput: Bool, outputSize: Int? = nil) throws -> [Value] {
-        let x = inputs[0]
-        var arguments = arguments
-        arguments["x"] = reshape(x.name, keeping: 0, then: [-1, 1, inputSize])
-        let stateNames = ["initial_h", "initial_c"]
-        for index in 0..<states {
-            arguments[stateNames[index]] = inputs.count > index + 1
-                ? reshape(inputs[index + 1].name, keeping: 0, then: [1, h])
-                : emitter.floats([Float](repeating: 0, count: h), shape: [1, h])
-        }
-        let outputs = (0...states).map { _ in emitter.name(type) }
-        emitter.operation(type, arguments.mapValues { [$0] }, outputs: outputs)
-        let width = outputSize ?? h
-        // Exact mapping keeps [Seq, Batch, C, H, W]; otherwise [Seq, C, 1, 1] or [C, 1, 1].
-        let sequenceShape: [Int] = x.rank >= 5 ? [-1] + [Int](repeating: 1, count: x.rank - 4) + [width, 1, 1] : (x.rank == 4 ? [-1, width, 1, 1] : [width, 1, 1])
-        let stateShape: [Int] = x.rank >= 5 ? [Int](repeating: 1, count: x.rank - 3) + [width, 1, 1] : [width, 1, 1]
-        let y = sequenceOutput || x.rank >= 4 ? reshape(outputs[0], keeping: 0, then: sequenceShape) : reshape(outputs[0], keeping: 0, then: [width, 1, 1])
-        var result = [Value(name: y, rank: sequenceOutput || x.rank >= 4 ? sequenceShape.count : 3)]
-        for state in outputs.dropFirst() { result.append(Value(name: reshape(state, keeping: 0, then: stateShape), rank: stateShape.count)) }
-        return result
-    }
-
-    /// The MIL name of a recurrent layer's activation.
-    static func recurrentActivation(_ p: CoreML_Specification_ActivationParams) throws -> String {
-        switch p.nonlinearityType {
-        case .sigmoid?: return "sigmoid"
-        case .tanh?: return "tanh"
-        case .reLu?: return "relu"
-        case .linear?: return "linear"
-        case .scaledTanh?: return "scaled_tanh"
-        case .sigmoidHard?: return "sigmoid_hard"
-        default: throw LayerSpecificationError("a recurrent layer's activation must be sigmoid, tanh, relu, linear, scaledTanh or sigmoidHard")
-        }
     }
 }

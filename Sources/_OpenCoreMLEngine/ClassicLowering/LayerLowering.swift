@@ -15,6 +15,10 @@ struct LayerLowering {
         var rank: Int
     }
 
+    /// The rank of a value whose rank is known only when the layer runs (after `squeeze` of every
+    /// unit axis, a dynamic reshape, …): layers that need the rank refuse it.
+    static let unknownRank = -1
+
     var emitter: ProgramEmitter
     /// The value of each blob written so far, by blob name.
     var values: [String: Value] = [:]
@@ -99,6 +103,8 @@ struct LayerLowering {
             let leading = dimensions(of: x.name, from: 0, to: rank - 3)
             let result = op("reshape", ["x": y, "shape": concat([leading, dimensions(of: y, from: 1, to: 4)], axis: 0)])
             return Value(name: result, rank: rank)
+        case Self.unknownRank:
+            throw LayerSpecificationError("the input's rank is known only when the network runs; this layer needs C, H and W (rank 3 or more)")
         default:
             throw LayerSpecificationError("the input has rank \(x.rank); this layer needs C, H and W (rank 3 or more)")
         }
