@@ -319,4 +319,152 @@ struct ClassicLoweringTests {
         #expect(x.shape == y.shape)
         #expect(zip(x.floatValues(), y.floatValues()).allSatisfy { abs($0 - $1) <= 1e-5 })
     }
+
+    /// Image inputs with scaler preprocessing, in every colour layout, through the program.
+    @Test(arguments: [CoreML_Specification_ImageFeatureType.ColorSpace.rgb, .bgr, .grayscale])
+    func imageInputsAndPreprocessingAgreeWithTheClassicEngine(colorSpace: CoreML_Specification_ImageFeatureType.ColorSpace) throws {
+        var model = ImageInputTests.model(colorSpace: colorSpace, channels: colorSpace == .grayscale ? 1 : 3)
+        model.isUpdatable = false
+        model.description_p.trainingInput = []
+        model.neuralNetwork.clearUpdateParams()
+        let constraint = try #require(try MLModel(specification: model).modelDescription.inputDescriptionsByName["image"]?.imageConstraint)
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/images/rgb.png")
+        let input = try MLDictionaryFeatureProvider(dictionary: ["image": MLFeatureValue(imageAt: url, constraint: constraint)])
+        try Self.expectSameOutputs(model, input, tolerance: 1e-5)
+    }
+
+    /// One ND layer on `x` (exact mapping) through the program; its output's values and shape.
+    static func lowered(_ shape: [Int], _ layers: [Layer], output: String? = nil, seed: UInt64 = 21,
+                        extraInputs: [(String, [Int], [Float])] = []) throws -> (values: [Float], shape: [Int], input: [Float]) {
+        var model = network(input: shape.map(Int64.init), exact: true, layers)
+        for (name, extraShape, _) in extraInputs { model.description_p.input.append(TestSpecs.array(name, extraShape.map(Int64.init))) }
+        var random = TestRandom(seed: seed)
+        let values = random.floats(shape.reduce(1, *))
+        var features: [String: MLFeatureValue] = [:]
+        for (name, extraShape, extraValues) in [("x", shape, values)] + extraInputs {
+            let array = try MLMultiArray(shape: extraShape.map { NSNumber(value: $0) }, dataType: .float32)
+            for (index, value) in extraValues.enumerated() { array[index] = NSNumber(value: value) }
+            features[name] = MLFeatureValue(multiArray: array)
+        }
+        let prediction = try MLModel(specification: model).prediction(from: MLDictionaryFeatureProvider(dictionary: features))
+        let array = try #require(prediction.featureValue(for: output ?? layers.last!.output[0])?.multiArrayValue)
+        return (array.floatValues(), array.shape.map(\.intValue), values)
+    }
+
+    /// The values of a row-major tensor of `shape` at the positions `index` maps out.
+    static func gather(_ values: [Float], _ shape: [Int], _ outputShape: [Int], _ index: ([Int]) -> [Int]) -> [Float] {
+        var result: [Float] = []
+        var position = [Int](repeating: 0, count: outputShape.count)
+        for _ in 0..<outputShape.reduce(1, *) {
+            let source = index(position)
+            var offset = 0
+            for (d, i) in source.enumerated() { offset = offset * shape[d] + i }
+            result.append(values[offset])
+            var d = outputShape.count - 1
+            while d >= 0 {
+                position[d] += 1
+                if position[d] < outputShape[d] { break }
+                position[d] = 0
+                d -= 1
+            }
+        }
+        return result
+    }
+
+    @Test func slicesCropsAndTransposesSelectTheRightValues() throws {
+        // Classic slice of C from 1 to the end's −1 (exclusive), and of W by stride 2.
+        let channels = try Self.lowered([4, 3, 5], [Self.layer("y") { $0.slice.axis = .channelAxis; $0.slice.startIndex = 1; $0.slice.endIndex = -1; $0.slice.stride = 1 }])
+        #expect(channels.shape == [2, 3, 5])
+        #expect(channels.values == Self.gather(channels.input, [4, 3, 5], [2, 3, 5]) { [$0[0] + 1, $0[1], $0[2]] })
+        let width = try Self.lowered([4, 3, 5], [Self.layer("y") { $0.slice.axis = .widthAxis; $0.slice.startIndex = 0; $0.slice.endIndex = 5; $0.slice.stride = 2 }])
+        #expect(width.shape == [4, 3, 3])
+        #expect(width.values == Self.gather(width.input, [4, 3, 5], [4, 3, 3]) { [$0[0], $0[1], $0[2] * 2] })
+        // Crop by border amounts: 1 row from the top, 2 columns from the left and 1 from the right.
+        let cropped = try Self.lowered([2, 4, 6], [Self.layer("y") {
+            $0.crop.cropAmounts.borderAmounts = [.with { $0.startEdgeSize = 1; $0.endEdgeSize = 0 }, .with { $0.startEdgeSize = 2; $0.endEdgeSize = 1 }]
+        }])
+        #expect(cropped.shape == [2, 3, 3])
+        #expect(cropped.values == Self.gather(cropped.input, [2, 4, 6], [2, 3, 3]) { [$0[0], $0[1] + 1, $0[2] + 2] })
+        // Crop to a second input's H × W from an offset.
+        let windowed = try Self.lowered([2, 4, 6], [Self.layer("y", ["x", "reference"]) { $0.crop.offset = [1, 3] }],
+                                        extraInputs: [("reference", [1, 2, 2], [0, 0, 0, 0])])
+        #expect(windowed.shape == [2, 2, 2])
+        #expect(windowed.values == Self.gather(windowed.input, [2, 4, 6], [2, 2, 2]) { [$0[0], $0[1] + 1, $0[2] + 3] })
+        // transpose and sliceStatic (negative end, stride and squeeze).
+        let transposed = try Self.lowered([2, 3, 4], [Self.layer("y") { $0.transpose.axes = [2, 0, 1] }])
+        #expect(transposed.shape == [4, 2, 3])
+        #expect(transposed.values == Self.gather(transposed.input, [2, 3, 4], [4, 2, 3]) { [$0[1], $0[2], $0[0]] })
+        let sliced = try Self.lowered([2, 3, 4], [Self.layer("y") {
+            $0.sliceStatic.beginIds = [1, 0, 3]; $0.sliceStatic.endIds = [2, -1, 0]; $0.sliceStatic.strides = [1, 1, -2]
+            $0.sliceStatic.beginMasks = [false, false, false]; $0.sliceStatic.endMasks = [false, false, true]; $0.sliceStatic.squeezeMasks = [true, false, false]
+        }])
+        #expect(sliced.shape == [2, 2])
+        #expect(sliced.values == Self.gather(sliced.input, [2, 3, 4], [2, 2]) { [1, $0[0], 3 - 2 * $0[1]] })
+    }
+
+    @Test func reductionsAndArgumentsComputeTheirDefinitions() throws {
+        let x = try Self.lowered([2, 3, 4], [Self.layer("y") { $0.reduceMean.axes = [1]; $0.reduceMean.keepDims = false }])
+        #expect(x.shape == [2, 4])
+        var expected: [Float] = []
+        for a in 0..<2 { for c in 0..<4 { expected.append((0..<3).map { x.input[a * 12 + $0 * 4 + c] }.reduce(0, +) / 3) } }
+        #expect(zip(x.values, expected).allSatisfy { abs($0 - $1) < 1e-6 })
+        // Classic reduce (sum over H and W) keeps the rank with H = W = 1.
+        let classic = try Self.lowered([2, 3, 4], [Self.layer("y") { $0.reduce.mode = .sum; $0.reduce.axis = .hw }])
+        #expect(classic.shape == [2, 1, 1])
+        #expect(zip(classic.values, [0, 1].map { c in classic.input[(c * 12)..<(c * 12 + 12)].reduce(0, +) }).allSatisfy { abs($0 - $1) < 1e-5 })
+        // argMax along the last axis, the dimension removed.
+        let arg = try Self.lowered([2, 3, 4], [Self.layer("y") { $0.argMax.axis = -1; $0.argMax.removeDim = true }])
+        #expect(arg.shape == [2, 3])
+        #expect(arg.values == stride(from: 0, to: 24, by: 4).map { row in Float((0..<4).max { arg.input[row + $0] < arg.input[row + $1] }!) })
+        // reduceSum of everything without keeping dimensions is a one-value vector (no rank 0 in a network).
+        let all = try Self.lowered([2, 3, 4], [Self.layer("y") { $0.reduceSum.reduceAll = true }])
+        #expect(all.shape == [1])
+        #expect(abs(all.values[0] - all.input.reduce(0, +)) < 1e-4)
+    }
+
+    /// The defect of the issue, through the program: innerProduct on an exact-mapped `[1, 10]` keeps
+    /// rank 2, so softmaxND over the last axis normalizes the 3 classes (not a size-1 axis).
+    @Test func innerProductKeepsTheRankForSoftmaxND() throws {
+        var random = TestRandom(seed: 31)
+        let weights = random.floats(30), bias = random.floats(3)
+        let model = Self.network(input: [1, 10], exact: true, [
+            Self.layer("dense") {
+                $0.innerProduct.inputChannels = 10
+                $0.innerProduct.outputChannels = 3
+                $0.innerProduct.weights = TestSpecs.weights(weights)
+                $0.innerProduct.hasBias_p = true
+                $0.innerProduct.bias = TestSpecs.weights(bias)
+            },
+            Self.layer("probabilities", ["dense"]) { $0.softmaxNd.axis = -1 },
+        ])
+        let input = try Self.input([1, 10], seed: 32)
+        let x = try #require(input.featureValue(for: "x")?.multiArrayValue).floatValues()
+        let logits = (0..<3).map { o in (0..<10).reduce(bias[o]) { $0 + weights[o * 10 + $1] * x[$1] } }
+        let largest = logits.max()!
+        let expected = logits.map { exp($0 - largest) / logits.map { exp($0 - largest) }.reduce(0, +) }
+        let lowered = try MLModel(specification: ClassicLowering.program(for: model)).prediction(from: input)
+        let output = try #require(lowered.featureValue(for: "probabilities")?.multiArrayValue)
+        #expect(output.shape == [1, 3])
+        #expect(zip(output.floatValues(), expected).allSatisfy { abs($0 - $1) < 1e-5 })
+    }
+
+    @Test func unsupportedAndCustomLayersNameTheLayer() throws {
+        let custom = Self.network(input: [3], [Self.layer("mystery") { $0.custom.className = "MyLayer" }])
+        #expect {
+            _ = try MLModel(specification: custom).prediction(from: Self.input([3], seed: 1))
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("mystery") && text.contains("MyLayer")
+        }
+        // A gather index past the end fails at prediction, naming the layer.
+        let gather = Self.network(input: [4], exact: true, [Self.layer("pick", ["x", "indices"]) { $0.gather.axis = 0 }])
+        var withIndices = gather
+        withIndices.description_p.input.append(TestSpecs.array("indices", [1]))
+        let model = try MLModel(specification: withIndices)
+        let values = try MLMultiArray(shape: [4], dataType: .float32), indices = try MLMultiArray(shape: [1], dataType: .float32)
+        indices[0] = 9
+        #expect {
+            _ = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["x": MLFeatureValue(multiArray: values), "indices": MLFeatureValue(multiArray: indices)]))
+        } throws: { error in "\(error)".contains("pick") }
+    }
 }

@@ -71,7 +71,17 @@ enum ModelRunners {
                 return try NeuralNetworkRunner(specification: specification, memoryLimit: memoryLimit)
             }
             // Layers the classic engine has no node for: the network runs as an ML Program.
-            let program = try MLProgramRunner.engine { try ClassicLowering.program(for: specification) }
+            for layer in specification.neuralNetworkSpecification?.layers ?? [] {
+                if case .custom(let custom)? = layer.layer {
+                    throw MLModelError(.customLayer, "layer '\(layer.name)' (custom): OpenCoreML has no implementation of the custom layer class '\(custom.className)'")
+                }
+            }
+            let program: CoreML_Specification_Model
+            do {
+                program = try ClassicLowering.program(for: specification)
+            } catch let error as EngineError {
+                throw MLModelError(.generic, error.description)
+            }
             return try MLProgramRunner(specification: program, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit,
                                        outputsTakeDeclaredShapes: true)
         }

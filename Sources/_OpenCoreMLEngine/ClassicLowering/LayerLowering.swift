@@ -37,6 +37,8 @@ struct LayerLowering {
             return value
         }
         let results: [Value]
+        emitter.scope = layer.name
+        defer { emitter.scope = "" }
         do {
             results = try rule(for: layer, inputs)
         } catch let error as LayerSpecificationError {

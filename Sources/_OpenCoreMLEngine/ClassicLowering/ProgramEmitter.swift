@@ -4,8 +4,9 @@ import CoreMLSpec
 /// name, and value names that never collide with the names the program must keep (the network's
 /// blob and feature names).
 ///
-/// Every value an operation makes is named `<hint>·<n>` with a counter, skipping any name in
-/// `reserved`, so a lowered layer's values cannot shadow a blob another layer reads.
+/// Every value an operation makes is named `<scope>/<hint>·<n>` with a counter (the scope is the
+/// layer being written, so the interpreter's errors name it), skipping any name in `reserved`, so a
+/// lowered layer's values cannot shadow a blob another layer reads.
 struct ProgramEmitter {
     typealias Operation = CoreML_Specification_MILSpec_Operation
     typealias Value = CoreML_Specification_MILSpec_Value
@@ -14,6 +15,8 @@ struct ProgramEmitter {
     private(set) var operations: [Operation] = []
     private var counter = 0
     private var reserved: Set<String>
+    /// The name of the layer whose operations are being written ("" outside layers).
+    var scope = ""
 
     init(reserving names: Set<String>) {
         reserved = names
@@ -23,7 +26,7 @@ struct ProgramEmitter {
     mutating func name(_ hint: String) -> String {
         while true {
             counter += 1
-            let candidate = "\(hint)·\(counter)"
+            let candidate = scope.isEmpty ? "\(hint)·\(counter)" : "\(scope)/\(hint)·\(counter)"
             if !reserved.contains(candidate) {
                 reserved.insert(candidate)
                 return candidate
