@@ -39,15 +39,32 @@ struct RoundTripTests {
         }
     }
 
+    /// A layer field Apple's specification does not define (number 1999, a length-delimited
+    /// message) stays an unknown field through an edit and a rewrite, next to a modeled layer type.
     @Test func unknownLayerFieldsSurviveEdits() throws {
         var model = try Fixtures.model("unmodeled_layer.mlmodel")
+        let unknownField: [UInt8] = [0xFA, 0x7C, 0x02, 0x08, 0x05]  // field 1999, wire type 2: { field 1 = 5 }
+        let layerBytes: [UInt8] = try model.neuralNetwork.layers[0].serializedBytes()
+        model.neuralNetwork.layers[0] = try CoreML_Specification_NeuralNetworkLayer(serializedBytes: layerBytes + unknownField)
         let before = model.neuralNetwork.layers[0].unknownFields.data
-        #expect(!before.isEmpty)
+        #expect([UInt8](before) == unknownField)
         model.description_p.metadata.author = "someone else"
-        let reread = try CoreML_Specification_Model(serializedModel: try model.serializedModel())
+        let bytes = try model.serializedModel()
+        let reread = try CoreML_Specification_Model(serializedModel: bytes)
         #expect(reread.neuralNetwork.layers[0].unknownFields.data == before)
         #expect(reread.neuralNetwork.layers[0].layerTypeName == "lrn")
+        #expect(reread.neuralNetwork.layers[0].lrn.localSize == 3)
         #expect(reread.description_p.metadata.author == "someone else")
+        #expect(try reread.serializedModel() == bytes)
+    }
+
+    /// A layer whose only type field is one the specification does not define has no type.
+    @Test func aLayerOfAnUndefinedTypeIsNamedNone() throws {
+        let layer = try CoreML_Specification_NeuralNetworkLayer(serializedBytes: [0xFA, 0x7C, 0x00] as [UInt8])
+        #expect(layer.layer == nil)
+        #expect(!layer.isModeledLayerType)
+        #expect(layer.layerTypeName == "none")
+        #expect(try layer.serializedBytes() == [0xFA, 0x7C, 0x00] as [UInt8])
     }
 
     @Test func failedWriteLeavesNoFile() throws {

@@ -58,7 +58,9 @@ extension CoreML_Specification_NeuralNetworkLayer {
     /// an optional blob is there (`hasBias` for convolution, innerProduct, embedding, batchedMatmul
     /// and scale; `hasBiasVectors` and `hasPeepholeVectors` for LSTMs; `computeMeanVar` drops a
     /// batch norm's stored statistics), not whether its message happens to be set. Layers without
-    /// weights, and those the schema does not model, list none.
+    /// weights list none, and so, for now, do the types the engine does not run yet (gru,
+    /// simpleRecurrent, biDirectionalLSTM, embeddingND, loadConstantND, layerNormalization,
+    /// convolution3d, custom): their weights are not checked.
     ///
     /// A convolution or batchedMatmul with more than one input takes its weights from the second
     /// input, so it lists none.

@@ -45,6 +45,7 @@ struct ModelReport: Encodable {
         var outputs: [String]
         var parameterCount: Int
         var isUpdatable: Bool
+        /// Whether OpenCoreML runs the layer's type (the key's name predates the full schema).
         var isModeled: Bool
     }
 
