@@ -49,6 +49,16 @@ extension CoreML_Specification_NeuralNetworkLayer {
 
     /// Whether the layer's type is one this schema models (and so the engine can know it).
     public var isModeledLayerType: Bool { layer != nil }
+
+    /// Whether the layer's type came with specification version 4 (iOS 13, macOS 10.15) or later:
+    /// the rank-N layers (softmaxND, concatND, batchedMatmul, flattenTo2D, reshapeStatic, clip, …),
+    /// field numbers 600 and up in Apple's `layer` oneof. Core ML refuses them in a network whose
+    /// multi-array inputs use RANK5_ARRAY_MAPPING.
+    public var isRankNLayerType: Bool {
+        let number = layerFieldNumber ?? UnknownFieldScanner.fieldNumbers(in: unknownFields.data)
+            .first { Self.appleLayerTypeNames[$0] != nil }
+        return (number ?? 0) >= 600
+    }
 }
 
 extension CoreML_Specification_NeuralNetworkLayer {
