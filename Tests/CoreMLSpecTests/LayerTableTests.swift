@@ -99,6 +99,8 @@ struct LayerTableTests {
         var model = Self.denseModel(hasBias: true, bias: [0, 0])
         model.description_p.input = [TestSpecs.array("a", [2, 3]), TestSpecs.array("b", [3, 2])]
         model.neuralNetwork.layers = [TestSpecs.layer("mm", ["a", "b"], ["y"]) { $0.batchedMatmul.hasBias_p = true }]
+        // batchedMatmul is a rank-N layer: Core ML allows it only under the exact array mapping.
+        model.neuralNetwork.arrayInputShapeMapping = .exactArrayMapping
         #expect(Self.blobs(model.neuralNetwork.layers[0]).isEmpty)
         let issues = model.validationIssues().map(\.description)
         #expect(issues == ["invalid model: layer 'mm': hasBias is set, but a batchedMatmul with two inputs has no bias (only one input comes with weights)"])

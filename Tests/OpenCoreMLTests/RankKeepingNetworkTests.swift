@@ -94,7 +94,7 @@ struct RankKeepingNetworkTests {
         var correct = 0
         for index in 0..<data.count {
             let example = data.features(at: index)
-            let output = try trained.prediction(from: MLDictionaryFeatureProvider(dictionary: ["x": example.featureValue(for: "x")!]))
+            let output = try await trained.prediction(from: MLDictionaryFeatureProvider(dictionary: ["x": example.featureValue(for: "x")!]))
             let probs = try #require(output.featureValue(for: "probs")?.multiArrayValue)
             let predicted = (0..<3).max(by: { probs[$0].floatValue < probs[$1].floatValue })!
             if Int64(predicted) == example.featureValue(for: "target")!.int64Value { correct += 1 }
@@ -121,7 +121,7 @@ struct RankKeepingNetworkTests {
         ])
         let mlModel = try MLModel(specification: model)
         // Prediction is unaffected.
-        _ = try mlModel.prediction(from: data.features(at: 0))
+        _ = try await mlModel.prediction(from: data.features(at: 0))
         do {
             _ = try await mlModel.update(with: data)
             Issue.record("training through the embedding should be refused")
