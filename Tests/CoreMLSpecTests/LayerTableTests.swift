@@ -407,7 +407,7 @@ extension LayerTableTests {
     @Test func rankNLayersNeedTheExactArrayMapping() throws {
         var model = HostileModels.network([("x", [1, 10])], [TestSpecs.layer("sm", ["x"], ["y"]) { $0.softmaxNd.axis = -1 }], outputShape: [1, 10])
         #expect(model.validationIssues().map(\.description) == [
-            "invalid model: layer 'sm' (softmaxND): softmaxND is a layer of specification version 4 (iOS 13) or later, which Core ML does not allow with arrayInputShapeMapping RANK5_ARRAY_MAPPING (the default); set it to EXACT_ARRAY_MAPPING",
+            "invalid model: layer 'sm' (softmaxND): this softmaxND layer needs specification version 4 (iOS 13) or later, which Core ML does not allow with arrayInputShapeMapping RANK5_ARRAY_MAPPING (the default); set it to EXACT_ARRAY_MAPPING",
         ])
         model.neuralNetwork.arrayInputShapeMapping = .exactArrayMapping
         #expect(model.validationIssues().isEmpty)
@@ -421,5 +421,11 @@ extension LayerTableTests {
         }]
         image.description_p.output = [TestSpecs.array("y", [1, 1, 10])]
         #expect(image.validationIssues().isEmpty)
+        // Core ML: the rank-4 image mapping needs the exact array mapping when there are multi-arrays.
+        var mixed = HostileModels.dense()
+        mixed.neuralNetwork.imageInputShapeMapping = .rank4ImageMapping
+        #expect(mixed.validationIssues().map(\.description) == [
+            "invalid model: arrayInputShapeMapping RANK5_ARRAY_MAPPING (the default) cannot be used with imageInputShapeMapping RANK4_IMAGE_MAPPING; set it to EXACT_ARRAY_MAPPING",
+        ])
     }
 }

@@ -664,10 +664,13 @@ struct ElementwiseLayerGradientTests {
     }
 
     @Test func clipGradients() throws {
-        var net = TestNetwork(seed: 23, shape: [3, 2, 2])
+        // clip came with iOS 13: Core ML allows it only under the exact array mapping, so the input
+        // is a rank-4 [1, C, H, W].
+        var net = TestNetwork(seed: 23, shape: [1, 3, 2, 2])
         net.convolution("pre", "x", "a", inputChannels: 3, outputChannels: 3, kernel: [1, 1])
         net.add("clip", ["a"], ["b"]) { $0.clip.minVal = -0.4; $0.clip.maxVal = 0.5 }
         try Self.finishWithDenseHead(&net, from: "b")
+        net.useExactMapping()
         try GradientCheck.check(net.model, samples: 12, step: 1e-3)
     }
 
