@@ -8,6 +8,11 @@ extension CoreML_Specification_FeatureType {
     /// height, width]` with `rank4Images` (RANK4_IMAGE_MAPPING: Core ML's `[1, C, H, W]`, whose
     /// leading 1 is part of the example's shape); scalars are `[1, 1, 1]`. Flexible shapes use
     /// their default (the declared shape, or the first enumerated one).
+    ///
+    /// Difference from Core ML: a network without multi-array inputs that uses a rank-N layer runs
+    /// in Core ML's rank-N interpretation, where a RANK5_IMAGE_MAPPING image is the rank-5
+    /// `[1, 1, C, H, W]`; here it stays `[C, H, W]`, so a positive rank-N axis on it counts from C
+    /// (negative axes agree). Use RANK4_IMAGE_MAPPING for Core ML's `[1, C, H, W]`.
     public func networkShape(exactMapping: Bool, rank4Images: Bool = false) throws -> [Int] {
         switch type {
         case .multiArrayType(let array)?:
