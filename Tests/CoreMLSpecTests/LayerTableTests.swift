@@ -99,6 +99,8 @@ struct LayerTableTests {
         var model = Self.denseModel(hasBias: true, bias: [0, 0])
         model.description_p.input = [TestSpecs.array("a", [2, 3]), TestSpecs.array("b", [3, 2])]
         model.neuralNetwork.layers = [TestSpecs.layer("mm", ["a", "b"], ["y"]) { $0.batchedMatmul.hasBias_p = true }]
+        // batchedMatmul is a rank-N layer: Core ML allows it only under the exact array mapping.
+        model.neuralNetwork.arrayInputShapeMapping = .exactArrayMapping
         #expect(Self.blobs(model.neuralNetwork.layers[0]).isEmpty)
         let issues = model.validationIssues().map(\.description)
         #expect(issues == ["invalid model: layer 'mm': hasBias is set, but a batchedMatmul with two inputs has no bias (only one input comes with weights)"])
@@ -301,5 +303,129 @@ struct LayerTableTests {
                                              message: "input 'x' has 4 values per position (shape 4×1×1), the layer expects 3")) {
             try model.neuralNetworkBlobShapes()
         }
+    }
+}
+
+/// Ranks under Core ML's shape mappings: classic layers keep their input's rank and leading
+/// dimensions; innerProduct, flatten, embedding and softmax follow the ranks Core ML documents.
+extension LayerTableTests {
+    private static func innerProduct(_ inputChannels: UInt64, _ outputChannels: UInt64) -> CoreML_Specification_NeuralNetworkLayer {
+        TestSpecs.layer("fc", ["x"], ["y"]) {
+            $0.innerProduct.inputChannels = inputChannels
+            $0.innerProduct.outputChannels = outputChannels
+        }
+    }
+
+    @Test func innerProductKeepsTheRankUnderTheExactMapping() throws {
+        let fc = Self.innerProduct(10, 4)
+        // Ranks 1–3 multiply along the last axis; 4 and 5 take C·H·W as the row.
+        #expect(try fc.outputShapes(for: [[10]], exactMapping: true) == [[4]])
+        #expect(try fc.outputShapes(for: [[1, 10]], exactMapping: true) == [[1, 4]])
+        #expect(try fc.outputShapes(for: [[2, 3, 10]], exactMapping: true) == [[2, 3, 4]])
+        #expect(try fc.outputShapes(for: [[1, 10, 1, 1]], exactMapping: true) == [[1, 4, 1, 1]])
+        #expect(try fc.outputShapes(for: [[1, 1, 10, 1, 1]], exactMapping: true) == [[1, 1, 4, 1, 1]])
+        #expect(try fc.outputShapes(for: [[1, 10, 1, 1]]) == [[1, 4, 1, 1]])
+        // The rank-5 mapping's [C, H, W] is Core ML's [1, 1, C, H, W]: C·H·W is the row.
+        #expect(try fc.outputShapes(for: [[10, 1, 1]]) == [[4, 1, 1]])
+        #expect(try Self.innerProduct(12, 4).outputShapes(for: [[3, 2, 2]]) == [[4, 1, 1]])
+        #expect(throws: LayerSpecificationError("input 'x' has shape 1×12; its last dimension must be inputChannels (10) for a rank-2 input")) {
+            try fc.outputShapes(for: [[1, 12]], exactMapping: true)
+        }
+    }
+
+    @Test func classicLayersKeepAnExactRank4Shape() throws {
+        var conv = CoreML_Specification_ConvolutionLayerParams()
+        conv.outputChannels = 4
+        conv.kernelChannels = 3
+        conv.kernelSize = [3, 3]
+        conv.stride = [2, 2]
+        conv.same = .init()
+        #expect(try TestSpecs.layer("c", ["x"], ["y"]) { $0.convolution = conv }.outputShapes(for: [[1, 3, 7, 8]], exactMapping: true) == [[1, 4, 4, 4]])
+        var pool = CoreML_Specification_PoolingLayerParams()
+        pool.globalPooling = true
+        pool.type = .average
+        #expect(try TestSpecs.layer("p", ["x"], ["y"]) { $0.pooling = pool }.outputShapes(for: [[1, 3, 7, 8]], exactMapping: true) == [[1, 3, 1, 1]])
+        let flatten = TestSpecs.layer("f", ["x"], ["y"]) { $0.flatten = .init() }
+        #expect(try flatten.outputShapes(for: [[1, 3, 7, 8]], exactMapping: true) == [[1, 168, 1, 1]])
+        #expect(try flatten.outputShapes(for: [[3, 7, 8]]) == [[168, 1, 1]])
+        #expect(throws: LayerSpecificationError.self) { try flatten.outputShapes(for: [[1, 168]], exactMapping: true) }
+        let reshape = TestSpecs.layer("r", ["x"], ["y"]) { $0.reshape.targetShape = [6, 4, 7] }
+        #expect(try reshape.outputShapes(for: [[1, 3, 7, 8]], exactMapping: true) == [[1, 6, 4, 7]])
+        let add = TestSpecs.layer("add", ["a", "b"], ["y"]) { $0.add = .init() }
+        #expect(try add.outputShapes(for: [[1, 3, 1, 1], [1, 1, 7, 8]], exactMapping: true) == [[1, 3, 7, 8]])
+
+        // A whole exact-mapped network: conv → relu → global pool → flatten → innerProduct → softmaxND.
+        var model = CoreML_Specification_Model()
+        model.specificationVersion = 4
+        model.description_p.input = [TestSpecs.array("x", [1, 3, 7, 8])]
+        model.description_p.output = [TestSpecs.array("probs", [1, 5])]
+        model.neuralNetwork.arrayInputShapeMapping = .exactArrayMapping
+        var fc = CoreML_Specification_InnerProductLayerParams()
+        fc.inputChannels = 4
+        fc.outputChannels = 5
+        model.neuralNetwork.layers = [
+            TestSpecs.layer("conv", ["x"], ["c"]) { $0.convolution = conv },
+            TestSpecs.layer("relu", ["c"], ["r"]) { $0.activation.reLu = .init() },
+            TestSpecs.layer("gap", ["r"], ["g"]) { $0.pooling = pool },
+            TestSpecs.layer("flat", ["g"], ["f"]) { $0.flatten = .init() },
+            TestSpecs.layer("fc", ["f"], ["logits"]) { $0.innerProduct = fc },
+            TestSpecs.layer("sm", ["logits"], ["probs"]) { $0.softmaxNd.axis = 1 },
+        ]
+        let shapes = try model.neuralNetworkBlobShapes()
+        #expect(shapes["c"] == [1, 4, 4, 4] && shapes["r"] == [1, 4, 4, 4] && shapes["g"] == [1, 4, 1, 1])
+        #expect(shapes["f"] == [1, 4, 1, 1] && shapes["logits"] == [1, 5, 1, 1] && shapes["probs"] == [1, 5, 1, 1])
+    }
+
+    @Test func classicSoftmaxNeedsRankThree() throws {
+        let softmax = TestSpecs.layer("sm", ["x"], ["y"]) { $0.softmax = .init() }
+        #expect(try softmax.outputShapes(for: [[1, 10, 1, 1]], exactMapping: true) == [[1, 10, 1, 1]])
+        let message = "input 'x' has shape 1×10 (rank 2); softmax normalizes along the channel axis (−3) and needs rank 3 or more; use softmaxND with axis −1 for a vector"
+        #expect(throws: LayerSpecificationError(message)) { try softmax.outputShapes(for: [[1, 10]], exactMapping: true) }
+        var model = HostileModels.network([("x", [10])], [softmax], outputShape: [10])
+        model.neuralNetwork.arrayInputShapeMapping = .exactArrayMapping
+        #expect(throws: ModelValidationError(location: "layer 'sm' (softmax)", message: "input 'x' has shape 10 (rank 1); softmax normalizes along the channel axis (−3) and needs rank 3 or more; use softmaxND with axis −1 for a vector")) {
+            try model.neuralNetworkBlobShapes()
+        }
+    }
+
+    @Test func rank4ImageMappingGivesImagesABatchAxis() throws {
+        var model = CoreML_Specification_Model()
+        model.specificationVersion = 4
+        model.description_p.input = [TestSpecs.feature("image") {
+            $0.imageType.width = 5
+            $0.imageType.height = 4
+            $0.imageType.colorSpace = .rgb
+        }]
+        model.description_p.output = [TestSpecs.array("y", [1, 3, 4, 5])]
+        model.neuralNetwork.layers = [TestSpecs.layer("relu", ["image"], ["y"]) { $0.activation.reLu = .init() }]
+        #expect(try model.neuralNetworkBlobShapes()["y"] == [3, 4, 5])
+        model.neuralNetwork.imageInputShapeMapping = .rank4ImageMapping
+        #expect(try model.neuralNetworkBlobShapes()["image"] == [1, 3, 4, 5])
+        #expect(try model.neuralNetworkBlobShapes()["y"] == [1, 3, 4, 5])
+    }
+
+    @Test func rankNLayersNeedTheExactArrayMapping() throws {
+        var model = HostileModels.network([("x", [1, 10])], [TestSpecs.layer("sm", ["x"], ["y"]) { $0.softmaxNd.axis = -1 }], outputShape: [1, 10])
+        #expect(model.validationIssues().map(\.description) == [
+            "invalid model: layer 'sm' (softmaxND): this softmaxND layer needs specification version 4 (iOS 13) or later, which Core ML does not allow with arrayInputShapeMapping RANK5_ARRAY_MAPPING (the default); set it to EXACT_ARRAY_MAPPING",
+        ])
+        model.neuralNetwork.arrayInputShapeMapping = .exactArrayMapping
+        #expect(model.validationIssues().isEmpty)
+        // The rule is about multi-array inputs: an image-only network may use the rank-N layers.
+        var image = model
+        image.neuralNetwork.arrayInputShapeMapping = .rank5ArrayMapping
+        image.description_p.input = [TestSpecs.feature("x") {
+            $0.imageType.width = 10
+            $0.imageType.height = 1
+            $0.imageType.colorSpace = .grayscale
+        }]
+        image.description_p.output = [TestSpecs.array("y", [1, 1, 10])]
+        #expect(image.validationIssues().isEmpty)
+        // Core ML: the rank-4 image mapping needs the exact array mapping when there are multi-arrays.
+        var mixed = HostileModels.dense()
+        mixed.neuralNetwork.imageInputShapeMapping = .rank4ImageMapping
+        #expect(mixed.validationIssues().map(\.description) == [
+            "invalid model: arrayInputShapeMapping RANK5_ARRAY_MAPPING (the default) cannot be used with imageInputShapeMapping RANK4_IMAGE_MAPPING; set it to EXACT_ARRAY_MAPPING",
+        ])
     }
 }

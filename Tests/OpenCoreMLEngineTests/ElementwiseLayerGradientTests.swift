@@ -634,7 +634,9 @@ struct ElementwiseLayerGradientTests {
         (mode: "alignCornersFalse", factor: [2, 1.5], fractional: true),
     ] as [(mode: String, factor: [Float], fractional: Bool)])
     func upsampleGradients(mode: String, factor: [Float], fractional: Bool) throws {
-        var net = TestNetwork(seed: 21, shape: [2, 3, 3])
+        // Fractional factors and the align-corners modes came with iOS 14: Core ML allows them only
+        // under the exact array mapping, so those networks take a rank-4 [1, C, H, W].
+        var net = TestNetwork(seed: 21, shape: fractional ? [1, 2, 3, 3] : [2, 3, 3])
         net.convolution("pre", "x", "a", inputChannels: 2, outputChannels: 2, kernel: [1, 1])
         net.add("up", ["a"], ["b"]) {
             if fractional { $0.upsample.fractionalScalingFactor = factor } else { $0.upsample.scalingFactor = factor.map { UInt64($0) } }
@@ -642,6 +644,7 @@ struct ElementwiseLayerGradientTests {
             $0.upsample.linearUpsampleMode = mode == "alignCornersTrue" ? .alignCornersTrue : mode == "alignCornersFalse" ? .alignCornersFalse : .default
         }
         try Self.finishWithDenseHead(&net, from: "b")
+        if fractional { net.useExactMapping() }
         try GradientCheck.check(net.model, samples: 12)
     }
 
@@ -664,10 +667,13 @@ struct ElementwiseLayerGradientTests {
     }
 
     @Test func clipGradients() throws {
-        var net = TestNetwork(seed: 23, shape: [3, 2, 2])
+        // clip came with iOS 13: Core ML allows it only under the exact array mapping, so the input
+        // is a rank-4 [1, C, H, W].
+        var net = TestNetwork(seed: 23, shape: [1, 3, 2, 2])
         net.convolution("pre", "x", "a", inputChannels: 3, outputChannels: 3, kernel: [1, 1])
         net.add("clip", ["a"], ["b"]) { $0.clip.minVal = -0.4; $0.clip.maxVal = 0.5 }
         try Self.finishWithDenseHead(&net, from: "b")
+        net.useExactMapping()
         try GradientCheck.check(net.model, samples: 12, step: 1e-3)
     }
 

@@ -15,7 +15,9 @@ struct FusionTests {
 
     /// x [2, 7, 6] → trainable 1×1 conv → conv 3×3 → ReLU (or a clip) → pooling? → flatten → dense → MSE.
     static func model(_ pool: Pool, extraReader: Bool = false, clip: Bool = false) throws -> CoreML_Specification_Model {
-        var net = TestNetwork(seed: 11, shape: [2, 7, 6])
+        // clip came with iOS 13: Core ML allows it only under the exact array mapping, so that
+        // variant's input is a rank-4 [1, C, H, W].
+        var net = TestNetwork(seed: 11, shape: clip ? [1, 2, 7, 6] : [2, 7, 6])
         // A trainable layer first, so the fused convolution's input gradient is used and checked.
         net.convolution("pre", "x", "a", inputChannels: 2, outputChannels: 2, kernel: [1, 1])
         net.convolution("conv", "a", "b", inputChannels: 2, outputChannels: 3, kernel: [3, 3])
@@ -51,6 +53,7 @@ struct FusionTests {
         let size = try Network(model: { var m = net.model; m.neuralNetwork.layers = net.layers; return m }()).blobs["f"]!.shape.count
         net.innerProduct("dense", "f", "y", inputs: size, outputs: 3)
         net.finish(output: "y", outputShape: [3], loss: .meanSquaredError)
+        if clip { net.useExactMapping() }
         return net.model
     }
 

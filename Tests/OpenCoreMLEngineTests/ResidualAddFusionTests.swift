@@ -28,7 +28,9 @@ struct ResidualAddFusionTests {
 
     /// x [2, 3, 4] → trainable 1×1 conv a → s = a + x → activation r → flatten → dense → MSE.
     static func model(_ after: After, extraReader: Bool = false) -> CoreML_Specification_Model {
-        var net = TestNetwork(seed: 5, shape: [2, 3, 4])
+        // clip came with iOS 13: Core ML allows it only under the exact array mapping, so that
+        // variant's input is a rank-4 [1, C, H, W].
+        var net = TestNetwork(seed: 5, shape: after == .clip ? [1, 2, 3, 4] : [2, 3, 4])
         // A trainable layer before the add, so the add's input gradient is used and checked.
         net.convolution("pre", "x", "a", inputChannels: 2, outputChannels: 2, kernel: [1, 1])
         net.add("sum", ["a", "x"], ["s"]) { $0.add = .init() }
@@ -39,6 +41,7 @@ struct ResidualAddFusionTests {
         }
         net.innerProduct("dense", "f", "y", inputs: 24, outputs: 3)
         net.finish(output: "y", outputShape: [3], loss: .meanSquaredError)
+        if after == .clip { net.useExactMapping() }
         return net.model
     }
 

@@ -5,17 +5,24 @@ extension CoreML_Specification_NeuralNetworkLayer {
     /// Shapes are the ones the engine gives its blobs: one example's dimensions, without a batch.
     /// Classic layers (convolution, pooling, innerProduct, …) read the last three dimensions as C,
     /// H and W (missing ones count as 1) and fold the ones before them, the sequence, into one
-    /// outer axis; a classic output drops a sequence length of 1 (`[C, H, W]`). Rank-N layers
-    /// (softmaxND, concatND, batchedMatmul, …) use the shapes as they are. `inputShapes` are in the
-    /// order of `input`; the result has one shape per output the layer type fills (an LSTM up to
-    /// three, other layers one).
+    /// outer axis. As in Core ML, a classic output keeps its input's rank and leading dimensions
+    /// (an exact-mapped `[1, C, H, W]` stays rank 4, so later rank-N axes still point at the same
+    /// dimensions). Rank-N layers (softmaxND, concatND, batchedMatmul, …) use the shapes as they
+    /// are. `inputShapes` are in the order of `input`; the result has one shape per output the
+    /// layer type fills (an LSTM up to three, other layers one).
+    ///
+    /// `exactMapping` is the network's `arrayInputShapeMapping == EXACT_ARRAY_MAPPING`: then blobs
+    /// have their true rank, and the few rules Core ML words by rank (innerProduct's ranks 1–3,
+    /// flatten's and embedding's minimum ranks) apply. Under the rank-5 mapping every blob is
+    /// Core ML's rank 5 `[Seq, Batch, C, H, W]` seen here without the batch (`[C, H, W]` or
+    /// `[Seq, C, H, W]`).
     ///
     /// Throws `LayerSpecificationError` saying why, when the inputs do not fit the layer.
-    public func outputShapes(for inputShapes: [[Int]]) throws -> [[Int]] {
+    public func outputShapes(for inputShapes: [[Int]], exactMapping: Bool = false) throws -> [[Int]] {
         if let issue = connectionCountIssues(inputs: inputShapes.count, outputs: output.count).first {
             throw LayerSpecificationError(issue)
         }
-        let rule = ShapeRule(layer: self, inputs: inputShapes)
+        let rule = ShapeRule(layer: self, inputs: inputShapes, exactMapping: exactMapping)
         switch layer {
         case .convolution(let p)?: return [try rule.convolution(p)]
         case .pooling(let p)?: return [try rule.pooling(p)]
@@ -23,7 +30,8 @@ extension CoreML_Specification_NeuralNetworkLayer {
         case .innerProduct(let p)?: return [try rule.innerProduct(p)]
         case .embedding(let p)?: return [try rule.embedding(p)]
         case .batchnorm(let p)?: return [try rule.batchnorm(p)]
-        case .l2Normalize?, .softmax?, .unary?, .clip?: return [try rule.shape(0)]
+        case .softmax?: return [try rule.softmax()]
+        case .l2Normalize?, .unary?, .clip?: return [try rule.shape(0)]
         case .padding(let p)?: return [try rule.padding(p)]
         case .upsample(let p)?: return [try rule.upsample(p)]
         case .add?, .multiply?: return [try rule.broadcast()]
@@ -70,6 +78,8 @@ extension CoreML_Specification_NeuralNetworkLayer {
 private struct ShapeRule {
     let layer: CoreML_Specification_NeuralNetworkLayer
     let inputs: [[Int]]
+    /// Whether blobs have their true rank (EXACT_ARRAY_MAPPING); see `outputShapes(for:exactMapping:)`.
+    let exactMapping: Bool
 
     /// The name of input `index`, as messages quote it.
     func name(_ index: Int) -> String {
@@ -111,7 +121,7 @@ private struct ShapeRule {
             let (kernel, _, _) = try p.windowSizes()
             throw LayerSpecificationError("input '\(name(0))' (\(x.height)×\(x.width)) is smaller than the \(kernel.0)×\(kernel.1) kernel")
         }
-        return ClassicShape(outer: x.outer, channels: outputChannels, height: geometry.outputHeight, width: geometry.outputWidth).dims
+        return ClassicShape(outer: x.outer, channels: outputChannels, height: geometry.outputHeight, width: geometry.outputWidth).replacing(in: try shape(0))
     }
 
     func pooling(_ p: CoreML_Specification_PoolingLayerParams) throws -> [Int] {
@@ -121,7 +131,7 @@ private struct ShapeRule {
             let kernel = try declaredPair(p.kernelSize, "kernelSize", fallback: (3, 3))
             throw LayerSpecificationError("input '\(name(0))' (\(x.height)×\(x.width)) is smaller than the \(kernel.0)×\(kernel.1) window")
         }
-        return ClassicShape(outer: x.outer, channels: x.channels, height: geometry.outputHeight, width: geometry.outputWidth).dims
+        return ClassicShape(outer: x.outer, channels: x.channels, height: geometry.outputHeight, width: geometry.outputWidth).replacing(in: try shape(0))
     }
 
     func activation(_ p: CoreML_Specification_ActivationParams) throws -> [Int] {
@@ -136,20 +146,36 @@ private struct ShapeRule {
         return dims
     }
 
+    /// Core ML's rule: the output has the input's rank. Ranks 1 to 3 (only under the exact mapping)
+    /// multiply along the last axis, `(…, C_in)` → `(…, C_out)`; ranks 4 and 5 take the last three
+    /// axes as one row of C·H·W = C_in values, `(x1, C, H, W)` → `(x1, C_out, 1, 1)`.
     func innerProduct(_ p: CoreML_Specification_InnerProductLayerParams) throws -> [Int] {
         let dims = try shape(0), x = ClassicShape(dims)
-        let values = try product([x.channels, x.height, x.width])
         let inputChannels = try declared(p.inputChannels, "inputChannels")
+        let outputChannels = try declared(p.outputChannels, "outputChannels")
+        if exactMapping && dims.count <= 3 {
+            guard let last = dims.last else { throw LayerSpecificationError("input '\(name(0))' has no dimensions") }
+            guard last == inputChannels else {
+                throw LayerSpecificationError("input '\(name(0))' has shape \(describe(dims)); its last dimension must be inputChannels (\(inputChannels)) for a rank-\(dims.count) input")
+            }
+            return dims.dropLast() + [outputChannels]
+        }
+        let values = try product([x.channels, x.height, x.width])
         guard values == inputChannels else {
             throw LayerSpecificationError("input '\(name(0))' has \(values) values per position (shape \(describe(dims))), the layer expects \(p.inputChannels)")
         }
-        return ClassicShape(outer: x.outer, channels: try declared(p.outputChannels, "outputChannels"), height: 1, width: 1).dims
+        return ClassicShape(outer: x.outer, channels: outputChannels, height: 1, width: 1).replacing(in: dims)
     }
 
     func embedding(_ p: CoreML_Specification_EmbeddingLayerParams) throws -> [Int] {
         let dims = try shape(0), x = ClassicShape(dims)
         guard x.channels == 1, x.height == 1, x.width == 1 else {
             throw LayerSpecificationError("input '\(name(0))' has shape \(describe(dims)); an embedding expects one index per position (C = H = W = 1)")
+        }
+        // Core ML: rank 4 `(x1, 1, 1, 1)` or 5 `(x1, x2, 1, 1, 1)` under the exact mapping; the
+        // output keeps the rank. (Rank 3 is accepted as `[1, 1, 1]`, as under the rank-5 mapping.)
+        if exactMapping && dims.count < 3 {
+            throw LayerSpecificationError("input '\(name(0))' has shape \(describe(dims)); an embedding needs rank 4 (x1, 1, 1, 1) or 5 (x1, x2, 1, 1, 1) so that its output (…, outputChannels, 1, 1) keeps the input's rank")
         }
         // The leading (sequence) dimensions are kept; the trailing [1, 1, 1] becomes [outputChannels, 1, 1].
         return Array(dims.dropLast(3)) + [try declared(p.outputChannels, "outputChannels"), 1, 1]
@@ -209,8 +235,11 @@ private struct ShapeRule {
             let all = inputs.indices.map { "'\(name($0))' \(describe(inputs[$0]))" }.joined(separator: ", ")
             throw LayerSpecificationError("input '\(name(index))' (shape \(describe(inputs[index]))) does not broadcast to \(target) [outer×C×H×W]: every axis must be 1 or the largest size among the inputs (\(all))")
         }
-        // Keep the rank of an input that already has the output's size.
-        return shapes.firstIndex(of: target).map { inputs[$0] } ?? target.dims
+        // Keep the rank of an input that already has the output's size, else the highest rank
+        // among the inputs (with the output's sequence part).
+        if let index = shapes.firstIndex(of: target) { return inputs[index] }
+        let ranked = inputs.filter { $0.count >= 3 && ClassicShape($0).outer == target.outer }
+        return ranked.max(by: { $0.count < $1.count }).map(target.replacing(in:)) ?? target.dims
     }
 
     func scale(_ p: CoreML_Specification_ScaleLayerParams) throws -> [Int] {
@@ -261,18 +290,34 @@ private struct ShapeRule {
             let what = t.count == 3 ? "\(try product([source.channels, source.height, source.width])) values per sequence position" : "\(try product(source.array)) values"
             throw LayerSpecificationError("cannot reshape input '\(name(0))' (shape \(describe(dims)), \(what)) to \(t)")
         }
-        return target.dims
+        return target.replacing(in: dims)
     }
 
+    /// Core ML: rank 3 or more, the output keeps the rank with the last two dimensions 1
+    /// (`[B, C, H, W]` → `[B, C·H·W, 1, 1]`).
     func flatten() throws -> [Int] {
-        let x = try classic(0)
-        return ClassicShape(outer: x.outer, channels: try product([x.channels, x.height, x.width]), height: 1, width: 1).dims
+        let dims = try shape(0), x = ClassicShape(dims)
+        if exactMapping && dims.count < 3 {
+            throw LayerSpecificationError("input '\(name(0))' has shape \(describe(dims)); flatten needs rank 3 or more (its output [.., C·H·W, 1, 1] keeps the input's rank); use flattenTo2D or reshapeStatic for lower ranks")
+        }
+        return ClassicShape(outer: x.outer, channels: try product([x.channels, x.height, x.width]), height: 1, width: 1).replacing(in: dims)
+    }
+
+    /// Core ML's classic softmax normalizes along axis −3 (C) and needs rank 3 or more; it keeps
+    /// the shape. A lower rank would make C = 1 and every output 1, so it is an error (softmaxND
+    /// takes any axis).
+    func softmax() throws -> [Int] {
+        let dims = try shape(0)
+        guard dims.count >= 3 else {
+            throw LayerSpecificationError("input '\(name(0))' has shape \(describe(dims)) (rank \(dims.count)); softmax normalizes along the channel axis (−3) and needs rank 3 or more; use softmaxND with axis −1 for a vector")
+        }
+        return dims
     }
 
     func permute(_ p: CoreML_Specification_PermuteLayerParams) throws -> [Int] {
         let source = try classic(0).array
         let dims = try p.classicAxes().map { source[$0] }
-        return ClassicShape(outer: dims[0], channels: dims[1], height: dims[2], width: dims[3]).dims
+        return ClassicShape(outer: dims[0], channels: dims[1], height: dims[2], width: dims[3]).replacing(in: try shape(0))
     }
 
     func concat(_ p: CoreML_Specification_ConcatLayerParams) throws -> [Int] {

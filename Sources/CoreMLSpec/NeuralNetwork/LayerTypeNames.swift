@@ -54,6 +54,24 @@ extension CoreML_Specification_NeuralNetworkLayer {
     /// Whether the layer table covers the layer's type (shape rule, connection counts), as it does
     /// every type the engine runs; false for modeled types the engine does not run yet.
     public var isSupportedLayerType: Bool { connectionCounts != nil }
+
+    /// Whether the layer needs specification version 4 (iOS 13, macOS 10.15) or later: a layer type
+    /// added then (softmaxND, concatND, batchedMatmul, flattenTo2D, reshapeStatic, clip, …, field
+    /// numbers 600 and up in Apple's `layer` oneof), or a later option of an iOS 12 layer (a
+    /// convolution taking its weights as a second input, an int8-quantized innerProduct, a
+    /// bilinear or fractional upsample), as Core ML's validator sorts them. Core ML refuses such a
+    /// layer in a network whose multi-array inputs use RANK5_ARRAY_MAPPING.
+    public var needsRankNInterpretation: Bool {
+        switch layer {
+        case .convolution?: return input.count != 1
+        case .innerProduct(let p)?: return p.int8DynamicQuantize
+        case .upsample(let p)?: return p.linearUpsampleMode != .default || !p.fractionalScalingFactor.isEmpty
+        default: break
+        }
+        let number = layerFieldNumber ?? UnknownFieldScanner.fieldNumbers(in: unknownFields.data)
+            .first { Self.appleLayerTypeNames[$0] != nil }
+        return (number ?? 0) >= 600
+    }
 }
 
 extension CoreML_Specification_NeuralNetworkLayer {

@@ -3,10 +3,17 @@ extension CoreML_Specification_FeatureType {
     ///
     /// Multi-arrays under Core ML's rank-5 mapping: `[C]` becomes `[C, 1, 1]`, `[C, H, W]` stays,
     /// `[S, B, C, H, W]` becomes `[S, C, H, W]` (B must be 1: the engine batches on its own axis).
-    /// Under the exact mapping the shape is kept. Images are `[channels, height, width]`;
-    /// scalars are `[1, 1, 1]`. Flexible shapes use their default (the declared shape, or the first
-    /// enumerated one).
-    public func networkShape(exactMapping: Bool) throws -> [Int] {
+    /// Under the exact mapping the shape is kept. Images are `[channels, height, width]` (Core ML's
+    /// RANK5_IMAGE_MAPPING, `[1, 1, C, H, W]` without sequence and batch), or `[1, channels,
+    /// height, width]` with `rank4Images` (RANK4_IMAGE_MAPPING: Core ML's `[1, C, H, W]`, whose
+    /// leading 1 is part of the example's shape); scalars are `[1, 1, 1]`. Flexible shapes use
+    /// their default (the declared shape, or the first enumerated one).
+    ///
+    /// Difference from Core ML: a network without multi-array inputs that uses a rank-N layer runs
+    /// in Core ML's rank-N interpretation, where a RANK5_IMAGE_MAPPING image is the rank-5
+    /// `[1, 1, C, H, W]`; here it stays `[C, H, W]`, so a positive rank-N axis on it counts from C
+    /// (negative axes agree). Use RANK4_IMAGE_MAPPING for Core ML's `[1, C, H, W]`.
+    public func networkShape(exactMapping: Bool, rank4Images: Bool = false) throws -> [Int] {
         switch type {
         case .multiArrayType(let array)?:
             var sizes = array.shape
@@ -36,7 +43,8 @@ extension CoreML_Specification_FeatureType {
             guard image.width > 0, image.height > 0 else {
                 throw LayerSpecificationError("image size \(image.width)×\(image.height) is not fixed")
             }
-            return [channels, try declared(image.height, "image height"), try declared(image.width, "image width")]
+            let plane = [channels, try declared(image.height, "image height"), try declared(image.width, "image width")]
+            return rank4Images ? [1] + plane : plane
         case .int64Type?, .doubleType?:
             return [1, 1, 1]
         default:
@@ -82,11 +90,12 @@ extension CoreML_Specification_Model {
             throw ModelValidationError(location: "model", message: "a \(modelTypeName) model is not a neural network")
         }
         let exact = network.arrayInputShapeMapping == .exactArrayMapping
+        let rank4Images = network.imageInputShapeMapping == .rank4ImageMapping
         var shapes: [String: [Int]] = [:]
         for feature in description_p.input {
             let location = "input '\(feature.name)'"
             do {
-                shapes[feature.name] = try feature.type.networkShape(exactMapping: exact)
+                shapes[feature.name] = try feature.type.networkShape(exactMapping: exact, rank4Images: rank4Images)
             } catch let error as LayerSpecificationError {
                 throw ModelValidationError(location: location, message: error.message)
             }
@@ -97,7 +106,7 @@ extension CoreML_Specification_Model {
             let layer = layers[index]
             let location = "layer '\(layer.name)' (\(layer.layerTypeName))"
             do {
-                let outputs = try layer.outputShapes(for: layer.input.map { shapes[$0] ?? [] })
+                let outputs = try layer.outputShapes(for: layer.input.map { shapes[$0] ?? [] }, exactMapping: exact)
                 for (blob, shape) in zip(layer.output, outputs) {
                     // Every blob's element count fits an Int, so the engine's products of its
                     // dimensions (or of some of them) cannot overflow.

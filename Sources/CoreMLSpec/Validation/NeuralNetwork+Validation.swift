@@ -62,6 +62,20 @@ extension CoreML_Specification_Model {
                 context.fail("no layer produces this output", at: "output '\(output.name)'")
             }
         }
+        // Core ML: the legacy rank-5 mapping of multi-array inputs cannot be used with a layer of
+        // specification version 4 or later (the rank-N layers work on exact ranks), nor with the
+        // rank-4 image mapping.
+        let hasArrayInputs = description_p.input.contains { if case .multiArrayType? = $0.type.type { return true } else { return false } }
+        if hasArrayInputs, network.arrayInputShapeMapping == .rank5ArrayMapping {
+            if let index = layers.firstIndex(where: \.needsRankNInterpretation) {
+                let layer = layers[index]
+                let part = layer.name.isEmpty ? "layer #\(index + 1)" : "layer '\(layer.name)'"
+                context.fail("this \(layer.layerTypeName) layer needs specification version 4 (iOS 13) or later, which Core ML does not allow with arrayInputShapeMapping RANK5_ARRAY_MAPPING (the default); set it to EXACT_ARRAY_MAPPING", at: "\(part) (\(layer.layerTypeName))")
+            }
+            if network.imageInputShapeMapping != .rank5ImageMapping {
+                context.fail("arrayInputShapeMapping RANK5_ARRAY_MAPPING (the default) cannot be used with imageInputShapeMapping RANK4_IMAGE_MAPPING; set it to EXACT_ARRAY_MAPPING")
+            }
+        }
         for preprocessing in network.preprocessing where !preprocessing.featureName.isEmpty {
             if !modelInputs.contains(preprocessing.featureName) {
                 context.fail("preprocessing names '\(preprocessing.featureName)', which is not a model input")

@@ -62,6 +62,7 @@ extension MLModel {
         do {
             network = try Network(model: specification, memoryLimit: limit)
             try network.checkMemory(batch: settings.miniBatchSize, training: true, limit: limit)
+            try network.checkGradientPaths()
         } catch let error as EngineError {
             throw MLModelError(.update, error.description)
         }

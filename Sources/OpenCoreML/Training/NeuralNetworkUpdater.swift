@@ -70,6 +70,7 @@ final class NeuralNetworkUpdater: ModelUpdater, @unchecked Sendable {
         do {
             network = try Network(model: specification, memoryLimit: memoryLimit)
             try network.checkMemory(batch: settings.miniBatchSize, training: true, limit: memoryLimit)
+            try network.checkGradientPaths()
         } catch let error as EngineError {
             throw MLModelError(.update, error.description)
         }

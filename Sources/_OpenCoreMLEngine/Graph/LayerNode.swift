@@ -40,7 +40,16 @@ package class LayerNode: @unchecked Sendable {
 
     /// Given the outputs' gradients, adds the parameters' gradients (overwriting them: each batch
     /// starts afresh) and writes the gradients of the inputs whose `needsGradient` is set.
+    /// Subclasses that override it also override `hasBackward`.
     func backward(batch: Int) {}
+
+    /// Whether the node has a backward (overrides `backward(batch:)`). Without one, nothing flows
+    /// back through it, so training refuses a network that needs a gradient through it
+    /// (`Network.checkGradientPaths()`) instead of passing zero gradients upstream.
+    var hasBackward: Bool { false }
+
+    /// Whether the backward gives input `index` its true gradient (not zeros).
+    func passesGradient(toInput index: Int) -> Bool { hasBackward }
 
     /// Writes the trained parameters back into the layer's specification.
     func store(in spec: inout CoreML_Specification_NeuralNetworkLayer) {}

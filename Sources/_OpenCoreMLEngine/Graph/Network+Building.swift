@@ -140,12 +140,12 @@ extension Network {
                     }
                     if let weightName = extras.lossWeights[loss.name], let weights = blobs[weightName] {
                         let node = WeightedCrossEntropyLossNode(name: loss.name, input: input, target: target, weights: weights)
-                        node.fusedSoftmax = producers[cce.input] as? SoftmaxNode
+                        node.fusedSoftmax = producers[cce.input] as? any LossFusableSoftmax
                         losses.append(node)
                         continue
                     }
                     let node = CrossEntropyLossNode(name: loss.name, input: input, target: target)
-                    node.fusedSoftmax = producers[cce.input] as? SoftmaxNode
+                    node.fusedSoftmax = producers[cce.input] as? any LossFusableSoftmax
                     losses.append(node)
                 case .meanSquaredErrorLossLayer(let mse)?:
                     guard let input = blobs[mse.input], let target = blobs[mse.target] else {
@@ -159,23 +159,23 @@ extension Network {
             }
         }
 
-        /// Fuses softmax + cross-entropy only when the loss is the probabilities' sole consumer,
-        /// then checks every loss's shapes.
+        /// Checks every loss's shapes, then fuses softmax (classic or softmaxND) + cross-entropy
+        /// only when the loss is the probabilities' sole consumer and the softmax normalizes exactly
+        /// the loss's class vectors (contiguous, of the loss's class count).
         func fuseSoftmaxIntoLosses() throws {
             let consumed = Set(nodes.flatMap { $0.inputs.map(\.name) })
             func shared(_ input: Blob) -> Bool {
                 consumed.contains(input.name) || losses.filter({ $0.input === input }).count > 1
             }
+            for loss in losses { try loss.inferShapes() }
             for case let loss as CrossEntropyLossNode in losses {
-                if shared(loss.input) { loss.fusedSoftmax = nil }
+                if shared(loss.input) || loss.fusedSoftmax?.contiguousLength != loss.classCount { loss.fusedSoftmax = nil }
                 loss.fusedSoftmax?.isFusedWithLoss = true
-                try loss.inferShapes()
             }
             for case let loss as WeightedCrossEntropyLossNode in losses {
-                if shared(loss.input) { loss.fusedSoftmax = nil }
+                if shared(loss.input) || loss.fusedSoftmax?.contiguousLength != loss.classCount { loss.fusedSoftmax = nil }
                 loss.fusedSoftmax?.isFusedWithLoss = true
             }
-            for loss in losses where !(loss is CrossEntropyLossNode) { try loss.inferShapes() }
         }
 
         /// Marks the blobs that need gradients: those downstream of a trainable parameter.

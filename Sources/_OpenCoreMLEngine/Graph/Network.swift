@@ -84,6 +84,31 @@ package final class Network: @unchecked Sendable {
     /// Whether the model has loss layers and trainable parameters.
     package var isTrainable: Bool { !losses.isEmpty && parameters.contains(where: \.isTrainable) }
 
+    /// Checks, for training, that the loss's gradient reaches every trainable parameter: each layer
+    /// between a trainable layer and a loss must pass a gradient to the inputs that need one. A
+    /// layer without a backward (or one that gives an input no gradient, as an embedding its
+    /// indices) would leave the layers before it with zero gradients; that is an error naming it.
+    package func checkGradientPaths() throws {
+        var producer: [ObjectIdentifier: LayerNode] = [:]
+        for node in nodes { for output in node.outputs { producer[ObjectIdentifier(output)] = node } }
+        var reaching = Set(losses.flatMap { [ObjectIdentifier($0.input), ObjectIdentifier($0.gradientBlob)] })
+        for node in nodes.reversed() where node.outputs.contains(where: { reaching.contains(ObjectIdentifier($0)) }) {
+            for (index, input) in node.inputs.enumerated() {
+                reaching.insert(ObjectIdentifier(input))
+                guard input.needsGradient, !node.passesGradient(toInput: index) else { continue }
+                // Name a trainable layer upstream, for the message.
+                var pending = [input], seen = Set<ObjectIdentifier>(), trainable: LayerNode?
+                while trainable == nil, let blob = pending.popLast() {
+                    guard seen.insert(ObjectIdentifier(blob)).inserted, let source = producer[ObjectIdentifier(blob)] else { continue }
+                    if source.hasTrainableParameters { trainable = source } else { pending += source.inputs }
+                }
+                let upstream = trainable.map { "updatable layer '\($0.name)' (\($0.typeName))" } ?? "an updatable layer"
+                let what = node.hasBackward ? "passes no gradient to its input '\(input.name)'" : "has no backward pass (its input '\(input.name)' would get no gradient)"
+                throw node.fail("\(what), but \(upstream) before it needs the loss's gradient through it; this layer cannot be trained through (make the layers before it not updatable)")
+            }
+        }
+    }
+
     /// The blob the caller fills for model input or training target `name`.
     package func inputBlob(named name: String) -> Blob? {
         rawInputs[name] ?? blobs[name]

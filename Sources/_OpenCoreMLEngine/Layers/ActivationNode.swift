@@ -42,6 +42,8 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
         activation.forward(input.value.pointer, output.value.pointer, count: batch * input.shape.count, channels: channels)
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         let n = batch * input.shape.count
         let x = input.value.pointer, y = output.value.pointer, dy = output.gradient.pointer

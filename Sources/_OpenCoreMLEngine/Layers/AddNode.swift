@@ -73,6 +73,8 @@ final class AddNode: LayerNode, @unchecked Sendable {
         }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         var dy = UnsafePointer(output.gradient.pointer)
         if let fused = fusedActivation {

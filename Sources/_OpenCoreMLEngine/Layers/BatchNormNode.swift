@@ -88,6 +88,8 @@ final class BatchNormNode: LayerNode, @unchecked Sendable {
         Normalization.normalize(x, y, groups, mean: groupMean.pointer, inverseDeviation: groupInverseDeviation.pointer, gamma: g, beta: b)
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         let x = input.value.pointer, dy = output.gradient.pointer
         let groups = groups(batch), statistics = statistics

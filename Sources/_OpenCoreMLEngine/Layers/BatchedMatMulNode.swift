@@ -105,6 +105,8 @@ final class BatchedMatMulNode: LayerNode, @unchecked Sendable {
         }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         let dy = output.gradient.pointer
         if let weights {

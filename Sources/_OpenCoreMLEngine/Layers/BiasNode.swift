@@ -24,6 +24,8 @@ final class BiasNode: LayerNode, @unchecked Sendable {
         broadcast!.add(bias.value.pointer, to: output.value.pointer, batch: batch)
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         let dy = output.gradient.pointer
         if bias.isTrainable { broadcast!.reduce(dy, into: bias.gradient.pointer, sourceCount: bias.count, batch: batch) }

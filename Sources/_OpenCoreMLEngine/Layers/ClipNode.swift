@@ -14,6 +14,8 @@ final class ClipNode: LayerNode, @unchecked Sendable {
         activation.forward(input.value.pointer, output.value.pointer, count: batch * input.shape.count)
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         guard input.needsGradient else { return }
         let n = batch * input.shape.count

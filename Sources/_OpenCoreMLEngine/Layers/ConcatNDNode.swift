@@ -56,6 +56,8 @@ final class ConcatNDNode: LayerNode, @unchecked Sendable {
         forEachRun(batch: batch) { i, from, to, count in (y + to).update(from: sources[i] + from, count: count) }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         let dy = output.gradient.pointer
         for (i, blob) in inputs.enumerated() where blob.needsGradient {

@@ -32,6 +32,8 @@ final class ConcatNode: LayerNode, @unchecked Sendable {
         }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         let (blocks, sizes) = layout(batch: batch)
         let total = sizes.reduce(0, +)

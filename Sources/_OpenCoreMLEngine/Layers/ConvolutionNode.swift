@@ -238,6 +238,8 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
 
     private static func blockCount(_ images: Int) -> Int { (images + imagesPerBlock - 1) / imagesPerBlock }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         let images = batch * input.shape.classic.outer
         if isSinglePosition {

@@ -59,6 +59,8 @@ package final class DropoutNode: LayerNode, @unchecked Sendable {
         for index in 0..<n { y[index] = x[index] * m[index] }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         guard input.needsGradient else { return }
         let n = batch * input.shape.count

@@ -56,6 +56,11 @@ final class EmbeddingNode: LayerNode, @unchecked Sendable {
         if let bias { ocm_add_row_vector(y, bias.value.pointer, Int32(rows), Int32(n), Int32(n)) }
     }
 
+    override var hasBackward: Bool { true }
+
+    /// Indices are piecewise constant: no gradient reaches a layer before an embedding.
+    override func passesGradient(toInput index: Int) -> Bool { false }
+
     override func backward(batch: Int) {
         let rows = batch * positions
         let n = outputChannels, k = inputDim

@@ -13,6 +13,8 @@ class IndexMapNode: LayerNode, @unchecked Sendable {
         if let indexMap { indexMap.gather(x, into: y, batch: batch) } else { y.update(from: x, count: batch * input.shape.count) }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         guard input.needsGradient else { return }
         let dy = output.gradient.pointer

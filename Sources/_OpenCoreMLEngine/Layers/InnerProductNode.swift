@@ -1,8 +1,9 @@
 import CoreMLSpec
 import _OpenCoreMLKernels
 
-/// A dense layer `y = W·x + b` over the channels of each position of the sequence
-/// (the input's C·H·W values form one row; H and W must be 1 in Core ML, the engine also accepts more).
+/// A dense layer `y = W·x + b` over rows of `inputChannels` values: Core ML's ranks 1–3 multiply
+/// along the last axis, ranks 4 and 5 take C·H·W as one row (the layer table has checked which), so
+/// an example holds `count / inputChannels` rows either way.
 final class InnerProductNode: LayerNode, @unchecked Sendable {
     let inputChannels: Int
     let outputChannels: Int
@@ -18,17 +19,22 @@ final class InnerProductNode: LayerNode, @unchecked Sendable {
         parameters = [weights] + (bias.map { [$0] } ?? [])
     }
 
-    override var multiplyAddsPerExample: Int { input.shape.classic.outer * inputChannels * outputChannels }
+    /// The rows of `inputChannels` values in one example.
+    var rowsPerExample: Int { input.shape.count / max(inputChannels, 1) }
+
+    override var multiplyAddsPerExample: Int { rowsPerExample * inputChannels * outputChannels }
 
     override func forward(batch: Int, training: Bool) {
-        let rows = Int32(batch * input.shape.classic.outer)
+        let rows = Int32(batch * rowsPerExample)
         let n = Int32(outputChannels), k = Int32(inputChannels)
         ocm_sgemm(false, true, rows, n, k, 1, input.value.pointer, k, weights.value.pointer, k, 0, output.value.pointer, n)
         if let bias { ocm_add_row_vector(output.value.pointer, bias.value.pointer, rows, n, n) }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
-        let rows = Int32(batch * input.shape.classic.outer)
+        let rows = Int32(batch * rowsPerExample)
         let n = Int32(outputChannels), k = Int32(inputChannels)
         let dy = output.gradient.pointer
         if weights.isTrainable {

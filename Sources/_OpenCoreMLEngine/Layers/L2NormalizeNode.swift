@@ -26,6 +26,8 @@ final class L2NormalizeNode: LayerNode, @unchecked Sendable {
         Normalization.l2Normalize(input.value.pointer, output.value.pointer, blocks: count, size: size, epsilon: epsilon, inverseNorms: inverseNorms.pointer)
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         guard input.needsGradient else { return }
         let (count, size) = blocks(batch)

@@ -313,6 +313,8 @@ final class LSTMNode: LayerNode, @unchecked Sendable {
 
     // MARK: Backward
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         seedStateGradients(batch: batch)
         if coupled { (preactivationGradients.pointer + batch * steps * hiddenSize).update(repeating: 0, count: batch * steps * hiddenSize) }

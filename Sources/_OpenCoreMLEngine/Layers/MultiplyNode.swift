@@ -38,6 +38,8 @@ final class MultiplyNode: LayerNode, @unchecked Sendable {
         }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         let dy = output.gradient.pointer
         let n = batch * output.shape.count

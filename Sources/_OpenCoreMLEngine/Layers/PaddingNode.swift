@@ -42,6 +42,8 @@ final class PaddingNode: LayerNode, @unchecked Sendable {
         for example in 0..<batch { padding.forward(input.value.pointer + example * inSize, into: output.value.pointer + example * outSize) }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         guard input.needsGradient, let padding else { return }
         let (inSize, outSize) = (padding.inputShape.reduce(1, *), padding.outputShape.reduce(1, *))

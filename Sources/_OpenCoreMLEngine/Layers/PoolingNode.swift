@@ -59,6 +59,8 @@ final class PoolingNode: LayerNode, @unchecked Sendable {
         pooling?.forward(input.value.pointer, into: output.value.pointer, planes: planes(batch), argmax: type == .max ? argmax.pointer : nil)
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         guard input.needsGradient, let pooling else { return }
         pooling.backward(output.gradient.pointer, into: input.gradient.pointer, planes: planes(batch), accumulate: input.gradientWritten,

@@ -36,6 +36,8 @@ final class ScaleNode: LayerNode, @unchecked Sendable {
         if let bias { biasBroadcast!.add(bias.value.pointer, to: y, batch: batch) }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         let dy = output.gradient.pointer
         let n = batch * input.shape.count

@@ -49,6 +49,8 @@ final class UnaryNode: LayerNode, @unchecked Sendable {
         }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         guard input.needsGradient else { return }
         let n = batch * input.shape.count

@@ -91,6 +91,8 @@ final class UpsampleNode: LayerNode, @unchecked Sendable {
         }
     }
 
+    override var hasBackward: Bool { true }
+
     override func backward(batch: Int) {
         guard input.needsGradient else { return }
         let dy = output.gradient.pointer

@@ -5,21 +5,21 @@ import _OpenCoreMLKernels
 /// `loss = −(1/N) Σ log p[label]`. The input must be a softmax output; when nothing else uses the
 /// probabilities, the gradient goes straight to the softmax input as `(p − onehot) / N`.
 final class CrossEntropyLossNode: LossNode, @unchecked Sendable {
-    /// The softmax that produces the input, when the loss owns its backward.
-    var fusedSoftmax: SoftmaxNode?
+    /// The softmax (classic or softmaxND) that produces the input, when the loss owns its backward.
+    var fusedSoftmax: (any LossFusableSoftmax)?
     private let labels = Int32Buffer()
 
     override func inferShapes() throws {
-        let classic = input.shape.classic, outer = classic.outer, h = classic.height, w = classic.width
-        guard outer == 1, h * w == 1 else {
-            throw fail("input '\(input.name)' has shape \(input.shape); cross-entropy needs one vector of class probabilities per example")
+        // One vector per example, of any rank: `[C, 1, 1]`, `[1, C]`, `[1, C, 1, 1]`, `[C]`, …
+        guard input.shape.dims.filter({ $0 != 1 }).count <= 1 else {
+            throw fail("input '\(input.name)' has shape \(input.shape); cross-entropy needs one vector of class probabilities per example (all dimensions but one of size 1)")
         }
         target.shape = TensorShape([1])
     }
 
     override var gradientBlob: Blob { fusedSoftmax?.input ?? input }
 
-    var classCount: Int { input.shape.classic.channels }
+    var classCount: Int { input.shape.count }
 
     override func compute(batch: Int) throws -> Float {
         labels.reserve(batch)

@@ -12,7 +12,7 @@ import Foundation
 /// else reads, the gradient goes straight to the softmax input: `w (p − onehot) / Σ w`.
 final class WeightedCrossEntropyLossNode: LossNode, @unchecked Sendable {
     let weights: Blob
-    var fusedSoftmax: SoftmaxNode?
+    var fusedSoftmax: (any LossFusableSoftmax)?
     private(set) var steps = 1
 
     init(name: String, input: Blob, target: Blob, weights: Blob) {
