@@ -131,15 +131,16 @@ extension LayerLowering {
         return Value(name: y, rank: x.rank)
     }
 
-    /// `(…, C_in)` to `(…, C_out)` keeping the rank: ranks 1 and 2 multiply the last axis; from rank
-    /// 3 on, the last three axes (C × H × W values, H = W = 1 under the exact mapping) become
+    /// `(…, C_in)` to `(…, C_out)` keeping the rank: ranks 1 and 2 (and 3 under the exact mapping)
+    /// multiply the last axis; otherwise the last three axes (C × H × W values) become
     /// `[C_out, 1, 1]`.
     mutating func innerProduct(_ p: CoreML_Specification_InnerProductLayerParams, _ x: Value) throws -> Value {
         let inputs = try declared(p.inputChannels, "inputChannels"), outputs = try declared(p.outputChannels, "outputChannels")
         let weight = emitter.floats(try weights(p.weights, "weights", count: inputs * outputs), shape: [outputs, inputs])
         var arguments = ["weight": weight]
         if p.hasBias_p { arguments["bias"] = emitter.floats(try weights(p.bias, "bias", count: outputs), shape: [outputs]) }
-        if x.rank <= 2 {
+        // Under the exact mapping ranks up to 3 multiply their last axis (Core ML's rank rule).
+        if x.rank <= 2 || (exactMapping && x.rank == 3) {
             arguments["x"] = x.name
             return Value(name: op("linear", arguments), rank: x.rank)
         }

@@ -32,9 +32,20 @@ extension LayerLowering {
         return atLeastOneDimension(Value(name: y, rank: x.rank < 0 || indices.rank < 0 ? Self.unknownRank : x.rank - 1 + indices.rank))
     }
 
+    /// `scatter`, `scatter_nd` or `scatter_along_axis`. `scatter`'s indices may have any rank (its
+    /// updates then have the indices' dimensions in place of the axis): they are flattened, as MIL
+    /// takes one dimension of indices.
     mutating func scatter(_ type: String, axis: Int64?, mode: CoreML_Specification_ScatterMode, _ inputs: [Value]) throws -> Value {
         let (data, indices, updates) = try three(inputs, type)
-        var arguments = ["data": data.name, "indices": indices.name, "updates": updates.name, "mode": emitter.string(try Self.scatterMode(mode))]
+        var (indexValues, updateValues) = (indices.name, updates.name)
+        if type == "scatter", let axis, indices.rank != 1 {
+            guard data.rank > 0 else { throw LayerSpecificationError("the data's rank must be known to scatter with indices of rank \(indices.rank)") }
+            let d = try resolved(Int(axis), rank: data.rank)
+            indexValues = reshape(indices.name, keeping: 0, then: [-1])
+            let leading = dimensions(of: data.name, from: 0, to: d), trailing = dimensions(of: data.name, from: d + 1, to: data.rank)
+            updateValues = op("reshape", ["x": updates.name, "shape": concat([leading, emitter.ints([-1]), trailing], axis: 0)])
+        }
+        var arguments = ["data": data.name, "indices": indexValues, "updates": updateValues, "mode": emitter.string(try Self.scatterMode(mode))]
         if let axis { arguments["axis"] = emitter.int(Int(axis)) }
         return Value(name: op(type, arguments), rank: data.rank)
     }

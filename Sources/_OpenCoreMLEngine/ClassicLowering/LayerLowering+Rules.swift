@@ -109,10 +109,7 @@ extension LayerLowering {
         case .floorDivBroadcastable?: return [try binary("floor_div", inputs)]
         case .multiplyBroadcastable?: return [try many("mul", inputs)]
         case .subtractBroadcastable?: return [try binary("sub", inputs)]
-        case .tile(let p)?:
-            let x = try first()
-            let reps = inputs.count > 1 ? inputs[1].name : emitter.ints(try declaredSizes(p.reps, "reps"))
-            return [Value(name: op("tile", ["x": x.name, "reps": reps]), rank: x.rank)]
+        case .tile(let p)?: return [try tile(p, inputs)]
         case .stack(let p)?:
             let output = emitter.name("stack")
             emitter.operation("stack", ["values": inputs.map(\.name), "axis": [emitter.int(Int(p.axis))]], outputs: [output])

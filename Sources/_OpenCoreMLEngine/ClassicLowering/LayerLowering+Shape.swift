@@ -22,16 +22,49 @@ extension LayerLowering {
         return Value(name: expandDims(x.name, axes), rank: x.rank + axes.count)
     }
 
+    /// `splitSizes` along `axis`, or `numSplits` parts as NumPy's `array_split` makes them (the
+    /// first `length mod numSplits` parts one longer).
     mutating func splitND(_ p: CoreML_Specification_SplitNDLayerParams, _ x: Value, outputs: Int) throws -> [Value] {
-        var inputs = ["x": [x.name], "axis": [emitter.int(Int(p.axis))]]
         if !p.splitSizes.isEmpty {
-            inputs["split_sizes"] = [emitter.ints(try declaredSizes(p.splitSizes, "splitSizes"))]
-        } else {
-            inputs["num_splits"] = [emitter.int(p.numSplits == 0 ? outputs : try declared(p.numSplits, "numSplits"))]
+            let names = (0..<max(outputs, 1)).map { _ in emitter.name("split") }
+            emitter.operation("split", ["x": [x.name], "axis": [emitter.int(Int(p.axis))], "split_sizes": [emitter.ints(try declaredSizes(p.splitSizes, "splitSizes"))]],
+                              outputs: names)
+            return names.map { Value(name: $0, rank: x.rank) }
         }
-        let names = (0..<max(outputs, 1)).map { _ in emitter.name("split") }
-        emitter.operation("split", inputs, outputs: names)
-        return names.map { Value(name: $0, rank: x.rank) }
+        let parts = p.numSplits == 0 ? outputs : try declared(p.numSplits, "numSplits")
+        guard parts >= 1 else { throw LayerSpecificationError("numSplits must be positive") }
+        guard x.rank > 0 else { throw LayerSpecificationError("the input's rank must be known to split it") }
+        let axis = try resolved(Int(p.axis), rank: x.rank)
+        // length = base · parts + extra; part k starts at k · base + min(k, extra).
+        let length = dimensions(of: x.name, from: axis, to: axis + 1)
+        let base = op("floor_div", ["x": length, "y": emitter.ints([parts])])
+        let extra = op("sub", ["x": length, "y": op("mul", ["x": base, "y": emitter.ints([parts])])])
+        var results: [Value] = []
+        for k in 0..<parts {
+            let start = op("add", ["x": op("mul", ["x": base, "y": emitter.ints([k])]), "y": op("minimum", ["x": extra, "y": emitter.ints([k])])])
+            let size = op("add", ["x": base, "y": op("greater", ["x": extra, "y": emitter.ints([k])])])
+            let begin = concat([emitter.ints([Int](repeating: 0, count: axis)), start, emitter.ints([Int](repeating: 0, count: x.rank - axis - 1))], axis: 0)
+            let sizes = concat([emitter.ints([Int](repeating: -1, count: axis)), size, emitter.ints([Int](repeating: -1, count: x.rank - axis - 1))], axis: 0)
+            results.append(Value(name: op("slice_by_size", ["x": x.name, "begin": begin, "size": sizes]), rank: x.rank))
+        }
+        return results
+    }
+
+    /// Repeats along each axis; fewer counts than axes apply to the last axes (NumPy's `tile`).
+    mutating func tile(_ p: CoreML_Specification_TileLayerParams, _ inputs: [Value]) throws -> Value {
+        guard let x = inputs.first else { throw LayerSpecificationError("tile needs an input") }
+        guard x.rank > 0 else { throw LayerSpecificationError("the input's rank must be known to tile it") }
+        let reps: String
+        if inputs.count > 1 {
+            let given = inputs[1].name
+            let missing = op("sub", ["x": emitter.ints([x.rank]), "y": op("shape", ["x": given])])
+            reps = concat([op("fill", ["shape": missing, "value": emitter.float(1)]), given], axis: 0)
+        } else {
+            let counts = try declaredSizes(p.reps, "reps")
+            guard counts.count <= x.rank else { throw LayerSpecificationError("reps \(p.reps) has more counts than the input has dimensions (\(x.rank))") }
+            reps = emitter.ints([Int](repeating: 1, count: x.rank - counts.count) + counts)
+        }
+        return Value(name: op("tile", ["x": x.name, "reps": reps]), rank: x.rank)
     }
 
     /// Classic split: equal parts along C.

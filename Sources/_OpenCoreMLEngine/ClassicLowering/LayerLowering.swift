@@ -22,9 +22,12 @@ struct LayerLowering {
     var emitter: ProgramEmitter
     /// The value of each blob written so far, by blob name.
     var values: [String: Value] = [:]
+    /// Whether the network's multi-arrays use `EXACT_ARRAY_MAPPING` (some layers' rank rules differ).
+    let exactMapping: Bool
 
-    init(emitter: ProgramEmitter) {
+    init(emitter: ProgramEmitter, exactMapping: Bool) {
         self.emitter = emitter
+        self.exactMapping = exactMapping
     }
 
     /// Lowers `layer`, whose inputs must already have values, and records its outputs' values.

@@ -75,13 +75,13 @@ struct ActivityClassifierTests {
             #expect(metadata.userDefined["session_id"] == "session" && metadata.userDefined["target"] == "activity")
             let layers = specification.neuralNetworkClassifier.layers.map { layer -> String in
                 switch layer.layer {
-                case .permute: return "permute"
-                case .convolution: return "convolution"
-                case .activation: return "relu"
-                case .uniDirectionalLstm: return "lstm"
-                case .innerProduct: return "innerProduct"
-                case .batchnorm: return "batchnorm"
-                case .softmax: return "softmax"
+                case .permute?: return "permute"
+                case .convolution?: return "convolution"
+                case .activation?: return "relu"
+                case .uniDirectionalLstm?: return "lstm"
+                case .innerProduct?: return "innerProduct"
+                case .batchnorm?: return "batchnorm"
+                case .softmax?: return "softmax"
                 default: return "other"
                 }
             }
