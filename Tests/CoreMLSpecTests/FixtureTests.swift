@@ -70,12 +70,12 @@ struct FixtureTests {
     }
 
     /// The fixture's lrn and mvn layers (once unknown fields) decode with the values
-    /// Tests/Fixtures/make_fixtures.py gave coremltools; the engine does not run them yet.
+    /// Tests/Fixtures/make_fixtures.py gave coremltools; they predict (as an ML Program).
     @Test func lrnAndMvnLayersDecode() throws {
         let network = try #require(try Fixtures.model("unmodeled_layer.mlmodel").neuralNetworkSpecification)
         #expect(network.layers.map(\.layerTypeName) == ["lrn", "activation", "mvn"])
         #expect(network.layers.map(\.isModeledLayerType) == [true, true, true])
-        #expect(network.layers.map(\.isSupportedLayerType) == [false, true, false])
+        #expect(network.layers.map(\.isSupportedLayerType) == [true, true, true])
         #expect(network.layers.allSatisfy { $0.unknownFields.data.isEmpty })
         let lrn = try #require(network.layers.first).lrn
         #expect(lrn.alpha == 1e-4 && lrn.beta == 0.75 && lrn.localSize == 3 && lrn.k == 2)

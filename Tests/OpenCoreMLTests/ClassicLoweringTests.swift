@@ -469,4 +469,20 @@ struct ClassicLoweringTests {
             _ = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["x": MLFeatureValue(multiArray: values), "indices": MLFeatureValue(multiArray: indices)]))
         } throws: { error in "\(error)".contains("pick") }
     }
+
+    /// `isSupportedLayerType` (what `inspect` marks "not supported") says what the lowering refuses.
+    @Test func theSupportedLayerListMatchesTheLowering() throws {
+        let refused: [(String, (inout Layer) -> Void)] = [
+            ("custom", { $0.custom.className = "C" }), ("branch", { $0.branch = .init() }), ("loop", { $0.loop = .init() }),
+            ("loopBreak", { $0.loopBreak = .init() }), ("loopContinue", { $0.loopContinue = .init() }),
+            ("pooling3d", { $0.pooling3D = .init() }), ("convolution3d", { $0.convolution3D = .init() }),
+        ]
+        for (name, configure) in refused {
+            let layer = Self.layer("l") { configure(&$0) }
+            #expect(!layer.isSupportedLayerType, "\(name)")
+            #expect(throws: (any Error).self, "\(name)") { _ = try ClassicLowering.program(for: Self.network(input: [2, 3, 4], exact: true, [layer])) }
+        }
+        let supported = Self.layer("l") { $0.reorganizeData.blockSize = 2 }
+        #expect(supported.isSupportedLayerType)
+    }
 }

@@ -68,7 +68,7 @@ extension CoreML_Specification_NeuralNetworkLayer {
              .matrixBandPart?, .lowerTriangular?, .upperTriangular?, .whereBroadcastable?, .layerNormalization?,
              .nonMaximumSuppression?, .oneHot?, .cumSum?, .clampedReLu?, .argSort?, .pooling3D?,
              .globalPooling3D?, .sliceBySize?, .convolution3D?:
-            throw LayerSpecificationError("\(layerTypeName) layers are not supported by OpenCoreML yet: the engine does not run them")
+            throw LayerSpecificationError("\(layerTypeName) layers have no static shape rule: the classic engine has no node for them (they predict as an ML Program, whose shapes are worked out as it runs)")
         case nil: throw LayerSpecificationError("\(layerTypeName) layers are not supported by OpenCoreML yet: the schema does not model them")
         }
     }

@@ -51,9 +51,15 @@ extension CoreML_Specification_NeuralNetworkLayer {
     /// 9; a later one is kept as an unknown field).
     public var isModeledLayerType: Bool { layer != nil }
 
-    /// Whether the layer table covers the layer's type (shape rule, connection counts), as it does
-    /// every type the engine runs; false for modeled types the engine does not run yet.
-    public var isSupportedLayerType: Bool { connectionCounts != nil }
+    /// Whether OpenCoreML predicts with the layer's type: every modeled type but those the engine's
+    /// lowering to ML Programs refuses (3-D convolution and pooling, control flow, custom layers;
+    /// `ClassicLoweringTests` keeps this list and the lowering in step).
+    public var isSupportedLayerType: Bool {
+        switch layer {
+        case nil, .custom?, .branch?, .loop?, .loopBreak?, .loopContinue?, .pooling3D?, .convolution3D?: return false
+        default: return true
+        }
+    }
 
     /// Whether the layer needs specification version 4 (iOS 13, macOS 10.15) or later: a layer type
     /// added then (softmaxND, concatND, batchedMatmul, flattenTo2D, reshapeStatic, clip, …, field
