@@ -137,8 +137,8 @@ package enum ClassicLowering {
             return LayerLowering.Value(name: lowering.op("add", ["x": scaled, "y": lowering.perChannel(biases)]), rank: x.rank)
         case .meanImage(let mean)?:
             let shape = [channels, Int(clamping: image.height), Int(clamping: image.width)]
-            guard mean.meanImage.count == shape.reduce(1, *) else {
-                throw EngineError("preprocessing of \(location)", "mean image has \(mean.meanImage.count) values, the input has \(shape.reduce(1, *))")
+            guard let count = checkedProduct(shape), mean.meanImage.count == count else {
+                throw EngineError("preprocessing of \(location)", "mean image has \(mean.meanImage.count) values, the input has \(shape.map(String.init).joined(separator: "×"))")
             }
             let constant = lowering.emitter.floats(mean.meanImage, shape: shape)
             return LayerLowering.Value(name: lowering.op("sub", ["x": x.name, "y": constant]), rank: x.rank)

@@ -16,14 +16,14 @@ extension LayerLowering {
         let shape: [Int]
         if p.isDeconvolution {
             // [C_in, C_out / groups, kH, kW]
-            let inner = outputChannels / groups * kernel.0 * kernel.1
+            let inner = try count([outputChannels / groups, kernel.0, kernel.1], "outputChannels / nGroups × kernel")
             guard !values.isEmpty, values.count % inner == 0 else {
                 throw LayerSpecificationError("weights hold \(values.count) values, not a multiple of \(inner) (outputChannels / nGroups × kH × kW)")
             }
             shape = [values.count / inner, outputChannels / groups, kernel.0, kernel.1]
         } else {
             let kernelChannels = try declared(p.kernelChannels, "kernelChannels")
-            let expected = outputChannels * kernelChannels * kernel.0 * kernel.1
+            let expected = try count([outputChannels, kernelChannels, kernel.0, kernel.1], "outputChannels × kernelChannels × kernel")
             guard values.count == expected else {
                 throw LayerSpecificationError("weights hold \(values.count) values; outputChannels × kernelChannels × kH × kW is \(expected)")
             }
@@ -284,7 +284,8 @@ extension LayerLowering {
         case 0, 1 where values.count == 1: return emitter.float(values[0])
         case 1: return emitter.floats(values, shape: [values.count, 1, 1])
         case 3:
-            guard dims.reduce(1, *) == values.count else { throw LayerSpecificationError("\(name) holds \(values.count) values; its shape \(shape) needs \(dims.reduce(1, *))") }
+            let expected = try count(dims, "the shape of \(name)")
+            guard expected == values.count else { throw LayerSpecificationError("\(name) holds \(values.count) values; its shape \(shape) needs \(expected)") }
             return emitter.floats(values, shape: dims)
         default: throw LayerSpecificationError("the shape of \(name) \(shape) must be [1], [C] or [C, H, W]")
         }
@@ -307,7 +308,7 @@ extension LayerLowering {
     mutating func loadConstant(_ p: CoreML_Specification_LoadConstantLayerParams) throws -> Value {
         let shape = try declaredSizes(p.shape, "shape")
         guard shape.count == 3 else { throw LayerSpecificationError("shape \(p.shape) must be three sizes [C, H, W]") }
-        return Value(name: emitter.floats(try weights(p.data, "data", count: shape.reduce(1, *)), shape: shape), rank: 3)
+        return Value(name: emitter.floats(try weights(p.data, "data", count: try count(shape, "shape")), shape: shape), rank: 3)
     }
 
     /// `x` with its last three axes in H, W, C order (for the channel-last modes).

@@ -104,7 +104,7 @@ extension LayerLowering {
     mutating func layerNormalization(_ p: CoreML_Specification_LayerNormalizationLayerParams, _ x: Value) throws -> Value {
         let shape = try declaredSizes(p.normalizedShape, "normalizedShape")
         guard !shape.isEmpty else { throw LayerSpecificationError("normalizedShape is empty") }
-        let count = shape.reduce(1, *)
+        let count = try count(shape, "normalizedShape")
         var inputs = ["x": x.name, "axes": emitter.ints(Array((-shape.count)...(-1))), "epsilon": emitter.float(p.eps)]
         inputs["gamma"] = emitter.floats(try weights(p.gamma, "gamma", count: count), shape: shape)
         inputs["beta"] = emitter.floats(try weights(p.beta, "beta", count: count), shape: shape)

@@ -140,7 +140,7 @@ extension LayerLowering {
         case .getShape?: return [Value(name: op("shape", ["x": try first().name]), rank: 1)]
         case .loadConstantNd(let p)?:
             let shape = try declaredSizes(p.shape, "shape")
-            return [Value(name: emitter.floats(try weights(p.data, "data", count: shape.reduce(1, *)), shape: shape), rank: shape.count)]
+            return [Value(name: emitter.floats(try weights(p.data, "data", count: try count(shape, "shape")), shape: shape), rank: shape.count)]
         case .fillLike(let p)?:
             let x = try first()
             return [Value(name: op("fill_like", ["ref_tensor": x.name, "value": emitter.float(p.value)]), rank: x.rank)]
@@ -208,8 +208,8 @@ extension LayerLowering {
         case .matrixBandPart(let p)?:
             let x = try first()
             return [Value(name: bandPart(x, lower: Int(clamping: p.numLower), upper: Int(clamping: p.numUpper)), rank: x.rank)]
-        case .lowerTriangular(let p)?: return [triangle(try first(), k: Int(clamping: p.k), lower: true)]
-        case .upperTriangular(let p)?: return [triangle(try first(), k: Int(clamping: p.k), lower: false)]
+        case .lowerTriangular(let p)?: return [triangle(try first(), k: Int(max(-(1 << 30), min(1 << 30, p.k))), lower: true)]
+        case .upperTriangular(let p)?: return [triangle(try first(), k: Int(max(-(1 << 30), min(1 << 30, p.k))), lower: false)]
         case .whereBroadcastable?: return [try whereBroadcastable(inputs)]
         case .layerNormalization(let p)?: return [try layerNormalization(p, first())]
         case .nonMaximumSuppression(let p)?: return try nonMaximumSuppression(p, inputs)

@@ -26,13 +26,14 @@ extension LayerLowering {
     /// first `length mod numSplits` parts one longer).
     mutating func splitND(_ p: CoreML_Specification_SplitNDLayerParams, _ x: Value, outputs: Int) throws -> [Value] {
         if !p.splitSizes.isEmpty {
+            guard p.splitSizes.count == outputs else { throw LayerSpecificationError("splitSizes holds \(p.splitSizes.count) sizes for \(outputs) outputs") }
             let names = (0..<max(outputs, 1)).map { _ in emitter.name("split") }
             emitter.operation("split", ["x": [x.name], "axis": [emitter.int(Int(p.axis))], "split_sizes": [emitter.ints(try declaredSizes(p.splitSizes, "splitSizes"))]],
                               outputs: names)
             return names.map { Value(name: $0, rank: x.rank) }
         }
         let parts = p.numSplits == 0 ? outputs : try declared(p.numSplits, "numSplits")
-        guard parts >= 1 else { throw LayerSpecificationError("numSplits must be positive") }
+        guard parts >= 1, parts == outputs else { throw LayerSpecificationError("numSplits (\(p.numSplits)) must be the number of outputs (\(outputs))") }
         guard x.rank > 0 else { throw LayerSpecificationError("the input's rank must be known to split it") }
         let axis = try resolved(Int(p.axis), rank: x.rank)
         // length = base · parts + extra; part k starts at k · base + min(k, extra).
@@ -70,6 +71,7 @@ extension LayerLowering {
     /// Classic split: equal parts along C.
     mutating func classicSplit(_ p: CoreML_Specification_SplitLayerParams, _ x: Value, outputs: Int) throws -> [Value] {
         let parts = p.nOutputs == 0 ? outputs : try declared(p.nOutputs, "nOutputs")
+        guard parts >= 1, parts == outputs else { throw LayerSpecificationError("nOutputs (\(p.nOutputs)) must be the number of outputs (\(outputs))") }
         let names = (0..<parts).map { _ in emitter.name("split") }
         emitter.operation("split", ["x": [x.name], "axis": [emitter.int(x.rank >= 3 ? -3 : -1)], "num_splits": [emitter.int(parts)]], outputs: names)
         return names.map { Value(name: $0, rank: x.rank) }

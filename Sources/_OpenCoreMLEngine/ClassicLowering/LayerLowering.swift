@@ -50,7 +50,10 @@ struct LayerLowering {
         guard results.count >= layer.output.count else {
             throw EngineError(location, "the layer has \(layer.output.count) outputs; it computes \(results.count)")
         }
-        for (blob, value) in zip(layer.output, results) { values[blob] = value }
+        for (blob, value) in zip(layer.output, results) {
+            // A rank worked out below 0 (from an input of unknown rank) is unknown.
+            values[blob] = Value(name: value.name, rank: max(value.rank, Self.unknownRank))
+        }
     }
 
     // MARK: Building blocks
@@ -113,6 +116,13 @@ struct LayerLowering {
         default:
             throw LayerSpecificationError("the input has rank \(x.rank); this layer needs C, H and W (rank 3 or more)")
         }
+    }
+
+    /// The number of values a tensor of `shape` holds, or an error naming `what` when that
+    /// overflows.
+    func count(_ shape: [Int], _ what: String) throws -> Int {
+        guard let count = checkedProduct(shape) else { throw LayerSpecificationError("\(what) \(shape) holds more values than can be counted") }
+        return count
     }
 
     /// A weight's values: `count` of them (when given), decoded from any stored form.

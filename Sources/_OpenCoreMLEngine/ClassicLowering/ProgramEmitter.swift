@@ -40,7 +40,7 @@ struct ProgramEmitter {
         type.tensorType.rank = Int64(shape.count)
         type.tensorType.dimensions = shape.map { size in
             var dimension = CoreML_Specification_MILSpec_Dimension()
-            dimension.constant.size = UInt64(size)
+            dimension.constant.size = UInt64(clamping: size)
             return dimension
         }
         return type
