@@ -485,4 +485,40 @@ struct ClassicLoweringTests {
         let supported = Self.layer("l") { $0.reorganizeData.blockSize = 2 }
         #expect(supported.isSupportedLayerType)
     }
+
+    /// Every layer type with default (zero) parameters, one to three inputs of ranks 1 to 5, exact
+    /// and rank-5 mapped: loading and predicting may fail, with an error, but never trap.
+    @Test func everyLayerTypeWithDefaultParametersFailsCleanlyOrPredicts() throws {
+        var predicted = 0, refused = 0
+        for number in Layer.appleLayerTypeNames.keys.sorted() {
+            var tag = UInt64(number) << 3 | 2, bytes: [UInt8] = []
+            while tag >= 0x80 { bytes.append(UInt8(tag & 0x7F) | 0x80); tag >>= 7 }
+            var layer = try Layer(serializedBytes: bytes + [UInt8(tag), 0])
+            layer.name = "l"
+            layer.output = ["y", "y2", "y3"]
+            for (inputs, rank, exact) in [(1, 4, true), (2, 3, true), (3, 2, true), (1, 3, false), (1, 5, true), (1, 1, true)] {
+                let shape = [Int](repeating: 2, count: rank)
+                var model = Self.network(input: shape.map(Int64.init), exact: exact, [])
+                layer.input = ["x", "x2", "x3"].prefix(inputs).map { $0 }
+                model.neuralNetwork.layers = [layer]
+                for name in layer.input.dropFirst() { model.description_p.input.append(TestSpecs.array(name, shape.map(Int64.init))) }
+                model.description_p.output = [TestSpecs.array("y", [])]
+                var features: [String: MLFeatureValue] = [:]
+                for name in layer.input {
+                    let array = try MLMultiArray(shape: shape.map { NSNumber(value: $0) }, dataType: .float32)
+                    for index in 0..<array.count { array[index] = NSNumber(value: Float(index % 3)) }
+                    features[name] = MLFeatureValue(multiArray: array)
+                }
+                do {
+                    _ = try MLModel(specification: model).prediction(from: MLDictionaryFeatureProvider(dictionary: features))
+                    predicted += 1
+                } catch {
+                    refused += 1
+                    #expect(!"\(error)".isEmpty)
+                }
+            }
+        }
+        #expect(predicted + refused == 158 * 6)
+        #expect(predicted > 0)
+    }
 }
