@@ -48,28 +48,10 @@ extension CoreML_Specification_NeuralNetworkLayer {
         case .batchedMatmul(let p)?: return [try rule.batchedMatmul(p)]
         case .flattenTo2D(let p)?: return [try rule.flattenTo2D(p)]
         case .reshapeStatic(let p)?: return [try rule.reshapeStatic(p)]
-        case .mvn?, .lrn?, .crop?, .resizeBilinear?, .cropResize?, .average?, .max?, .min?, .dot?, .reduce?, .split?,
-             .sequenceRepeat?, .reorganizeData?, .slice?, .simpleRecurrent?, .gru?, .biDirectionalLstm?, .custom?,
-             .copy?, .branch?, .loop?, .loopBreak?, .loopContinue?, .rangeStatic?, .rangeDynamic?, .ceil?,
-             .floor?, .sign?, .round?, .exp2?, .sin?, .cos?, .tan?, .asin?, .acos?, .atan?, .sinh?, .cosh?,
-             .tanh?, .asinh?, .acosh?, .atanh?, .erf?, .gelu?, .equal?, .notEqual?, .lessThan?, .lessEqual?,
-             .greaterThan?, .greaterEqual?, .logicalOr?, .logicalXor?, .logicalNot?, .logicalAnd?,
-             .modBroadcastable?, .minBroadcastable?, .maxBroadcastable?, .addBroadcastable?, .powBroadcastable?,
-             .divideBroadcastable?, .floorDivBroadcastable?, .multiplyBroadcastable?, .subtractBroadcastable?,
-             .tile?, .stack?, .gather?, .scatter?, .gatherNd?, .scatterNd?, .gatherAlongAxis?, .scatterAlongAxis?,
-             .reverse?, .reverseSeq?, .splitNd?, .transpose?, .sliceStatic?, .sliceDynamic?, .slidingWindows?,
-             .topK?, .argMin?, .argMax?, .embeddingNd?, .getShape?, .loadConstantNd?, .fillLike?, .fillStatic?,
-             .fillDynamic?, .broadcastToLike?, .broadcastToStatic?, .broadcastToDynamic?, .squeeze?, .expandDims?,
-             .reshapeLike?, .reshapeDynamic?, .rankPreservingReshape?, .constantPad?, .randomNormalLike?,
-             .randomNormalStatic?, .randomNormalDynamic?, .randomUniformLike?, .randomUniformStatic?,
-             .randomUniformDynamic?, .randomBernoulliLike?, .randomBernoulliStatic?, .randomBernoulliDynamic?,
-             .categoricalDistribution?, .reduceL1?, .reduceL2?, .reduceMax?, .reduceMin?, .reduceSum?,
-             .reduceProd?, .reduceMean?, .reduceLogSum?, .reduceSumSquare?, .reduceLogSumExp?, .whereNonZero?,
-             .matrixBandPart?, .lowerTriangular?, .upperTriangular?, .whereBroadcastable?, .layerNormalization?,
-             .nonMaximumSuppression?, .oneHot?, .cumSum?, .clampedReLu?, .argSort?, .pooling3D?,
-             .globalPooling3D?, .sliceBySize?, .convolution3D?:
-            throw LayerSpecificationError("\(layerTypeName) layers have no static shape rule: the classic engine has no node for them (they predict as an ML Program, whose shapes are worked out as it runs)")
         case nil: throw LayerSpecificationError("\(layerTypeName) layers are not supported by OpenCoreML yet: the schema does not model them")
+        default:
+            // The types `connectionCounts` has no counts for (one list, there).
+            throw LayerSpecificationError("\(layerTypeName) layers have no static shape rule: the classic engine has no node for them (they predict as an ML Program, whose shapes are worked out as it runs)")
         }
     }
 }
