@@ -69,3 +69,101 @@ extension CoreML_Specification_NeuralNetworkLayer {
         return issues
     }
 }
+
+/// Control flow: Core ML's `branch` and `loop` layers hold whole networks, name no outputs, and
+/// share one blob namespace with the network around them. A nested network reads the blobs of its
+/// enclosing networks by name and writes blobs that they read afterwards; a `copy` layer is the only
+/// layer that may write a blob that already exists (it overwrites it), which is how a loop body
+/// updates the values it carries from one iteration to the next.
+extension CoreML_Specification_NeuralNetworkLayer {
+    /// Whether the layer is `branch`, `loop`, `loopBreak` or `loopContinue`: layers with no outputs.
+    public var isControlFlow: Bool {
+        switch layer {
+        case .branch?, .loop?, .loopBreak?, .loopContinue?: return true
+        default: return false
+        }
+    }
+
+    /// The networks the layer holds, in the order they first run, each with its field's name: a
+    /// branch's `ifBranch` and `elseBranch`, a loop's `conditionNetwork` and `bodyNetwork`.
+    public var nestedNetworks: [(field: String, network: CoreML_Specification_NeuralNetwork)] {
+        switch layer {
+        case .branch(let p)?: return [("ifBranch", p.ifBranch), ("elseBranch", p.elseBranch)]
+        case .loop(let p)?: return [("conditionNetwork", p.conditionNetwork), ("bodyNetwork", p.bodyNetwork)]
+        default: return []
+        }
+    }
+
+    /// The blobs the layer writes: its outputs and, for a control-flow layer, every blob a layer of
+    /// its nested networks writes (at any depth), in first-written order.
+    public var blobsWritten: [String] {
+        var seen = Set<String>()
+        var result: [String] = []
+        func visit(_ layer: Self) {
+            for blob in layer.output where seen.insert(blob).inserted { result.append(blob) }
+            for (_, network) in layer.nestedNetworks { network.layers.forEach(visit) }
+        }
+        visit(self)
+        return result
+    }
+
+    /// The blobs the layer reads from the networks around it: its inputs and, for a control-flow
+    /// layer, each input of a nested layer that no nested layer before it (in file order, the
+    /// condition network before the body) has written.
+    public var blobsRead: [String] {
+        var written = Set<String>()
+        var seen = Set<String>()
+        var result: [String] = []
+        func visit(_ layer: Self) {
+            for blob in layer.input where !written.contains(blob) && seen.insert(blob).inserted { result.append(blob) }
+            switch layer.layer {
+            case .branch?:
+                // Either branch may run: what one writes is not there for the other.
+                let before = written
+                var after = before
+                for (_, network) in layer.nestedNetworks {
+                    written = before
+                    network.layers.forEach(visit)
+                    after.formUnion(written)
+                }
+                written = after
+            default:
+                for (_, network) in layer.nestedNetworks { network.layers.forEach(visit) }
+            }
+            written.formUnion(layer.output)
+        }
+        visit(self)
+        return result
+    }
+
+    /// What is wrong with the inputs and outputs a control-flow or copy layer names (these layers
+    /// are outside the layer table's `connectionCounts`): a branch takes its condition, a loop
+    /// nothing or its iteration count, loopBreak and loopContinue nothing; none of them names an
+    /// output. A copy takes one input and names one output with another name.
+    public var controlFlowConnectionIssues: [String] {
+        let inputs: ClosedRange<Int>
+        switch layer {
+        case .branch?: inputs = 1...1
+        case .loop?: inputs = 0...1
+        case .loopBreak?, .loopContinue?: inputs = 0...0
+        case .copy?:
+            var issues: [String] = []
+            if input.count != 1 { issues.append("a copy layer takes 1 input; this one names \(input.count)") }
+            if output.count != 1 { issues.append("a copy layer produces 1 output; this one names \(output.count)") }
+            if input.count == 1, output.count == 1, input[0] == output[0] {
+                issues.append("a copy layer's input and output must have different names; both are '\(input[0])'")
+            }
+            return issues
+        default: return []
+        }
+        var issues: [String] = []
+        if !inputs.contains(input.count) {
+            let expected = inputs.lowerBound == inputs.upperBound ? "\(inputs.lowerBound == 0 ? "no" : "\(inputs.lowerBound)") input\(inputs.lowerBound == 1 ? "" : "s")" : "0 or 1 input"
+            issues.append("a \(layerTypeName) layer takes \(expected); this one names \(input.count)")
+        }
+        if !output.isEmpty {
+            issues.append("a \(layerTypeName) layer produces no outputs (its nested networks write blobs); this one names \(output.count)")
+        }
+        return issues
+    }
+}

@@ -57,24 +57,79 @@ extension CoreML_Specification_NeuralNetworkLayer {
     /// Layer indices in an order where every layer runs after the layers producing its inputs (the
     /// specification's order where it already is one), starting from the blobs in `available`.
     ///
+    /// A control-flow layer reads and writes the blobs its nested networks do (``blobsRead``,
+    /// ``blobsWritten``). Where a blob has several writers (a `copy` overwrites it), the file's order
+    /// decides which value a layer reads: a reader runs after the writers before it in the file, and
+    /// a writer after the layers before it in the file that read or write that blob.
+    ///
     /// Throws `ModelValidationError` naming the first layer whose input nothing produces.
     public static func dependencyOrder(_ layers: [Self], available: Set<String>) throws -> [Int] {
+        let graph = DependencyGraph(layers)
         var ready = available
+        var done = [Bool](repeating: false, count: layers.count)
         var remaining = Array(layers.indices)
         var order: [Int] = []
         while !remaining.isEmpty {
-            guard let next = remaining.firstIndex(where: { layers[$0].input.allSatisfy(ready.contains) }) else {
+            guard let next = remaining.firstIndex(where: { index in
+                graph.reads[index].allSatisfy(ready.contains) && graph.after[index].allSatisfy { done[$0] }
+            }) else {
                 let layer = layers[remaining[0]]
-                let missing = layer.input.filter { !ready.contains($0) }
+                let missing = graph.reads[remaining[0]].filter { !ready.contains($0) }
                 throw ModelValidationError(
                     location: "layer '\(layer.name)'",
-                    message: "input \(missing.map { "'\($0)'" }.joined(separator: ", ")) is produced by no layer or model input")
+                    message: missing.isEmpty
+                        ? "the layer waits on layers that wait on it (the order of the blobs a copy layer overwrites)"
+                        : "input \(missing.map { "'\($0)'" }.joined(separator: ", ")) is produced by no layer or model input")
             }
             let index = remaining.remove(at: next)
             order.append(index)
-            ready.formUnion(layers[index].output)
+            done[index] = true
+            ready.formUnion(graph.writes[index])
         }
         return order
+    }
+}
+
+/// Which layers of one network must run before which: each layer's blobs read and written (nested
+/// networks included), and the layers it waits on.
+struct DependencyGraph {
+    let reads: [[String]]
+    let writes: [[String]]
+    /// The layers each layer waits on, besides the writers of what it reads becoming available.
+    let after: [Set<Int>]
+    /// The layers each layer waits on, the writers of what it reads included (for finding cycles).
+    let edges: [Set<Int>]
+
+    init(_ layers: [CoreML_Specification_NeuralNetworkLayer]) {
+        reads = layers.map(\.blobsRead)
+        writes = layers.map(\.blobsWritten)
+        var writers: [String: [Int]] = [:]
+        var readers: [String: [Int]] = [:]
+        for index in layers.indices {
+            for blob in writes[index] { writers[blob, default: []].append(index) }
+            for blob in reads[index] { readers[blob, default: []].append(index) }
+        }
+        var after = [Set<Int>](repeating: [], count: layers.count)
+        var edges = [Set<Int>](repeating: [], count: layers.count)
+        for index in layers.indices {
+            for blob in reads[index] {
+                let all = writers[blob] ?? []
+                let before = all.filter { $0 < index }
+                if all.count > 1 { after[index].formUnion(before) }
+                if let first = before.isEmpty ? all.first : nil {
+                    edges[index].insert(first)
+                } else {
+                    edges[index].formUnion(before)
+                }
+            }
+            for blob in writes[index] where (writers[blob]?.count ?? 0) > 1 {
+                let earlier = (writers[blob] ?? []).filter { $0 < index } + (readers[blob] ?? []).filter { $0 < index }
+                after[index].formUnion(earlier)
+            }
+            edges[index].formUnion(after[index])
+        }
+        self.after = after
+        self.edges = edges
     }
 }
 

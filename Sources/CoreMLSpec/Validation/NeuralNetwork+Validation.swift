@@ -10,36 +10,9 @@ extension CoreML_Specification_Model {
             return
         }
         let modelInputs = Set(description_p.input.map(\.name))
-        var names = Set<String>()
-        var producer: [String: String] = [:]  // blob → layer that writes it
-        for (index, layer) in layers.enumerated() {
-            let part = context.checkName(layer.name, of: "layer", index: index, seen: &names,
-                                         missing: "a layer needs a name", twice: "two layers have this name")
-            if layer.layer == nil && layer.layerTypeName == "none" {
-                context.fail("the layer has no type", at: part)
-            }
-            if layer.connectionCounts == nil && layer.output.isEmpty {
-                context.fail("the layer has no outputs", at: part)
-            }
-            for issue in layer.connectionCountIssues {
-                context.fail(issue, at: part)
-            }
-            for blob in layer.output {
-                if let other = producer[blob] {
-                    context.fail("output '\(blob)' is also produced by layer '\(other)'", at: part)
-                } else if modelInputs.contains(blob) {
-                    context.fail("output '\(blob)' has the name of a model input", at: part)
-                }
-                producer[blob] = layer.name
-            }
-            context.within(part) { layer.validateWeights(in: &$0) }
-        }
-        for (index, layer) in layers.enumerated() {
-            let part = layer.name.isEmpty ? "layer #\(index + 1)" : "layer '\(layer.name)'"
-            for blob in layer.input where producer[blob] == nil && !modelInputs.contains(blob) {
-                context.fail("input '\(blob)' is neither a model input nor the output of a layer", at: part)
-            }
-        }
+        var producer: [String: String] = [:]  // blob → layer that writes it first
+        Self.validateLayers(layers, modelInputs: modelInputs, producer: &producer, inLoopBody: false, in: &context)
+        Self.validateInputs(layers, available: modelInputs.union(producer.keys), in: &context)
         if let cycle = Self.layersOnCycles(layers) {
             context.fail("layers depend on each other in a cycle: \(cycle.joined(separator: ", "))")
         }
@@ -95,21 +68,97 @@ extension CoreML_Specification_Model {
     }
 
 
+    /// Names, types, input and output counts, weights, and who writes each blob, for `layers` and
+    /// (depth first, in file order) the networks their control-flow layers hold. A blob has one
+    /// writer, except that a `copy` layer may overwrite a blob written before it (Core ML's rule),
+    /// and the two branches of a `branch` may each write it (one of them runs).
+    private static func validateLayers(
+        _ layers: [CoreML_Specification_NeuralNetworkLayer], modelInputs: Set<String>, producer: inout [String: String],
+        inLoopBody: Bool, in context: inout ValidationContext
+    ) {
+        var names = Set<String>()
+        for (index, layer) in layers.enumerated() {
+            let part = context.checkName(layer.name, of: "layer", index: index, seen: &names,
+                                         missing: "a layer needs a name", twice: "two layers have this name")
+            if layer.layer == nil && layer.layerTypeName == "none" {
+                context.fail("the layer has no type", at: part)
+            }
+            if layer.connectionCounts == nil && layer.output.isEmpty && !layer.isControlFlow {
+                context.fail("the layer has no outputs", at: part)
+            }
+            for issue in layer.connectionCountIssues + layer.controlFlowConnectionIssues {
+                context.fail(issue, at: part)
+            }
+            let overwrites: Bool
+            if case .copy? = layer.layer { overwrites = true } else { overwrites = false }
+            for blob in layer.output {
+                if let other = producer[blob], !overwrites {
+                    context.fail("output '\(blob)' is also produced by layer '\(other)'", at: part)
+                } else if modelInputs.contains(blob) {
+                    context.fail("output '\(blob)' has the name of a model input", at: part)
+                }
+                if producer[blob] == nil { producer[blob] = layer.name }
+            }
+            switch layer.layer {
+            case .loopBreak?, .loopContinue?:
+                if !inLoopBody {
+                    context.fail("a \(layer.layerTypeName) layer must be inside a loop layer's bodyNetwork", at: part)
+                }
+            case .branch?:
+                let before = producer
+                var merged = before
+                for (field, network) in layer.nestedNetworks {
+                    var scoped = before
+                    context.within("\(part) › \(field)") {
+                        validateLayers(network.layers, modelInputs: modelInputs, producer: &scoped, inLoopBody: inLoopBody, in: &$0)
+                    }
+                    merged.merge(scoped) { first, _ in first }
+                }
+                producer = merged
+            case .loop(let loop)?:
+                if !loop.conditionNetwork.layers.isEmpty {
+                    context.within("\(part) › conditionNetwork") {
+                        validateLayers(loop.conditionNetwork.layers, modelInputs: modelInputs, producer: &producer, inLoopBody: false, in: &$0)
+                    }
+                    if loop.conditionVar.isEmpty {
+                        context.fail("conditionVar is empty; a loop with a conditionNetwork needs the name of the blob it writes", at: part)
+                    } else if !loop.conditionNetwork.layers.contains(where: { $0.blobsWritten.contains(loop.conditionVar) }) {
+                        context.fail("conditionVar '\(loop.conditionVar)' is written by no layer of the conditionNetwork", at: part)
+                    }
+                }
+                context.within("\(part) › bodyNetwork") {
+                    validateLayers(loop.bodyNetwork.layers, modelInputs: modelInputs, producer: &producer, inLoopBody: true, in: &$0)
+                }
+            default:
+                break
+            }
+            context.within(part) { layer.validateWeights(in: &$0) }
+        }
+    }
+
+    /// Every input of `layers` and of the layers of their nested networks is a model input or a
+    /// blob some layer writes (the blobs of nested networks share the network's namespace).
+    private static func validateInputs(
+        _ layers: [CoreML_Specification_NeuralNetworkLayer], available: Set<String>, in context: inout ValidationContext
+    ) {
+        for (index, layer) in layers.enumerated() {
+            let part = layer.name.isEmpty ? "layer #\(index + 1)" : "layer '\(layer.name)'"
+            for blob in layer.input where !available.contains(blob) {
+                context.fail("input '\(blob)' is neither a model input nor the output of a layer", at: part)
+            }
+            for (field, network) in layer.nestedNetworks {
+                context.within("\(part) › \(field)") { validateInputs(network.layers, available: available, in: &$0) }
+            }
+        }
+    }
+
     /// Names of layers that can never run because they wait on each other, or nil if there is no cycle.
     static func layersOnCycles(_ layers: [CoreML_Specification_NeuralNetworkLayer]) -> [String]? {
-        var producerIndex: [String: Int] = [:]
-        for (index, layer) in layers.enumerated() {
-            for blob in layer.output where producerIndex[blob] == nil { producerIndex[blob] = index }
-        }
-        var waitingOn = [Int](repeating: 0, count: layers.count)
+        let graph = DependencyGraph(layers)
+        var waitingOn = graph.edges.map(\.count)
         var dependents = [[Int]](repeating: [], count: layers.count)
-        for (index, layer) in layers.enumerated() {
-            for blob in Set(layer.input) {
-                if let source = producerIndex[blob] {
-                    waitingOn[index] += 1
-                    dependents[source].append(index)
-                }
-            }
+        for (index, sources) in graph.edges.enumerated() {
+            for source in sources { dependents[source].append(index) }
         }
         var ready = waitingOn.indices.filter { waitingOn[$0] == 0 }
         var done = 0

@@ -25,7 +25,7 @@ package enum ClassicLowering {
         }
         let description = model.description_p
         var reserved = Set(description.input.map(\.name) + description.output.map(\.name))
-        for layer in network.layers { reserved.formUnion(layer.input + layer.output) }
+        for layer in network.layers { reserved.formUnion(layer.input + layer.output + layer.blobsRead + layer.blobsWritten) }
         var lowering = LayerLowering(emitter: ProgramEmitter(reserving: reserved), exactMapping: network.arrayInputShapeMapping == .exactArrayMapping)
 
         var functionInputs: [CoreML_Specification_MILSpec_NamedValueType] = []

@@ -65,9 +65,11 @@ extension LayerLowering {
         case .biDirectionalLstm(let p)?: return try biDirectionalLSTM(p, inputs)
         case .custom(let p)?:
             throw LayerSpecificationError("custom layer of class '\(p.className)': OpenCoreML has no implementation of it (register one with MLCustomLayer)")
-        case .copy?: return [function("identity", try first())]
-        case .branch?, .loop?, .loopBreak?, .loopContinue?:
-            throw LayerSpecificationError("control-flow layers (branch, loop) are not supported yet")
+        case .copy?: return [try first()]
+        case .branch(let p)?: try branch(p, first()); return []
+        case .loop(let p)?: try loop(p, inputs, blobsWritten: layer.blobsWritten); return []
+        case .loopBreak?, .loopContinue?:
+            throw LayerSpecificationError("a \(layer.layerTypeName) layer must be inside a loop layer's bodyNetwork")
         case .rangeStatic(let p)?:
             return [range(end: emitter.float(p.endValue), start: emitter.float(p.startValue), step: emitter.float(p.stepSizeValue))]
         case .rangeDynamic(let p)?: return [try rangeDynamic(p, inputs)]

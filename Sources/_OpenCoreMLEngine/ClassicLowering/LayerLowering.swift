@@ -24,6 +24,9 @@ struct LayerLowering {
     var values: [String: Value] = [:]
     /// Whether the network's multi-arrays use `EXACT_ARRAY_MAPPING` (some layers' rank rules differ).
     let exactMapping: Bool
+    /// Whether the layers being lowered are (at any depth of branches) in a loop's body, where
+    /// `loopBreak` and `loopContinue` may stand.
+    var inLoopBody = false
 
     init(emitter: ProgramEmitter, exactMapping: Bool) {
         self.emitter = emitter
@@ -40,8 +43,9 @@ struct LayerLowering {
             return value
         }
         let results: [Value]
+        let enclosingScope = emitter.scope
         emitter.scope = layer.name
-        defer { emitter.scope = "" }
+        defer { emitter.scope = enclosingScope }
         do {
             results = try rule(for: layer, inputs)
         } catch let error as LayerSpecificationError {

@@ -123,6 +123,23 @@ struct ProgramEmitter {
         operations.append(operation)
     }
 
+    /// How many operations have been written so far.
+    var operationCount: Int { operations.count }
+
+    /// Removes the operations written since `start` (the `operationCount` then) and returns them: a
+    /// nested block's operations are written here first, then moved into their block.
+    mutating func takeOperations(from start: Int) -> [Operation] {
+        let taken = Array(operations[start...])
+        operations.removeSubrange(start...)
+        return taken
+    }
+
+    /// An operation holding nested `blocks` (`cond`, `while_loop`); its outputs are named `outputs`.
+    mutating func operation(_ type: String, _ inputs: [String: [String]], outputs: [String], blocks: [CoreML_Specification_MILSpec_Block]) {
+        operation(type, inputs, outputs: outputs)
+        operations[operations.count - 1].blocks = blocks
+    }
+
     /// A one-output operation of `type`; returns the output's fresh name.
     @discardableResult
     mutating func operation(_ type: String, _ inputs: [String: String], hint: String? = nil) -> String {
