@@ -52,11 +52,11 @@ extension CoreML_Specification_NeuralNetworkLayer {
     public var isModeledLayerType: Bool { layer != nil }
 
     /// Whether OpenCoreML predicts with the layer's type: every modeled type but those the engine's
-    /// lowering to ML Programs refuses (3-D convolution and pooling, control flow, custom layers;
+    /// lowering to ML Programs refuses (3-D convolution and pooling, custom layers;
     /// `ClassicLoweringTests` keeps this list and the lowering in step).
     public var isSupportedLayerType: Bool {
         switch layer {
-        case nil, .custom?, .branch?, .loop?, .loopBreak?, .loopContinue?, .pooling3D?, .convolution3D?: return false
+        case nil, .custom?, .pooling3D?, .convolution3D?: return false
         default: return true
         }
     }
