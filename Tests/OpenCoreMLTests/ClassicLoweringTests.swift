@@ -251,6 +251,10 @@ struct ClassicLoweringTests {
             TestSpecs.layer("lstm", ["x"], ["lstm", "lstm_h", "lstm_c"]) { $0.uniDirectionalLstm = lstm },
         ])
         try Self.expectSameOutputs(model, Self.input([5, 1, 3, 1, 1], seed: 8))
+        // Under the exact mapping the input stays [Seq, Batch, C, 1, 1] and so do the outputs.
+        var exact = model
+        exact.neuralNetwork.arrayInputShapeMapping = .exactArrayMapping
+        try Self.expectSameOutputs(exact, Self.input([5, 1, 3, 1, 1], seed: 9))
 
         var embedding = Self.network(input: [1], [
             Self.layer("embedding") {

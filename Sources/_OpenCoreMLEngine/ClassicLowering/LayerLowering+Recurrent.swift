@@ -26,23 +26,40 @@ extension LayerLowering {
                             states: Int, sequenceOutput: Bool, outputSize: Int? = nil) throws -> [Value] {
         let x = inputs[0]
         var arguments = arguments
-        arguments["x"] = reshape(x.name, keeping: 0, then: [-1, 1, inputSize])
+        // Under the exact mapping a rank-5 input is [Seq, Batch, C, 1, 1]: its batch is MIL's.
+        let batched = x.rank == 5
+        arguments["x"] = batched ? reshape(x.name, keeping: 2, then: [inputSize]) : reshape(x.name, keeping: 0, then: [-1, 1, inputSize])
         let stateNames = ["initial_h", "initial_c"]
         for index in 0..<states {
             arguments[stateNames[index]] = inputs.count > index + 1
-                ? reshape(inputs[index + 1].name, keeping: 0, then: [1, h])
-                : emitter.floats([Float](repeating: 0, count: h), shape: [1, h])
+                ? reshape(inputs[index + 1].name, keeping: 0, then: [-1, h])
+                : zeroState(x, width: h)
         }
         let outputs = (0...states).map { _ in emitter.name(type) }
         emitter.operation(type, arguments.mapValues { [$0] }, outputs: outputs)
         let width = outputSize ?? h
-        // Exact mapping keeps [Seq, Batch, C, H, W]; otherwise [Seq, C, 1, 1] or [C, 1, 1].
+        if batched {
+            // y [Seq, Batch, H] → [Seq, Batch, H, 1, 1]; states [Batch, H] → [1, Batch, H, 1, 1].
+            var result = [Value(name: reshape(outputs[0], keeping: 2, then: [width, 1, 1]), rank: 5)]
+            for state in outputs.dropFirst() {
+                result.append(Value(name: expandDims(reshape(state, keeping: 1, then: [width, 1, 1]), [0]), rank: 5))
+            }
+            return result
+        }
+        // Otherwise [Seq, C, 1, 1] or [C, 1, 1].
         let sequenceShape: [Int] = x.rank >= 5 ? [-1] + [Int](repeating: 1, count: x.rank - 4) + [width, 1, 1] : (x.rank == 4 ? [-1, width, 1, 1] : [width, 1, 1])
         let stateShape: [Int] = x.rank >= 5 ? [Int](repeating: 1, count: x.rank - 3) + [width, 1, 1] : [width, 1, 1]
         let y = sequenceOutput || x.rank >= 4 ? reshape(outputs[0], keeping: 0, then: sequenceShape) : reshape(outputs[0], keeping: 0, then: [width, 1, 1])
         var result = [Value(name: y, rank: sequenceOutput || x.rank >= 4 ? sequenceShape.count : 3)]
         for state in outputs.dropFirst() { result.append(Value(name: reshape(state, keeping: 0, then: stateShape), rank: stateShape.count)) }
         return result
+    }
+
+    /// Zeros for a recurrent layer's initial state of `width` values per sequence of `x`: `[Batch,
+    /// width]` (the batch of a rank-5 `[Seq, Batch, C, 1, 1]` input, else 1).
+    mutating func zeroState(_ x: Value, width: Int) -> String {
+        let batch = x.rank == 5 ? dimensions(of: x.name, from: 1, to: 2) : emitter.ints([1])
+        return op("fill", ["shape": concat([batch, emitter.ints([width])], axis: 0), "value": emitter.float(0)])
     }
 
     /// The MIL name of a recurrent layer's activation.
@@ -142,7 +159,7 @@ extension LayerLowering {
         var states = [inputs[0]]
         for (forward, backward) in [(1, 3), (2, 4)] {
             let parts = [forward, backward].map { index in
-                inputs.count > index ? reshape(inputs[index].name, keeping: 0, then: [1, h]) : emitter.floats([Float](repeating: 0, count: h), shape: [1, h])
+                inputs.count > index ? reshape(inputs[index].name, keeping: 0, then: [-1, h]) : zeroState(inputs[0], width: h)
             }
             states.append(Value(name: concat(parts, axis: -1), rank: 2))
         }

@@ -97,6 +97,15 @@ extension LayerLowering {
     mutating func sliceDynamic(_ p: CoreML_Specification_SliceDynamicLayerParams, _ inputs: [Value]) throws -> Value {
         guard inputs.count >= 2 else { throw LayerSpecificationError("sliceDynamic needs the input and its begin indices") }
         let x = inputs[0]
+        // coremltools writes five of each parameter whatever the rank; the first `rank` apply.
+        var p = p
+        if x.rank > 0 {
+            p.endIds = Array(p.endIds.prefix(x.rank))
+            p.strides = Array(p.strides.prefix(x.rank))
+            p.beginMasks = Array(p.beginMasks.prefix(x.rank))
+            p.endMasks = Array(p.endMasks.prefix(x.rank))
+            p.squeezeMasks = Array(p.squeezeMasks.prefix(x.rank))
+        }
         let rank = p.beginMasks.count
         var arguments = ["x": x.name, "begin": inputs[1].name]
         arguments["end"] = inputs.count > 2 ? inputs[2].name : emitter.ints(p.endIds.map { Int(clamping: $0) })
