@@ -29,8 +29,9 @@ package enum ClassicLowering {
         var lowering = LayerLowering(emitter: ProgramEmitter(reserving: reserved), exactMapping: network.arrayInputShapeMapping == .exactArrayMapping)
 
         var functionInputs: [CoreML_Specification_MILSpec_NamedValueType] = []
+        let imageInputCount = description.input.filter { if case .imageType? = $0.type.type { return true } else { return false } }.count
         for feature in description.input {
-            let (type, view) = try input(feature, network: network, into: &lowering)
+            let (type, view) = try input(feature, network: network, imageInputCount: imageInputCount, into: &lowering)
             var named = CoreML_Specification_MILSpec_NamedValueType()
             named.name = feature.name
             named.type = type
@@ -76,7 +77,8 @@ package enum ClassicLowering {
     /// The function input's type for `feature`, and the value the network's layers see for it
     /// (reshaped by the shape mappings and preprocessed).
     private static func input(
-        _ feature: CoreML_Specification_FeatureDescription, network: any NeuralNetworkSpecification, into lowering: inout LayerLowering
+        _ feature: CoreML_Specification_FeatureDescription, network: any NeuralNetworkSpecification, imageInputCount: Int,
+        into lowering: inout LayerLowering
     ) throws -> (CoreML_Specification_MILSpec_ValueType, LayerLowering.Value) {
         let location = "input '\(feature.name)'"
         switch feature.type.type {
@@ -109,7 +111,8 @@ package enum ClassicLowering {
             var value = network.imageInputShapeMapping == .rank4ImageMapping
                 ? LayerLowering.Value(name: feature.name, rank: 4)
                 : LayerLowering.Value(name: lowering.squeeze(feature.name, [0]), rank: 3)
-            let imageInputs = network.preprocessing.isEmpty ? 0 : 1
+            // Preprocessing without a feature name is the only image input's.
+            let imageInputs = imageInputCount
             let steps = network.preprocessing.filter { $0.featureName == feature.name || ($0.featureName.isEmpty && imageInputs == 1) }
             if let step = steps.first {
                 value = try preprocess(value, step, image: image, channels: channels, location: location, into: &lowering)
