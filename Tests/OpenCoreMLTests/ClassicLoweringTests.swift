@@ -422,6 +422,13 @@ struct ClassicLoweringTests {
         let arg = try Self.lowered([2, 3, 4], [Self.layer("y") { $0.argMax.axis = -1; $0.argMax.removeDim = true }])
         #expect(arg.shape == [2, 3])
         #expect(arg.values == stride(from: 0, to: 24, by: 4).map { row in Float((0..<4).max { arg.input[row + $0] < arg.input[row + $1] }!) })
+        // topK with K from a second input: the 2 largest of each row, largest first.
+        let top = try Self.lowered([2, 5], [TestSpecs.layer("top", ["x", "k"], ["values", "indices"]) { $0.topK.axis = -1 }],
+                                   extraInputs: [("k", [1], [2])])
+        #expect(top.shape == [2, 2])
+        var largest: [Float] = []
+        for row in 0..<2 { largest += Array(top.input[(row * 5)..<(row * 5 + 5)].sorted(by: >).prefix(2)) }
+        #expect(top.values == largest)
         // reduceSum of everything without keeping dimensions is a one-value vector (no rank 0 in a network).
         let all = try Self.lowered([2, 3, 4], [Self.layer("y") { $0.reduceSum.reduceAll = true }])
         #expect(all.shape == [1])

@@ -44,7 +44,9 @@ extension MILOperations {
 
     static let topk: Make = { arguments, outputs, context in
         let x = try argument(arguments, "x", context)
-        let k = try constantInts(arguments, "k", context)?.first ?? 1
+        // A computed k (beyond MIL, where k is constant) serves classic topK layers that take K as
+        // their second input.
+        let kParameter = try IntegerParameter(arguments, "k", context)
         let axisValue = try constantInts(arguments, "axis", context)?.first ?? -1
         let ascending = (try constantInts(arguments, "ascending", context)?.first ?? 0) != 0
         let returnsIndices = (try constantInts(arguments, "return_indices", context)?.first ?? 1) != 0
@@ -53,6 +55,7 @@ extension MILOperations {
         }
         return { slots in
             let input = fetch(x, slots)
+            let k = try kParameter?.values("k", slots, context).first ?? 1
             let axis = try axis(axisValue, rank: input.shape.count, context)
             let n = input.shape[axis]
             guard k >= 0 && k <= n else { throw context.fail("k \(k) is out of range for dimension \(n) of \(input.shape)") }
