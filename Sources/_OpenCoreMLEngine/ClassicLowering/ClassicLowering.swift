@@ -157,33 +157,31 @@ package enum ClassicLowering {
         description: CoreML_Specification_ModelDescription, into lowering: inout LayerLowering
     ) throws -> [String] {
         let named = classifier.labelProbabilityLayerName
-        let blob = !named.isEmpty ? (network.layers.first(where: { $0.name == named })?.output.first ?? named) : network.layers.last?.output.first
+        // As the classic engine's runner picks it: the blob so named, else the layer so named, else the last layer.
+        let byLayer = network.layers.first(where: { $0.name == named })?.output.first
+        let blob = !named.isEmpty && lowering.values[named] != nil ? named : (byLayer ?? network.layers.last?.output.first)
         guard let blob, let probabilities = lowering.values[blob] else {
             throw EngineError("model", "the classifier's probabilities blob '\(named)' is produced by no layer")
         }
-        var classes = CoreML_Specification_MILSpec_Value()
-        var listType = CoreML_Specification_MILSpec_ValueType()
-        switch classifier.classLabels {
-        case .stringClassLabels(let labels)?:
-            listType.listType.type = ProgramEmitter.tensorType([], .string)
-            classes.immediateValue.list.values = labels.vector.map { label in
+        // The labels as a constant list of scalars (strings or int64s), as `classify` takes them.
+        func list(_ type: CoreML_Specification_MILSpec_DataType, _ count: Int,
+                  _ fill: (inout CoreML_Specification_MILSpec_TensorValue, Int) -> Void) -> CoreML_Specification_MILSpec_Value {
+            var value = CoreML_Specification_MILSpec_Value()
+            value.type.listType.type = ProgramEmitter.tensorType([], type)
+            value.immediateValue.list.values = (0..<count).map { index in
                 var element = CoreML_Specification_MILSpec_Value()
-                element.type = ProgramEmitter.tensorType([], .string)
-                element.immediateValue.tensor.strings.values = [label]
+                element.type = ProgramEmitter.tensorType([], type)
+                fill(&element.immediateValue.tensor, index)
                 return element
             }
-        case .int64ClassLabels(let labels)?:
-            listType.listType.type = ProgramEmitter.tensorType([], .int64)
-            classes.immediateValue.list.values = labels.vector.map { label in
-                var element = CoreML_Specification_MILSpec_Value()
-                element.type = ProgramEmitter.tensorType([], .int64)
-                element.immediateValue.tensor.longInts.values = [label]
-                return element
-            }
-        case nil:
-            throw EngineError("model", "a classifier needs class labels")
+            return value
         }
-        classes.type = listType
+        let classes: CoreML_Specification_MILSpec_Value
+        switch classifier.classLabels {
+        case .stringClassLabels(let labels)?: classes = list(.string, labels.vector.count) { $0.strings.values = [labels.vector[$1]] }
+        case .int64ClassLabels(let labels)?: classes = list(.int64, labels.vector.count) { $0.longInts.values = [labels.vector[$1]] }
+        case nil: throw EngineError("model", "a classifier needs class labels")
+        }
         let label = description.predictedFeatureName.isEmpty ? lowering.emitter.name("classLabel") : description.predictedFeatureName
         let scores = description.predictedProbabilitiesName.isEmpty ? lowering.emitter.name("probabilities") : description.predictedProbabilitiesName
         let flat = lowering.reshape(probabilities.name, keeping: 0, then: [-1])
