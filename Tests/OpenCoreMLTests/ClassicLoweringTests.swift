@@ -484,13 +484,18 @@ struct ClassicLoweringTests {
     /// `isSupportedLayerType` (what `inspect` marks "not supported") says what the lowering refuses.
     @Test func theSupportedLayerListMatchesTheLowering() throws {
         let refused: [(String, (inout Layer) -> Void)] = [
-            ("custom", { $0.custom.className = "C" }), ("pooling3d", { $0.pooling3D = .init() }), ("convolution3d", { $0.convolution3D = .init() }),
+            ("pooling3d", { $0.pooling3D = .init() }), ("convolution3d", { $0.convolution3D = .init() }),
         ]
         for (name, configure) in refused {
             let layer = Self.layer("l") { configure(&$0) }
             #expect(!layer.isSupportedLayerType, "\(name)")
             #expect(throws: (any Error).self, "\(name)") { _ = try ClassicLowering.program(for: Self.network(input: [2, 3, 4], exact: true, [layer])) }
         }
+        // A custom layer lowers to the operation the app's class computes; by itself it is not supported.
+        let custom = Self.layer("l") { $0.custom.className = "C" }
+        #expect(!custom.isSupportedLayerType)
+        let program = try ClassicLowering.program(for: Self.network(input: [2, 3, 4], exact: true, [custom]))
+        #expect(program.mlProgram.functions["main"]?.blockSpecializations["CoreML7"]?.operations.contains { $0.type == "custom_layer" } == true)
         let supported = Self.layer("l") { $0.reorganizeData.blockSize = 2 }
         #expect(supported.isSupportedLayerType)
     }

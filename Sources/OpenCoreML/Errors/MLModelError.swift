@@ -16,7 +16,7 @@ public struct MLModelError: Error, CustomStringConvertible, LocalizedError, Send
         case featureType = 1
         /// A file or folder that is missing, unreadable, truncated or not a model.
         case io = 3
-        /// An error in a custom layer (Core ML's code; OpenCoreML runs no custom layers).
+        /// A custom layer without an implementation (``MLCustomLayerRegistry``), or one whose implementation failed.
         case customLayer = 4
         /// An error in a custom model (Core ML's code; OpenCoreML runs no custom models).
         case customModel = 5

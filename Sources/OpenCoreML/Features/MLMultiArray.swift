@@ -59,9 +59,14 @@ public final class MLMultiArray: @unchecked Sendable, CustomStringConvertible {
     /// An array with no rows, shape `[0, columns]`: what a suppression model gives when it keeps no
     /// box (Core ML's outputs can have empty dimensions; its `init(shape:dataType:)` cannot make them).
     static func emptyRows(columns: Int, dataType: MLMultiArrayDataType) throws -> MLMultiArray {
+        try empty(shape: [0, columns], dataType: dataType)
+    }
+
+    /// An array of `shape`, one of whose sizes is 0: it holds no elements.
+    static func empty(shape: [Int], dataType: MLMultiArrayDataType) throws -> MLMultiArray {
         let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(dataType.byteCount, 1), alignment: 64)
-        return try MLMultiArray(dataPointer: pointer, shape: [0, NSNumber(value: columns)], dataType: dataType,
-                                strides: [NSNumber(value: columns), 1], deallocator: { $0.deallocate() }, allowsEmpty: true)
+        return try MLMultiArray(dataPointer: pointer, shape: shape.map { NSNumber(value: $0) }, dataType: dataType,
+                                strides: contiguousStrides(shape).map { NSNumber(value: $0) }, deallocator: { $0.deallocate() }, allowsEmpty: true)
     }
 
     private init(

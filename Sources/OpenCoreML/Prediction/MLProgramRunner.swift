@@ -19,14 +19,17 @@ final class MLProgramRunner: ModelRunner, @unchecked Sendable {
     private let outputsTakeDeclaredShapes: Bool
 
     /// Compiles the program, its steps and constants reserved from `budget`, which its
-    /// predictions draw from too.
+    /// predictions draw from too; `customOperations` compute a lowered network's custom layers.
     init(specification: CoreML_Specification_Model, budget: MemoryBudget, loopWorkLimit: Int,
-         functionName: String = CoreML_Specification_MILSpec_Program.mainFunctionName, outputsTakeDeclaredShapes: Bool = false) throws {
+         functionName: String = CoreML_Specification_MILSpec_Program.mainFunctionName, outputsTakeDeclaredShapes: Bool = false,
+         customOperations: [String: any CustomOperation] = [:]) throws {
         self.outputsTakeDeclaredShapes = outputsTakeDeclaredShapes
         guard case .mlProgram(let program)? = specification.type else { preconditionFailure("not an ML Program") }
         let (runnable, classifier) = try MLProgramClassifier.split(program, functionName: functionName, description: specification.description_p)
         self.classifier = classifier
-        plan = try Self.engine { try ProgramPlan(program: runnable, budget: budget, functionName: functionName, loopWorkLimit: loopWorkLimit) }
+        plan = try Self.engine {
+            try ProgramPlan(program: runnable, budget: budget, functionName: functionName, loopWorkLimit: loopWorkLimit, customOperations: customOperations)
+        }
         outputs = specification.description_p.output
         var shapes: [String: MLMultiArrayConstraint] = [:]
         for input in specification.description_p.input {

@@ -70,12 +70,9 @@ enum ModelRunners {
             if Network.hasNodes(forEveryLayerOf: specification) {
                 return try NeuralNetworkRunner(specification: specification, memoryLimit: memoryLimit)
             }
-            // Layers the classic engine has no node for: the network runs as an ML Program.
-            for layer in specification.neuralNetworkSpecification?.layers ?? [] {
-                if case .custom(let custom)? = layer.layer {
-                    throw MLModelError(.customLayer, "layer '\(layer.name)' (custom): OpenCoreML has no implementation of the custom layer class '\(custom.className)'")
-                }
-            }
+            // Layers the classic engine has no node for: the network runs as an ML Program, its
+            // custom layers computed by the app's classes.
+            let customOperations = try specification.neuralNetworkSpecification.map(MLCustomLayerRegistry.operations(for:)) ?? [:]
             let program: CoreML_Specification_Model
             do {
                 program = try ClassicLowering.program(for: specification)
@@ -83,7 +80,7 @@ enum ModelRunners {
                 throw MLModelError(.generic, error.description)
             }
             return try MLProgramRunner(specification: program, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit,
-                                       outputsTakeDeclaredShapes: true)
+                                       outputsTakeDeclaredShapes: true, customOperations: customOperations)
         }
     }
 }

@@ -63,8 +63,7 @@ extension LayerLowering {
         case .simpleRecurrent(let p)?: return try simpleRecurrent(p, inputs)
         case .gru(let p)?: return try gru(p, inputs)
         case .biDirectionalLstm(let p)?: return try biDirectionalLSTM(p, inputs)
-        case .custom(let p)?:
-            throw LayerSpecificationError("custom layer of class '\(p.className)': OpenCoreML has no implementation of it (register one with MLCustomLayer)")
+        case .custom?: return try custom(layer, inputs)
         case .copy?: return [try first()]
         case .branch(let p)?: try branch(p, first()); return []
         case .loop(let p)?: try loop(p, inputs, blobsWritten: layer.blobsWritten); return []

@@ -43,7 +43,7 @@ enum MILOperations {
         table["l2_pool"] = pooling(.l2)
         let families = [
             activations, comparisons, normalizations, reductions, indexing, resizing, creation, scattering, sorting,
-            recurrent, attention, states, layout, quantization, random, lists, imageSampling, detection,
+            recurrent, attention, states, layout, quantization, random, lists, imageSampling, detection, custom,
         ]
         for family in families {
             table.merge(family) { _, _ in preconditionFailure("an operation type is defined twice") }
@@ -52,7 +52,7 @@ enum MILOperations {
     }()
 
     /// The operation types that may have more than one output (the others have exactly one).
-    static let multipleOutputs: Set<String> = ["split", "topk", "lstm", "gru", "rnn", "non_maximum_suppression", "classify"]
+    static let multipleOutputs: Set<String> = ["split", "topk", "lstm", "gru", "rnn", "non_maximum_suppression", "classify", "custom_layer"]
 
     /// The operation types that have no outputs (they change a state).
     static let noOutputs: Set<String> = ["write_state"]

@@ -17,6 +17,8 @@ extension ProgramPlan {
         var slotCount: Int { filledByStep.count }
         /// Where compiling reserves its steps and constants.
         let reservations: CompileBudget
+        /// What `custom_layer` operations compute, by layer name.
+        var customOperations: [String: any CustomOperation] = [:]
         /// How many blocks enclose the operations being compiled (0 for the function's body).
         var depth = 0
         /// What each name meant before a nested block defined it, newest last, for

@@ -111,7 +111,8 @@ package final class ProgramPlan: @unchecked Sendable {
     }
 
     /// Compiles `program`'s function `functionName` (`main` unless named: a multifunction
-    /// program's other functions run the same way), its steps and constants reserved from `budget`.
+    /// program's other functions run the same way), its steps and constants reserved from `budget`;
+    /// `customOperations` compute its `custom_layer` operations, by layer name.
     ///
     /// - Throws: `EngineError` naming the first operation that cannot run (its type, or the
     ///   input whose value is not supported), nested blocks included; `EngineError.memoryLimit` naming
@@ -119,7 +120,8 @@ package final class ProgramPlan: @unchecked Sendable {
     package init(program: CoreML_Specification_MILSpec_Program, budget: MemoryBudget,
                  functionName: String = CoreML_Specification_MILSpec_Program.mainFunctionName,
                  iterationLimit: Int = ProgramPlan.defaultIterationLimit,
-                 loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit) throws {
+                 loopWorkLimit: Int = ProgramPlan.defaultLoopWorkLimit,
+                 customOperations: [String: any CustomOperation] = [:]) throws {
         guard let function = program.functions[functionName], let block = function.blockSpecializations[function.opset] else {
             throw EngineError("the program has no '\(functionName)' function with a body for its opset")
         }
@@ -128,6 +130,7 @@ package final class ProgramPlan: @unchecked Sendable {
         var compiled = false
         defer { if !compiled { budget.release(reservations.bytes) } }
         var builder = Builder(reservations: reservations)
+        builder.customOperations = customOperations
         let (tensors, states) = try Self.splitStates(function.inputs)
         // A state's float32 value lives through every run (and a new state's zeros are made for
         // each profiled run): its size is reserved with the plan, so one larger than the budget
@@ -243,6 +246,8 @@ struct OperationContext {
     private let declaredTypes: [String: CoreML_Specification_MILSpec_ValueType]
     /// The most values one tensor may hold.
     let limit: Int
+    /// What `custom_layer` operations compute, by layer name.
+    let customOperations: [String: any CustomOperation]
     /// The activation the step also applies to its output, whose slot is then the activation's
     /// (see ``ProgramPlan/Builder/fusion(at:in:readers:)``); nil for none.
     var fusedActivation: Activation? = nil
@@ -258,6 +263,7 @@ struct OperationContext {
         self.operation = operation
         self.place = place
         self.limit = limit
+        customOperations = builder.customOperations
         var resolved: [String: [ProgramPlan.Argument?]] = [:]
         var declaredTypes: [String: CoreML_Specification_MILSpec_ValueType] = [:]
         for (parameter, argument) in operation.inputs {
