@@ -66,6 +66,28 @@ struct CoreLayerGradientTests {
         try GradientCheck.check(net.model, batch: 3, samples: 10)
     }
 
+    @Test(arguments: [
+        (kernel: [3, 3], stride: [1, 1], dilation: [1, 1], groups: 1, same: false, topLeftHeavy: false, padding: [0, 0, 0, 0], outputShape: [Int]()),
+        (kernel: [2, 3], stride: [2, 1], dilation: [1, 1], groups: 1, same: false, topLeftHeavy: false, padding: [1, 0, 0, 2], outputShape: []),
+        (kernel: [3, 3], stride: [2, 2], dilation: [1, 1], groups: 2, same: true, topLeftHeavy: false, padding: [0, 0, 0, 0], outputShape: []),
+        (kernel: [3, 2], stride: [2, 3], dilation: [1, 1], groups: 1, same: true, topLeftHeavy: true, padding: [0, 0, 0, 0], outputShape: []),
+        (kernel: [2, 2], stride: [1, 1], dilation: [2, 2], groups: 1, same: false, topLeftHeavy: false, padding: [0, 0, 0, 0], outputShape: []),
+        (kernel: [3, 3], stride: [2, 2], dilation: [1, 1], groups: 1, same: false, topLeftHeavy: false, padding: [0, 0, 0, 0], outputShape: [16, 14]),
+    ])
+    func deconvolution(kernel: [Int], stride: [Int], dilation: [Int], groups: Int, same: Bool, topLeftHeavy: Bool, padding: [Int], outputShape: [Int]) throws {
+        var net = TestNetwork(seed: 6, shape: [4, 7, 6])
+        // A trainable 1×1 convolution first, so the deconvolution's input gradient is checked too.
+        net.convolution("pre", "x", "a", inputChannels: 4, outputChannels: 4, kernel: [1, 1])
+        net.deconvolution("deconv", "a", "b", inputChannels: 4, outputChannels: 6, kernel: kernel, stride: stride, dilation: dilation,
+                          groups: groups, same: same, topLeftHeavy: topLeftHeavy, padding: padding, outputShape: outputShape)
+        net.add("flatten", ["b"], ["f"]) { $0.flatten.mode = .channelFirst }
+        let network = try Network(model: { var m = net.model; m.neuralNetwork.layers = net.layers; return m }())
+        let size = network.blobs["f"]!.shape.count
+        net.innerProduct("dense", "f", "y", inputs: size, outputs: 3)
+        net.finish(output: "y", outputShape: [3], loss: .meanSquaredError)
+        try GradientCheck.check(net.model, batch: 2, samples: 10)
+    }
+
     /// A whole-input kernel followed by a ReLU that fuses into it (an activity classifier's window
     /// convolution), over a sequence of 3 steps.
     @Test func wholeInputConvolutionWithFusedReLU() throws {

@@ -111,6 +111,22 @@ struct TestNetwork {
         add(name, [input], [output], updatable: updatable) { $0.convolution = params }
     }
 
+    /// A deconvolution (weights `[C_in, C_out / groups, kH, kW]`); `padding` is valid padding's
+    /// `[top, bottom, left, right]`, `topLeftHeavy` same padding's odd row at the start.
+    mutating func deconvolution(
+        _ name: String, _ input: String, _ output: String, inputChannels: Int, outputChannels: Int, kernel: [Int],
+        stride: [Int] = [1, 1], dilation: [Int] = [1, 1], groups: Int = 1, same: Bool = false, topLeftHeavy: Bool = false,
+        padding: [Int] = [0, 0, 0, 0], outputShape: [Int] = []
+    ) {
+        convolution(name, input, output, inputChannels: groups, outputChannels: outputChannels, kernel: kernel, stride: stride,
+                    dilation: dilation, groups: groups, same: same, padding: padding)
+        layers[layers.count - 1].convolution.isDeconvolution = true
+        layers[layers.count - 1].convolution.kernelChannels = UInt64(inputChannels)
+        if topLeftHeavy { layers[layers.count - 1].convolution.same.asymmetryMode = .topLeftHeavy }
+        layers[layers.count - 1].convolution.outputShape = outputShape.map(UInt64.init)
+        layers[layers.count - 1].convolution.weights = weights(inputChannels * outputChannels / groups * kernel[0] * kernel[1], updatable: true)
+    }
+
     /// Sets the loss (MSE against `target`, or CCE on softmax output `input`) and a plain SGD optimizer.
     mutating func finish(output: String, outputShape: [Int64], loss: Loss, target: String = "target", targetShape: [Int64]? = nil) {
         var network = CoreML_Specification_NeuralNetwork()

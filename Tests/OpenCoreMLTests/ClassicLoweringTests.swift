@@ -300,7 +300,9 @@ struct ClassicLoweringTests {
 
     /// A 1×1 deconvolution with stride 1 is a 1×1 convolution by the transposed weights, which the
     /// classic engine runs.
-    @Test func deconvolutionRunsAsAnMLProgram() throws {
+    /// A 1×1 deconvolution is a 1×1 convolution with the weights transposed: the classic engine's
+    /// deconvolution against its convolution.
+    @Test func aPointwiseDeconvolutionIsTheTransposedConvolution() throws {
         var random = TestRandom(seed: 11)
         let weights = random.floats(4 * 6)  // [C_in = 4, C_out = 6, 1, 1]
         var transposed = [Float](repeating: 0, count: 24)
@@ -316,14 +318,56 @@ struct ClassicLoweringTests {
             }
         }
         let deconvolution = Self.network(input: [4, 3, 5], [layer(deconvolution: true)])
-        let classicRunsIt = Network.hasNodes(forEveryLayerOf: deconvolution)
-        #expect(!classicRunsIt)
+        #expect(Network.hasNodes(forEveryLayerOf: deconvolution))
         let input = try Self.input([4, 3, 5], seed: 12)
         let expected = try MLModel(specification: Self.network(input: [4, 3, 5], [layer(deconvolution: false)])).prediction(from: input)
         let actual = try MLModel(specification: deconvolution).prediction(from: input)
         let (x, y) = (try #require(expected.featureValue(for: "y")?.multiArrayValue), try #require(actual.featureValue(for: "y")?.multiArrayValue))
         #expect(x.shape == y.shape)
         #expect(zip(x.floatValues(), y.floatValues()).allSatisfy { abs($0 - $1) <= 1e-5 })
+    }
+
+    /// The classic engine's deconvolution against the program's `conv_transpose`: groups, strides,
+    /// dilation, valid amounts, same padding both ways, an output shape.
+    @Test func deconvolutionsAgreeWithTheProgramsTransposedConvolution() throws {
+        var random = TestRandom(seed: 13)
+        func deconvolution(_ name: String, groups: Int = 1, kernel: [UInt64], stride: [UInt64] = [1, 1], dilation: [UInt64] = [1, 1],
+                           same: CoreML_Specification_SamePadding.SamePaddingMode? = nil, pad: [UInt64] = [], outputShape: [UInt64] = []) -> Layer {
+            Self.layer(name) {
+                $0.convolution.isDeconvolution = true
+                $0.convolution.outputChannels = 6
+                $0.convolution.kernelChannels = 4
+                $0.convolution.nGroups = UInt64(groups)
+                $0.convolution.kernelSize = kernel
+                $0.convolution.stride = stride
+                $0.convolution.dilationFactor = dilation
+                $0.convolution.outputShape = outputShape
+                if let same {
+                    $0.convolution.same.asymmetryMode = same
+                } else {
+                    $0.convolution.valid = .init()
+                    if pad.count == 4 {
+                        var top = CoreML_Specification_BorderAmounts.EdgeSizes(), left = CoreML_Specification_BorderAmounts.EdgeSizes()
+                        (top.startEdgeSize, top.endEdgeSize, left.startEdgeSize, left.endEdgeSize) = (pad[0], pad[1], pad[2], pad[3])
+                        $0.convolution.valid.paddingAmounts.borderAmounts = [top, left]
+                    }
+                }
+                $0.convolution.weights = TestSpecs.weights(random.floats(4 * 6 / groups * Int(kernel[0] * kernel[1])))
+                $0.convolution.hasBias_p = true
+                $0.convolution.bias = TestSpecs.weights(random.floats(6))
+            }
+        }
+        let layers = [
+            deconvolution("plain", kernel: [3, 3]),
+            deconvolution("strided", kernel: [2, 3], stride: [2, 1], pad: [1, 0, 0, 2]),
+            deconvolution("grouped", groups: 2, kernel: [3, 3], stride: [2, 2], same: .bottomRightHeavy),
+            deconvolution("topLeft", kernel: [3, 2], stride: [2, 3], same: .topLeftHeavy),
+            deconvolution("dilated", kernel: [2, 2], dilation: [2, 2]),
+            deconvolution("shaped", kernel: [3, 3], stride: [2, 2], outputShape: [12, 14]),
+        ]
+        for layer in layers {
+            try Self.expectSameOutputs(Self.network(input: [4, 5, 6], [layer]), Self.input([4, 5, 6], seed: 14), tolerance: 1e-5)
+        }
     }
 
     /// Image inputs with scaler preprocessing, in every colour layout, through the program.

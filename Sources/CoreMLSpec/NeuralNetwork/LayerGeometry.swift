@@ -63,6 +63,75 @@ extension CoreML_Specification_ConvolutionLayerParams {
     }
 }
 
+/// Where a deconvolution (transposed convolution) puts its output: input position `i` of an axis
+/// feeds output positions `i·stride + k·dilation − before` for every kernel tap `k`.
+package struct TransposedWindow2D: Equatable, Sendable {
+    package var outputHeight: Int
+    package var outputWidth: Int
+    /// The rows and columns of the full output taken off its top and left.
+    package var padTop: Int
+    package var padLeft: Int
+
+    package init(outputHeight: Int, outputWidth: Int, padTop: Int, padLeft: Int) {
+        (self.outputHeight, self.outputWidth, self.padTop, self.padLeft) = (outputHeight, outputWidth, padTop, padLeft)
+    }
+}
+
+extension CoreML_Specification_ConvolutionLayerParams {
+    /// A deconvolution's output on an input plane of `height`×`width`, as Core ML sizes it: the
+    /// full output `(in − 1)·stride + (kernel − 1)·dilation + 1` less valid padding's amounts,
+    /// or `in·stride` for same padding (the extra split evenly, the odd one at the bottom/right, or
+    /// at the top/left for `TOP_LEFT_HEAVY`); `outputShape` (`[H, W]`), when given, sets the size.
+    ///
+    /// - Throws: when the padding or `outputShape` leaves no output, or sizes overflow.
+    package func transposedGeometry(height h: Int, width w: Int) throws -> TransposedWindow2D {
+        try checkPlane(height: h, width: w)
+        let (kernel, stride, dilation) = try windowSizes()
+        guard stride.0 > 0, stride.1 > 0, dilation.0 > 0, dilation.1 > 0, kernel.0 > 0, kernel.1 > 0 else {
+            throw LayerSpecificationError("kernelSize \(kernelSize), stride \(self.stride) and dilationFactor \(dilationFactor) must be positive")
+        }
+        func full(_ input: Int, _ k: Int, _ s: Int, _ d: Int) throws -> Int {
+            let (stretched, o1) = (input - 1).multipliedReportingOverflow(by: s)
+            let (reach, o2) = (k - 1).multipliedReportingOverflow(by: d)
+            guard !o1, !o2, stretched <= largestDeclaredSize, reach <= largestDeclaredSize else {
+                throw LayerSpecificationError("a deconvolution of a \(h)×\(w) plane is too large")
+            }
+            return stretched + reach + 1
+        }
+        let fullSize = (try full(h, kernel.0, stride.0, dilation.0), try full(w, kernel.1, stride.1, dilation.1))
+        var window: TransposedWindow2D
+        switch convolutionPaddingType {
+        case .same(let same)?:
+            let size = (h * stride.0, w * stride.1)
+            let extra = (max(fullSize.0 - size.0, 0), max(fullSize.1 - size.1, 0))
+            let topLeftHeavy = same.asymmetryMode == .topLeftHeavy
+            window = TransposedWindow2D(outputHeight: size.0, outputWidth: size.1,
+                                        padTop: topLeftHeavy ? extra.0 - extra.0 / 2 : extra.0 / 2,
+                                        padLeft: topLeftHeavy ? extra.1 - extra.1 / 2 : extra.1 / 2)
+        case .valid(let valid)?:
+            let borders = valid.paddingAmounts.borderAmounts
+            var amounts = (top: 0, bottom: 0, left: 0, right: 0)
+            if borders.count == 2 {
+                amounts = (try declared(borders[0].startEdgeSize, "padding"), try declared(borders[0].endEdgeSize, "padding"),
+                           try declared(borders[1].startEdgeSize, "padding"), try declared(borders[1].endEdgeSize, "padding"))
+            }
+            window = TransposedWindow2D(outputHeight: fullSize.0 - amounts.top - amounts.bottom, outputWidth: fullSize.1 - amounts.left - amounts.right,
+                                        padTop: amounts.top, padLeft: amounts.left)
+        case nil:
+            window = TransposedWindow2D(outputHeight: fullSize.0, outputWidth: fullSize.1, padTop: 0, padLeft: 0)
+        }
+        if !outputShape.isEmpty {
+            guard outputShape.count == 2 else { throw LayerSpecificationError("outputShape \(outputShape) must be [H, W]") }
+            window.outputHeight = try declared(outputShape[0], "outputShape")
+            window.outputWidth = try declared(outputShape[1], "outputShape")
+        }
+        guard window.outputHeight > 0, window.outputWidth > 0 else {
+            throw LayerSpecificationError("the deconvolution of a \(h)×\(w) plane leaves no output (\(window.outputHeight)×\(window.outputWidth))")
+        }
+        return window
+    }
+}
+
 /// Explicit `[top/bottom, left/right]` border amounts (none unless two are given) as `.explicit`,
 /// or as `.ceil` (pooling's include-last-pixel windows).
 private func explicitPadding(_ amounts: CoreML_Specification_BorderAmounts, ceil: Bool) throws -> Window2D.Padding {

@@ -90,7 +90,7 @@ private struct ShapeRule {
 
     func convolution(_ p: CoreML_Specification_ConvolutionLayerParams) throws -> [Int] {
         let x = try classic(0)
-        if p.isDeconvolution { throw LayerSpecificationError("deconvolution is not supported yet") }
+        if p.isDeconvolution { return try deconvolution(p, x) }
         let outputChannels = try declared(p.outputChannels, "outputChannels"), kernelChannels = try declared(p.kernelChannels, "kernelChannels")
         let groups = max(1, try declared(p.nGroups, "nGroups"))
         if outputChannels % groups != 0 {
@@ -104,6 +104,21 @@ private struct ShapeRule {
             throw LayerSpecificationError("input '\(name(0))' (\(x.height)×\(x.width)) is smaller than the \(kernel.0)×\(kernel.1) kernel")
         }
         return ClassicShape(outer: x.outer, channels: outputChannels, height: geometry.outputHeight, width: geometry.outputWidth).replacing(in: try shape(0))
+    }
+
+    /// A deconvolution's weights are `[kernelChannels, outputChannels / nGroups, kH, kW]`, and
+    /// `kernelChannels` is the input's channel count.
+    func deconvolution(_ p: CoreML_Specification_ConvolutionLayerParams, _ x: ClassicShape) throws -> [Int] {
+        let outputChannels = try declared(p.outputChannels, "outputChannels"), kernelChannels = try declared(p.kernelChannels, "kernelChannels")
+        let groups = max(1, try declared(p.nGroups, "nGroups"))
+        guard outputChannels > 0, outputChannels % groups == 0, kernelChannels % groups == 0 else {
+            throw LayerSpecificationError("\(kernelChannels) input and \(outputChannels) output channels do not both split into \(groups) groups")
+        }
+        guard x.channels == kernelChannels else {
+            throw LayerSpecificationError("input '\(name(0))' has \(x.channels) channels, the deconvolution expects kernelChannels (\(kernelChannels))")
+        }
+        let window = try p.transposedGeometry(height: x.height, width: x.width)
+        return ClassicShape(outer: x.outer, channels: outputChannels, height: window.outputHeight, width: window.outputWidth).replacing(in: try shape(0))
     }
 
     func pooling(_ p: CoreML_Specification_PoolingLayerParams) throws -> [Int] {

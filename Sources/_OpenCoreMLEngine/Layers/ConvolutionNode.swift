@@ -11,7 +11,7 @@ import _OpenCoreMLKernels
 /// Weights that never train are prepared once (packed, or transformed for Winograd) at the first
 /// inference pass.
 ///
-/// Deconvolution (`isDeconvolution`) is not supported.
+/// Deconvolution (`isDeconvolution`) is ``DeconvolutionNode``.
 final class ConvolutionNode: LayerNode, @unchecked Sendable {
     /// The layer's sizes.
     let layout: Conv2DPlan.Layout

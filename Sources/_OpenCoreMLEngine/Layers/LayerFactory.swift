@@ -4,7 +4,9 @@ import CoreMLSpec
 enum LayerFactory {
     static func make(_ spec: CoreML_Specification_NeuralNetworkLayer, inputs: [Blob], outputs: [Blob]) throws -> LayerNode {
         switch spec.layer {
-        case .convolution(let p)?: return try ConvolutionNode(spec, p, inputs: inputs, outputs: outputs)
+        case .convolution(let p)?:
+            if p.isDeconvolution { return try DeconvolutionNode(spec, p, inputs: inputs, outputs: outputs) }
+            return try ConvolutionNode(spec, p, inputs: inputs, outputs: outputs)
         case .innerProduct(let p)?: return try InnerProductNode(spec, p, inputs: inputs, outputs: outputs)
         case .pooling(let p)?: return PoolingNode(spec, p, inputs: inputs, outputs: outputs)
         case .activation(let p)?: return try ActivationNode(spec, p, inputs: inputs, outputs: outputs)
@@ -21,7 +23,7 @@ enum LayerFactory {
     /// with a layer it has none for predicts as an ML Program (``ClassicLowering``).
     static func hasNode(for spec: CoreML_Specification_NeuralNetworkLayer) -> Bool {
         switch spec.layer {
-        case .convolution(let p)?: return !p.isDeconvolution && spec.input.count == 1
+        case .convolution?: return spec.input.count == 1
         case .batchedMatmul(let p)?: return !p.int8DynamicQuantize
         case .innerProduct?, .pooling?, .activation?, .softmax?, .flatten?, .add?, .multiply?, .concat?, .reshape?, .permute?,
              .padding?, .bias?, .scale?, .batchnorm?, .l2Normalize?, .upsample?, .unary?, .clip?, .loadConstant?, .embedding?,

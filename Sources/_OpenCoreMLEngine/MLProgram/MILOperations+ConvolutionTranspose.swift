@@ -19,7 +19,8 @@ extension MILOperations {
         let pad = try constantInts(arguments, "pad", context)
         let outputShape = try constantInts(arguments, "output_shape", context)
         guard groups >= 1, groups <= 1 << 24 else { throw context.fail("groups \(groups) must be positive") }
-        guard ["valid", "custom", "same"].contains(padType) else { throw context.fail("pad_type '\(padType)' is not supported") }
+        // same_lower (the odd padding row at the start) is not MIL's: a lowered classic deconvolution with TOP_LEFT_HEAVY padding uses it.
+        guard ["valid", "custom", "same", "same_lower"].contains(padType) else { throw context.fail("pad_type '\(padType)' is not supported") }
         if case .constant(.tensor(let weight)) = weightArgument { try checkTransposeWeight(weight.shape, groups: groups, context) }
         return { slots in
             let input = fetch(x, slots), weight = fetch(weightArgument, slots), bias = biasArgument.map { fetch($0, slots) }
@@ -48,7 +49,9 @@ extension MILOperations {
                 let full = (sizes[axis] - 1) * strides[axis] + (kernel[axis] - 1) * dilations[axis] + 1
                 switch padType {
                 case "custom": (before, size) = (before + [pad[2 * axis]], size + [full - pad[2 * axis] - pad[2 * axis + 1]])
-                case "same": (before, size) = (before + [max(full - sizes[axis] * strides[axis], 0) / 2], size + [sizes[axis] * strides[axis]])
+                case "same", "same_lower":
+                    let extra = max(full - sizes[axis] * strides[axis], 0)
+                    (before, size) = (before + [padType == "same" ? extra / 2 : extra - extra / 2], size + [sizes[axis] * strides[axis]])
                 default: (before, size) = (before + [0], size + [full])
                 }
             }
