@@ -55,7 +55,9 @@ run goes on where it stopped.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import sys
 import time
 import zlib
@@ -118,6 +120,9 @@ def pytest_addoption(parser):
                      help="run only the K-th (from 0) of M disjoint parts of the tests")
     parser.addoption("--opencoreml-resume", action="store_true",
                      help="leave out the tests the --opencoreml-report file(s) already report")
+    parser.addoption("--opencoreml-keep-models", metavar="DIR", default=None,
+                     help="with --opencoreml-report, copy every single-file model of at most 16 KB the tests load "
+                          "into DIR, named by its content's SHA-1 (seeds for the fuzzers)")
 
 
 def in_sample(nodeid: str, every: int) -> bool:
@@ -175,7 +180,7 @@ def pytest_configure(config):
     patch_coremltools_platform()
     path = config.getoption("--opencoreml-report")
     if path:
-        config.pluginmanager.register(_Reporter(path), "opencoreml-reporter")
+        config.pluginmanager.register(_Reporter(path, config.getoption("--opencoreml-keep-models")), "opencoreml-reporter")
 
 
 def _spec_summary(path: str, error) -> dict:
@@ -211,6 +216,23 @@ def _describe(spec, ops: set, layers: set, submodels: list, top: bool) -> None:
             _describe(model, ops, layers, submodels, top=False)
 
 
+def _keep_model(path, folder: str, largest: int = 16384) -> None:
+    """Copies the model file at `path` into `folder` as <SHA-1 of its bytes>.mlmodel when it is one
+    file of at most `largest` bytes (packages and larger models are left out)."""
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > largest:
+            return
+        with open(path, "rb") as source:
+            data = source.read()
+        os.makedirs(folder, exist_ok=True)
+        target = os.path.join(folder, hashlib.sha1(data).hexdigest()[:16] + ".mlmodel")
+        if not os.path.exists(target):
+            with open(target, "wb") as copy:
+                copy.write(data)
+    except OSError:
+        pass
+
+
 def _block_ops(block, ops: set) -> None:
     for operation in block.operations:
         ops.add(operation.type)
@@ -221,8 +243,9 @@ def _block_ops(block, ops: set) -> None:
 class _Reporter:
     """Writes the per-test JSON lines of `--opencoreml-report`."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, keep_models: str | None = None):
         self.file = open(path, "a", encoding="utf-8")
+        self.keep_models = keep_models
         self.models: list[dict] = []
         self.collected = 0
         self.selected = 0
@@ -251,6 +274,8 @@ class _Reporter:
 
     def _on_load(self, path, error) -> None:
         self.models.append(_spec_summary(path, error))
+        if self.keep_models:
+            _keep_model(path, self.keep_models)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):

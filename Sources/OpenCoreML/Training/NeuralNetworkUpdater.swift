@@ -67,8 +67,12 @@ final class NeuralNetworkUpdater: ModelUpdater, @unchecked Sendable {
         updateParameters = networkSpec.updateParams
         settings = UpdateSettings(model: model)
         memoryLimit = configuration.resolvedMemoryLimit
+        // Layers before the updatable ones that the training engine does not run are computed once
+        // per example (FrozenPrefix); what trains is the rest.
+        let split = try FrozenPrefix.split(specification, trainingData: trainingData, configuration: configuration)
+        let trainedPart = split?.trainedPart ?? specification
         do {
-            network = try Network(model: specification, memoryLimit: memoryLimit)
+            network = try Network(model: trainedPart, memoryLimit: memoryLimit)
             try network.checkMemory(batch: settings.miniBatchSize, training: true, limit: memoryLimit)
             try network.checkGradientPaths()
         } catch let error as EngineError {
@@ -76,7 +80,7 @@ final class NeuralNetworkUpdater: ModelUpdater, @unchecked Sendable {
         }
         checkedBatch = settings.miniBatchSize
         guard network.isTrainable else { throw MLModelError(.update, "the model has no trainable weights") }
-        data = try TrainingSet(trainingData, network: network, specification: specification, memoryLimit: memoryLimit)
+        data = try TrainingSet(split?.examples ?? trainingData, network: network, specification: trainedPart, memoryLimit: memoryLimit)
         optimizer = Optimizer(settings.optimizer(for: updateParameters))
     }
 

@@ -40,4 +40,9 @@ extension Network {
     package static func hasNodes(forEveryLayerOf model: CoreML_Specification_Model) -> Bool {
         model.neuralNetworkSpecification?.layers.allSatisfy(LayerFactory.hasNode(for:)) ?? false
     }
+
+    /// Whether the classic engine has a node for `layer` (and so can train through it).
+    package static func hasNode(for layer: CoreML_Specification_NeuralNetworkLayer) -> Bool {
+        LayerFactory.hasNode(for: layer)
+    }
 }
