@@ -173,3 +173,63 @@ struct DSLTests {
         }) == "NeuralNetwork: an updatable network needs an optimizer (SGD or Adam)")
     }
 }
+
+/// `SpecificationLayer`: every layer type the DSL has no element of its own for.
+struct SpecificationLayerTests {
+    /// x [2, 3, 4] (exact mapping) → transpose → sliceStatic (the last two of the first axis) →
+    /// reduceMean over the last axis → y.
+    static func model() -> Model {
+        Model(shortDescription: "rank-N layers through SpecificationLayer") {
+            Input(name: "x", shape: [2, 3, 4])
+            Output(name: "y", shape: [2, 3])
+            NeuralNetwork(arrayInputShapeMapping: .exactArrayMapping) {
+                SpecificationLayer(name: "swap", input: ["x"], output: ["t"]) { $0.transpose.axes = [2, 1, 0] }  // [4, 3, 2]
+                SpecificationLayer(name: "last two", input: ["t"], output: ["s"]) {
+                    $0.sliceStatic.beginIds = [2, 0, 0]
+                    $0.sliceStatic.endIds = [4, 3, 2]
+                    $0.sliceStatic.strides = [1, 1, 1]
+                    $0.sliceStatic.beginMasks = [false, true, true]
+                    $0.sliceStatic.endMasks = [false, true, true]
+                }  // [2, 3, 2]
+                SpecificationLayer(name: "mean", input: ["s"], output: ["y"]) {
+                    $0.reduceMean.axes = [-1]
+                    $0.reduceMean.keepDims = false
+                }  // [2, 3]
+            }
+        }
+    }
+
+    @Test func rankNLayersAreWrittenAndPredict() throws {
+        let spec = try Self.model().makeSpecification()
+        #expect(spec.validationIssues().isEmpty)
+        #expect(spec.neuralNetwork.layers.map(\.layerTypeName) == ["transpose", "sliceStatic", "reduceMean"])
+        let x = try MLMultiArray(shape: [2, 3, 4], dataType: .float32)
+        for index in 0..<24 { x[index] = NSNumber(value: Float(index)) }
+        let y = try #require(try MLModel(specification: spec).prediction(from: MLDictionaryFeatureProvider(dictionary: ["x": x]))
+            .featureValue(for: "y")?.multiArrayValue)
+        // t[w, h, c] = x[c, h, w]; s keeps w = 2, 3; y[w', h] = mean over c of x[c, h, w' + 2].
+        var expected: [Float] = []
+        for w in 2..<4 { for h in 0..<3 { expected.append((Float(h * 4 + w) + Float(12 + h * 4 + w)) / 2) } }
+        #expect(y.shape == [2, 3])
+        #expect((0..<6).map { y[$0].floatValue } == expected)
+    }
+
+    @Test func weightsOfTheWrongSizeAndTypesThatCannotTrainAreErrors() throws {
+        let short = SpecificationLayer(name: "dense", input: ["x"], output: ["y"]) {
+            $0.innerProduct.inputChannels = 4
+            $0.innerProduct.outputChannels = 2
+            $0.innerProduct.weights.floatValue = [1, 2, 3]
+        }
+        #expect(throws: ModelToolsError.self) { _ = try short.layerSpecification() }
+        let frozenType = SpecificationLayer(name: "slice", input: ["x"], output: ["y"], updatable: true) { $0.sliceStatic.beginIds = [0] }
+        #expect(throws: ModelToolsError.self) { _ = try frozenType.layerSpecification() }
+        let untyped = SpecificationLayer(name: "nothing", input: ["x"], output: ["y"]) { _ in }
+        #expect(throws: ModelToolsError.self) { _ = try untyped.layerSpecification() }
+        let trained = try SpecificationLayer(name: "dense", input: ["x"], output: ["y"], updatable: true) {
+            $0.innerProduct.inputChannels = 2
+            $0.innerProduct.outputChannels = 1
+            $0.innerProduct.weights.floatValue = [1, 2]
+        }.layerSpecification()
+        #expect(trained.isUpdatable && trained.innerProduct.weights.isUpdatable)
+    }
+}

@@ -162,6 +162,8 @@ public struct Model: ModelConvertible {
             var classifier = CoreML_Specification_NeuralNetworkClassifier()
             classifier.layers = layers
             classifier.preprocessing = preprocessing
+            classifier.arrayInputShapeMapping = neuralNetwork.arrayInputShapeMapping
+            classifier.imageInputShapeMapping = neuralNetwork.imageInputShapeMapping
             if let update { classifier.updateParams = update }
             switch labels {
             case .int64s(let values): classifier.int64ClassLabels.vector = values
@@ -176,6 +178,8 @@ public struct Model: ModelConvertible {
             var network = CoreML_Specification_NeuralNetwork()
             network.layers = layers
             network.preprocessing = preprocessing
+            network.arrayInputShapeMapping = neuralNetwork.arrayInputShapeMapping
+            network.imageInputShapeMapping = neuralNetwork.imageInputShapeMapping
             if let update { network.updateParams = update }
             spec.neuralNetwork = network
         }

@@ -33,6 +33,13 @@ public struct NeuralNetwork: ModelItem {
     public var seed: UInt?
     /// Scale and bias for image inputs (an OpenCoreML addition). Writes the network's `preprocessing`.
     public var preprocessing: [ImagePreprocessing]
+    /// How multi-array inputs are read: `.rank5ArrayMapping` (Core ML's default, the classic
+    /// `[Seq, Batch, C, H, W]` view) or `.exactArrayMapping` (their own ranks, for the rank-N layers
+    /// of iOS 13 and later). Writes `arrayInputShapeMapping`.
+    public var arrayInputShapeMapping: CoreML_Specification_NeuralNetworkMultiArrayShapeMapping = .rank5ArrayMapping
+    /// How image inputs are read: `.rank5ImageMapping` (the default) or `.rank4ImageMapping`
+    /// (`[1, C, H, W]`). Writes `imageInputShapeMapping`.
+    public var imageInputShapeMapping: CoreML_Specification_NeuralNetworkImageShapeMapping = .rank5ImageMapping
     /// The layers, in the order they run.
     public var layers: [any Layer]
 
@@ -47,10 +54,17 @@ public struct NeuralNetwork: ModelItem {
     ///   - shuffle: Whether training reshuffles the examples every epoch; nil for true.
     ///   - seed: The shuffling seed.
     ///   - preprocessing: Scale and bias for image inputs.
+    ///   - arrayInputShapeMapping: How multi-array inputs are read (rank 5, Core ML's default, or exact).
+    ///   - imageInputShapeMapping: How image inputs are read (rank 5, the default, or rank 4).
     ///   - layers: The layers, in the order they run.
     public init(losses: [any Loss]? = nil, optimizer: (any Optimizer)? = nil, epochDefault: UInt? = nil, epochSet: [UInt]? = nil,
                 epochRange: ClosedRange<UInt>? = nil, shuffle: Bool? = nil, seed: UInt? = nil,
-                preprocessing: [ImagePreprocessing] = [], @LayerBuilder _ layers: () -> [any Layer]) {
+                preprocessing: [ImagePreprocessing] = [],
+                arrayInputShapeMapping: CoreML_Specification_NeuralNetworkMultiArrayShapeMapping = .rank5ArrayMapping,
+                imageInputShapeMapping: CoreML_Specification_NeuralNetworkImageShapeMapping = .rank5ImageMapping,
+                @LayerBuilder _ layers: () -> [any Layer]) {
+        self.arrayInputShapeMapping = arrayInputShapeMapping
+        self.imageInputShapeMapping = imageInputShapeMapping
         self.losses = losses
         self.optimizer = optimizer
         self.epochDefault = epochDefault
