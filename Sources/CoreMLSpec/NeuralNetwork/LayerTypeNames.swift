@@ -51,13 +51,11 @@ extension CoreML_Specification_NeuralNetworkLayer {
     /// 9; a later one is kept as an unknown field).
     public var isModeledLayerType: Bool { layer != nil }
 
-    /// Whether OpenCoreML predicts with the layer's type by itself: every modeled type but those the
-    /// engine's lowering to ML Programs refuses (3-D convolution and pooling;
-    /// `ClassicLoweringTests` keeps this list and the lowering in step) and custom layers, which
-    /// run only with an implementation the app registers (`MLCustomLayer`).
+    /// Whether OpenCoreML predicts with the layer's type by itself: every modeled type but custom
+    /// layers, which run only with an implementation the app registers (`MLCustomLayer`).
     public var isSupportedLayerType: Bool {
         switch layer {
-        case nil, .custom?, .pooling3D?, .convolution3D?: return false
+        case nil, .custom?: return false
         default: return true
         }
     }

@@ -225,8 +225,8 @@ extension LayerLowering {
             let type = p.type == .max ? "reduce_max" : "reduce_mean"
             return [Value(name: op(type, ["x": x.name, "axes": emitter.ints([-3, -2, -1]), "keep_dims": emitter.bool(true)]), rank: x.rank)]
         case .sliceBySize(let p)?: return [try sliceBySize(p, inputs)]
-        case .pooling3D?, .convolution3D?:
-            throw LayerSpecificationError("3-D convolution and pooling are not supported yet")
+        case .pooling3D(let p)?: return [try pooling3D(p, first())]
+        case .convolution3D(let p)?: return [try convolution3D(p, first())]
         case nil: throw LayerSpecificationError("\(layer.layerTypeName) layers are not supported by OpenCoreML yet")
         }
     }

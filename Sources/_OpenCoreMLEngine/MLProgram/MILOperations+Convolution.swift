@@ -115,13 +115,15 @@ extension MILOperations {
     }
 
     /// `max_pool`, `avg_pool` (`kind` read for its `exclude_padding_from_average`) and `l2_pool`
-    /// over N×C×H×W, or N×C×W (1-D pooling, run as planes of one row).
+    /// over N×C×H×W, or N×C×W (1-D pooling, run as planes of one row); N×C×D×H×W in
+    /// MILOperations+Pooling3D.swift.
     static func pooling(_ kind: Pooling2D.Kind) -> Make {
         { arguments, outputs, context in
             let x = try argument(arguments, "x", context)
-            guard let kernel = try constantInts(arguments, "kernel_sizes", context), kernel.count == 2 || kernel.count == 1 else {
-                throw context.fail("pooling needs one or two kernel sizes (3-D pooling is not supported yet)")
+            guard let kernel = try constantInts(arguments, "kernel_sizes", context), (1...3).contains(kernel.count) else {
+                throw context.fail("pooling needs one to three kernel sizes")
             }
+            if kernel.count == 3 { return try pooling3D(kind, kernel: kernel, arguments, outputs, context) }
             let spatial = kernel.count
             let strides = try constantInts(arguments, "strides", context) ?? [Int](repeating: 1, count: spatial)
             guard strides.count == spatial else { throw context.fail("\(spatial)-D pooling needs \(spatial) strides") }
