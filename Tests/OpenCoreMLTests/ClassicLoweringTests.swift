@@ -327,6 +327,33 @@ struct ClassicLoweringTests {
         #expect(zip(x.floatValues(), y.floatValues()).allSatisfy { abs($0 - $1) <= 1e-5 })
     }
 
+    /// A convolution whose weights are its second input (iOS 13) against the same convolution with
+    /// the weights stored (the classic engine's).
+    @Test func aConvolutionTakesItsWeightsFromASecondInput() throws {
+        var random = TestRandom(seed: 17)
+        let weights = random.floats(6 * 4 * 3 * 3)
+        func layer(stored: Bool) -> Layer {
+            Self.layer("y", stored ? ["x"] : ["x", "w"]) {
+                $0.convolution.outputChannels = 6
+                $0.convolution.kernelChannels = 4
+                $0.convolution.kernelSize = [3, 3]
+                $0.convolution.same = .init()
+                if stored { $0.convolution.weights = TestSpecs.weights(weights) }
+            }
+        }
+        let stored = Self.network(input: [1, 4, 5, 6], exact: true, [layer(stored: true)])
+        var dynamic = Self.network(input: [1, 4, 5, 6], exact: true, [layer(stored: false)])
+        dynamic.description_p.input.append(TestSpecs.array("w", [6, 4, 3, 3]))
+        let input = try Self.input([1, 4, 5, 6], seed: 18)
+        let w = try MLMultiArray(shape: [6, 4, 3, 3], dataType: .float32)
+        for (index, value) in weights.enumerated() { w[index] = NSNumber(value: value) }
+        let expected = try #require(try MLModel(specification: stored).prediction(from: input).featureValue(for: "y")?.multiArrayValue)
+        let both = try MLDictionaryFeatureProvider(dictionary: ["x": input.featureValue(for: "x")!, "w": MLFeatureValue(multiArray: w)])
+        let actual = try #require(try MLModel(specification: dynamic).prediction(from: both).featureValue(for: "y")?.multiArrayValue)
+        #expect(expected.shape == actual.shape)
+        #expect(zip(expected.floatValues(), actual.floatValues()).allSatisfy { abs($0 - $1) <= 1e-4 })
+    }
+
     /// The classic engine's deconvolution against the program's `conv_transpose`: groups, strides,
     /// dilation, valid amounts, same padding both ways, an output shape.
     @Test func deconvolutionsAgreeWithTheProgramsTransposedConvolution() throws {

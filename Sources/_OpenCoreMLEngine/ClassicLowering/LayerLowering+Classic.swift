@@ -3,7 +3,9 @@ import CoreMLSpec
 /// The classic (rank-5 era) layers as MIL operations: each reads the last three dimensions of its
 /// input as C, H, W and keeps the dimensions before them.
 extension LayerLowering {
-    mutating func convolution(_ p: CoreML_Specification_ConvolutionLayerParams, _ x: Value) throws -> Value {
+    /// A convolution or deconvolution; `weight`, when given, is the layer's second input, its weights
+    /// computed by the network (`[C_out, kernelChannels, kH, kW]`, iOS 13), read at every run.
+    mutating func convolution(_ p: CoreML_Specification_ConvolutionLayerParams, _ x: Value, weight: Value? = nil) throws -> Value {
         let outputChannels = try declared(p.outputChannels, "outputChannels"), groups = max(1, try declared(p.nGroups, "nGroups"))
         guard outputChannels > 0, outputChannels % groups == 0 else {
             throw LayerSpecificationError("outputChannels (\(outputChannels)) must be a positive multiple of nGroups (\(groups))")
@@ -11,6 +13,11 @@ extension LayerLowering {
         let (kernel, stride, dilation) = try p.windowSizes()
         guard kernel.0 > 0, kernel.1 > 0, stride.0 > 0, stride.1 > 0, dilation.0 > 0, dilation.1 > 0 else {
             throw LayerSpecificationError("kernelSize \(p.kernelSize), stride \(p.stride) and dilationFactor \(p.dilationFactor) must be positive")
+        }
+        if let weight {
+            guard !p.isDeconvolution else { throw LayerSpecificationError("a deconvolution takes its weights from the layer, not from a second input") }
+            return try convolution(p, x, computedWeight: weight.name, outputChannels: outputChannels, groups: groups,
+                                   stride: stride, dilation: dilation)
         }
         let values = try weights(p.weights, "weights")
         let shape: [Int]
@@ -44,6 +51,22 @@ extension LayerLowering {
                 inputs["output_shape"] = lowering.emitter.ints([1, outputChannels, outputShape[0], outputShape[1]])
             }
             return lowering.op(p.isDeconvolution ? "conv_transpose" : "conv", inputs)
+        }
+    }
+
+    /// A convolution whose weights are the value `computedWeight`.
+    private mutating func convolution(_ p: CoreML_Specification_ConvolutionLayerParams, _ x: Value, computedWeight: String, outputChannels: Int,
+                                      groups: Int, stride: (Int, Int), dilation: (Int, Int)) throws -> Value {
+        let bias = p.hasBias_p ? try weights(p.bias, "bias", count: outputChannels) : nil
+        let (padType, pad) = try Self.padding(p.convolutionPaddingType)
+        return try asNCHW(x) { lowering, nchw in
+            var inputs = [
+                "x": nchw, "weight": computedWeight,
+                "strides": lowering.emitter.ints([stride.0, stride.1]), "dilations": lowering.emitter.ints([dilation.0, dilation.1]),
+                "pad_type": lowering.emitter.string(padType), "pad": lowering.emitter.ints(pad), "groups": lowering.emitter.int(groups),
+            ]
+            if let bias { inputs["bias"] = lowering.emitter.floats(bias, shape: [outputChannels]) }
+            return lowering.op("conv", inputs)
         }
     }
 

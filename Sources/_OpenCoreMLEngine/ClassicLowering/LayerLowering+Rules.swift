@@ -10,7 +10,7 @@ extension LayerLowering {
             return x
         }
         switch layer.layer {
-        case .convolution(let p)?: return [try convolution(p, first())]
+        case .convolution(let p)?: return [try convolution(p, first(), weight: inputs.count > 1 ? inputs[1] : nil)]
         case .pooling(let p)?: return [try pooling(p, first())]
         case .activation(let p)?: return [try activation(p, first())]
         case .innerProduct(let p)?: return [try innerProduct(p, first())]
