@@ -15,7 +15,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 [ "${FUZZ_NO_BUILD:-0}" = 1 ] || Fuzz/run.sh build
-rm -rf Fuzz/corpus/model Fuzz/corpus/data
+# suite-nn-* stay: the smallest model of each layer-type set that coremltools' neural-network
+# builder tests load (Scripts/coremltools-suites.sh with --opencoreml-keep-models, then
+# Fuzz/pick-suite-seeds.py), one seed for nearly every classic layer type; regenerate them that way.
+find Fuzz/corpus/model -type f ! -name 'suite-nn-*' -delete 2>/dev/null || true
+rm -rf Fuzz/corpus/data
 mkdir -p Fuzz/corpus/model Fuzz/corpus/data
 
 for model in Tests/Fixtures/models/*.mlmodel Tests/Fixtures/knn/*.mlmodel; do

@@ -327,6 +327,35 @@ struct ClassicLoweringTests {
         #expect(zip(x.floatValues(), y.floatValues()).allSatisfy { abs($0 - $1) <= 1e-5 })
     }
 
+    /// A classic network whose input takes a range of sizes predicts at sizes other than the declared
+    /// one (through the program), as the same network declared at that size does (classic engine).
+    @Test func flexibleInputsPredictAtEverySize() throws {
+        var random = TestRandom(seed: 19)
+        let weights = random.floats(3 * 4 * 3 * 3)
+        let conv = Self.layer("y") {
+            $0.convolution.outputChannels = 3
+            $0.convolution.kernelChannels = 4
+            $0.convolution.kernelSize = [3, 3]
+            $0.convolution.valid = .init()
+            $0.convolution.weights = TestSpecs.weights(weights)
+        }
+        var flexible = Self.network(input: [4, 5, 6], [conv])
+        for (lower, upper) in [(4, 4), (3, 12), (3, 12)] as [(Int64, Int64)] {
+            var range = CoreML_Specification_SizeRange()
+            (range.lowerBound, range.upperBound) = (UInt64(lower), upper)
+            flexible.description_p.input[0].type.multiArrayType.shapeRange.sizeRanges.append(range)
+        }
+        let model = try MLModel(specification: flexible)
+        for size in [[4, 5, 6], [4, 9, 7]] {
+            let input = try Self.input(size, seed: 20)
+            let expected = try #require(try MLModel(specification: Self.network(input: size.map(Int64.init), [conv])).prediction(from: input)
+                .featureValue(for: "y")?.multiArrayValue)
+            let actual = try #require(try model.prediction(from: input).featureValue(for: "y")?.multiArrayValue)
+            #expect(actual.shape == expected.shape, "\(size)")
+            #expect(zip(expected.floatValues(), actual.floatValues()).allSatisfy { abs($0 - $1) <= 1e-4 }, "\(size)")
+        }
+    }
+
     /// A convolution whose weights are its second input (iOS 13) against the same convolution with
     /// the weights stored (the classic engine's).
     @Test func aConvolutionTakesItsWeightsFromASecondInput() throws {

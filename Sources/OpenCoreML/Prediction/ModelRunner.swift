@@ -67,7 +67,8 @@ enum ModelRunners {
             guard specification.neuralNetworkSpecification != nil else {
                 throw MLModelError(.generic, "prediction for \(specification.modelTypeName) models is not supported yet")
             }
-            if Network.hasNodes(forEveryLayerOf: specification) {
+            // The classic engine compiles one input size; flexible inputs run on the program's interpreter.
+            if Network.hasNodes(forEveryLayerOf: specification) && !hasFlexibleInputs(specification) {
                 return try NeuralNetworkRunner(specification: specification, memoryLimit: memoryLimit)
             }
             // Layers the classic engine has no node for: the network runs as an ML Program, its
@@ -81,6 +82,30 @@ enum ModelRunners {
             }
             return try MLProgramRunner(specification: program, budget: budget ?? MemoryBudget(limit: memoryLimit), loopWorkLimit: loopWorkLimit,
                                        outputsTakeDeclaredShapes: true, customOperations: customOperations)
+        }
+    }
+
+
+    /// Whether an input of `specification` takes more than one shape: a multi-array with a shape
+    /// range or several enumerated shapes, or an image with a size range or several sizes.
+    static func hasFlexibleInputs(_ specification: CoreML_Specification_Model) -> Bool {
+        specification.description_p.input.contains { input in
+            switch input.type.type {
+            case .multiArrayType(let array)?:
+                switch array.shapeFlexibility {
+                case .shapeRange(let range)?: return range.sizeRanges.contains { $0.lowerBound != $0.upperBound }
+                case .enumeratedShapes(let shapes)?: return shapes.shapes.count > 1
+                case nil: return false
+                }
+            case .imageType(let image)?:
+                switch image.sizeFlexibility {
+                case .imageSizeRange(let range)?:
+                    return range.widthRange.lowerBound != range.widthRange.upperBound || range.heightRange.lowerBound != range.heightRange.upperBound
+                case .enumeratedSizes(let sizes)?: return sizes.sizes.count > 1
+                case nil: return false
+                }
+            default: return false
+            }
         }
     }
 }

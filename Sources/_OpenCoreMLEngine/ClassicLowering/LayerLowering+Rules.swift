@@ -130,7 +130,14 @@ extension LayerLowering {
         case .splitNd(let p)?: return try splitND(p, first(), outputs: layer.output.count)
         case .transpose(let p)?:
             let x = try first()
-            return [Value(name: transpose(x.name, p.axes.map { Int(clamping: $0) }), rank: x.rank)]
+            var axes = p.axes.map { Int(clamping: $0) }
+            // Fewer axes than the input has permute its last ones: what coremltools writes for an image
+            // under RANK4_IMAGE_MAPPING ([1, C, H, W]) made from an H×W×C array (`make_image_input`).
+            if x.rank != Self.unknownRank, axes.count < x.rank, Set(axes) == Set(0..<axes.count) {
+                let leading = x.rank - axes.count
+                axes = Array(0..<leading) + axes.map { $0 + leading }
+            }
+            return [Value(name: transpose(x.name, axes), rank: x.rank)]
         case .sliceStatic(let p)?: return [try sliceStatic(p, first())]
         case .sliceDynamic(let p)?: return [try sliceDynamic(p, inputs)]
         case .slidingWindows(let p)?: return [try slidingWindows(p, first())]
