@@ -90,6 +90,22 @@ struct FrozenPrefixTrainingTests {
         #expect(abs((0..<3).map { probs[$0].floatValue }.reduce(0, +) - 1) < 1e-5)
     }
 
+    /// A side branch the engine lacks (an extra output of its own) trains the rest as if it were not there.
+    @Test func aSideBranchOfLoweredLayersDoesNotStopTraining() async throws {
+        var spec = Self.reference
+        spec.neuralNetwork.layers.append(TestSpecs.layer("side", ["picked"], ["side"]) {
+            $0.slice.axis = .channelAxis
+            $0.slice.startIndex = 0
+            $0.slice.endIndex = 1
+            $0.slice.stride = 1
+        })
+        spec.description_p.output.append(TestSpecs.array("side", []))
+        let trained = try await MLModel(specification: spec).update(with: Self.examples(count: 40, sliced: true))
+        let expected = try await MLModel(specification: Self.reference).update(with: Self.examples(count: 40, sliced: true))
+        let (got, want) = (try Self.weights(trained), try Self.weights(expected))
+        #expect(zip(got, want).allSatisfy { abs($0 - $1) <= 1e-6 })
+    }
+
     @Test func aLayerWithoutBackwardAfterTheUpdatableOneIsRefusedByName() async throws {
         // The slice moves after the updatable layer: gradients would have to pass through it.
         var spec = Self.reference

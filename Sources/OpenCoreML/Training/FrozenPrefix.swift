@@ -66,8 +66,8 @@ struct FrozenPrefix {
         prefixNetwork.arrayInputShapeMapping = network.arrayInputShapeMapping
         prefixNetwork.imageInputShapeMapping = network.imageInputShapeMapping
         prefix.neuralNetwork = prefixNetwork
-        let runner = try ModelRunners.make(prefix, parameters: [:], memoryLimit: configuration.resolvedMemoryLimit,
-                                           loopWorkLimit: configuration.resolvedLoopWorkLimit)
+        let runner = computed.isEmpty ? nil : try ModelRunners.make(prefix, parameters: [:], memoryLimit: configuration.resolvedMemoryLimit,
+                                                                    loopWorkLimit: configuration.resolvedLoopWorkLimit)
 
         // The prefix's outputs for every example, with the trained part's other inputs and the targets.
         let passed = boundary.filter(modelInputs.contains) + description.trainingInput.map(\.name).filter { !modelInputs.contains($0) }
@@ -78,7 +78,7 @@ struct FrozenPrefix {
             let example = trainingData.features(at: index)
             let outputs: MLFeatureProvider
             do {
-                outputs = try runner.predictions([example])[0]
+                outputs = try runner?.predictions([example])[0] ?? example
             } catch let error as MLModelError {
                 throw MLModelError(.update, "training example \(index): the layers before the updatable ones: \(error.message)")
             }
@@ -113,6 +113,9 @@ struct FrozenPrefix {
         }
         let kept = Set(boundary)
         part.description_p.input = description.input.filter { kept.contains($0.name) } + declared
+        // Outputs only the prefix makes (a side branch of layers the engine lacks) are not the trained part's.
+        let prefixOnly = Set(prefixNetwork.layers.flatMap(\.output)).subtracting(trainedBlobs)
+        part.description_p.output = description.output.filter { !prefixOnly.contains($0.name) }
         part.description_p.trainingInput = declared + description.trainingInput.filter { passed.contains($0.name) }
         let layers = order.filter(trained.contains).map { network.layers[$0] }
         switch part.type {
