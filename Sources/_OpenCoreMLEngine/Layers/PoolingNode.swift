@@ -52,11 +52,13 @@ final class PoolingNode: LayerNode, @unchecked Sendable {
     }
 
     override func reserve(batch: Int, training: Bool) {
-        if type == .max { argmax.reserve(batch * output.shape.count) }
+        if type == .max && training { argmax.reserve(batch * output.shape.count) }
     }
 
+    /// Max pooling keeps each window's winner for the backward pass only when training; predictions
+    /// take the kernels' faster path without indices.
     override func forward(batch: Int, training: Bool) {
-        pooling?.forward(input.value.pointer, into: output.value.pointer, planes: planes(batch), argmax: type == .max ? argmax.pointer : nil)
+        pooling?.forward(input.value.pointer, into: output.value.pointer, planes: planes(batch), argmax: type == .max && training ? argmax.pointer : nil)
     }
 
     override var hasBackward: Bool { true }
