@@ -28,12 +28,12 @@ trap 'rm -rf "$scratch"' EXIT
     "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/Python/tests")
 
 # coremltools' suites: about ten minutes on two cores. The samples are subsets of the full run's (1/12 of
-# 1/1, 1/96 of 1/32), whose pass rates there were 0.654 (MIL operations), 0.289 (neural network,
-# whole) and 0.299 (PyTorch; that run had numpy 2.4, where 43 of this sample's tests fail inside
-# coremltools' converter; with numpy below 2.3 they reach OpenCoreML and are refused at load for
-# layers and operations it does not run yet, so the sample's rate is 0.239: its floor is 0.20); the scikit-learn (1.0 of the tests that reach OpenCoreML) and pipeline
+# 1/1, 1/96 of 1/32), whose pass rates there were 0.654 (MIL operations) and 0.299 (PyTorch); since
+# issue 40 runs every classic layer type, the neural-network builder suite (whole) passes 0.989 and
+# the PyTorch frontend 0.975 (1/64 sample) to 0.99 (its neural-network cases, 1/8 sample), so their
+# floors are 0.95 and 0.80 (the 1/96 sample is small); the scikit-learn (1.0 of the tests that reach OpenCoreML) and pipeline
 # (0.94) suites run whole, and the XGBoost suite too (its tests all need the Boston housing data from
 # the web, so none reaches OpenCoreML offline; it has no floor).
-REPORT_ARGS="--require mil-ops=${MIL_OPS_MIN:-0.60} --require sklearn=${SKLEARN_MIN:-0.80} --require pipeline=${PIPELINE_MIN:-0.80} --require neural-network=${NEURAL_NETWORK_MIN:-0.95} --require torch=${TORCH_MIN:-0.20}" \
+REPORT_ARGS="--require mil-ops=${MIL_OPS_MIN:-0.60} --require sklearn=${SKLEARN_MIN:-0.80} --require pipeline=${PIPELINE_MIN:-0.80} --require neural-network=${NEURAL_NETWORK_MIN:-0.95} --require torch=${TORCH_MIN:-0.80}" \
     Scripts/coremltools-suites.sh --jobs 2 --sample mil-ops=12 --sample torch=96 --report .build/coremltools-suites/CI.md
 grep -A8 "^| Suite" .build/coremltools-suites/CI.md
