@@ -581,6 +581,19 @@ struct ClassicLoweringTests {
         } throws: { error in "\(error)".contains("pick") }
     }
 
+    /// Weights with another number of values than the layer's sizes give them are an error naming the
+    /// field, never a trap (FuzzModel found an embeddingND whose table was too short).
+    @Test func weightsOfTheWrongSizeNameTheField() throws {
+        let short = Self.layer("embed") {
+            $0.embeddingNd.vocabSize = 4
+            $0.embeddingNd.embeddingSize = 3
+            $0.embeddingNd.weights = TestSpecs.weights([1, 2, 3, 4, 5])
+        }
+        #expect {
+            _ = try ClassicLowering.program(for: Self.network(input: [2, 1], exact: true, [short]))
+        } throws: { error in "\(error)".contains("embed") && "\(error)".contains("weights holds 5 values") }
+    }
+
     /// `isSupportedLayerType` (what `inspect` marks "not supported") says what the lowering refuses.
     @Test func theSupportedLayerListMatchesTheLowering() throws {
         // 3-D layers lower, and refuse parameters they cannot run (here: zero kernel sizes) by name.

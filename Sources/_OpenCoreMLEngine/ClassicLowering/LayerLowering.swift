@@ -129,13 +129,19 @@ struct LayerLowering {
         return count
     }
 
-    /// A weight's values: `count` of them (when given), decoded from any stored form.
+    /// A weight's values, decoded from any stored form: exactly `count` of them when given (an error
+    /// naming the field otherwise).
     func weights(_ params: CoreML_Specification_WeightParams, _ field: String, count: Int? = nil) throws -> [Float] {
+        let values: [Float]
         do {
-            return try params.floatValues(count: count)
+            values = try params.floatValues(count: count)
         } catch let error as LayerSpecificationError {
             throw LayerSpecificationError("\(field): \(error.message)")
         }
+        if let count, values.count != count {
+            throw LayerSpecificationError("\(field) holds \(values.count) values; the layer's parameters give it \(count)")
+        }
+        return values
     }
 
     /// A per-channel constant `[C, 1, 1]` for a classic value (a scalar for one value), so that it
