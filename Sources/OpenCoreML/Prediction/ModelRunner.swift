@@ -85,7 +85,6 @@ enum ModelRunners {
         }
     }
 
-
     /// Whether an input of `specification` takes more than one shape: a multi-array with a shape
     /// range or several enumerated shapes, or an image with a size range or several sizes.
     static func hasFlexibleInputs(_ specification: CoreML_Specification_Model) -> Bool {

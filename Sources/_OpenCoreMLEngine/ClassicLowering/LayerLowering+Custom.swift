@@ -15,10 +15,10 @@ extension LayerLowering {
         var arguments: [String] = []
         for x in inputs {
             guard !exactMapping else { arguments.append(x.name); continue }
-            guard (1...4).contains(x.rank) else {
-                throw LayerSpecificationError("a custom layer's inputs must have ranks 1–4 under the rank-5 mapping (an input has rank \(x.rank))")
+            guard x.rank == 3 || x.rank == 4 else {
+                throw LayerSpecificationError("under the rank-5 mapping a custom layer's inputs are [C, H, W] or [Seq, C, H, W] (an input has rank \(x.rank))")
             }
-            arguments.append(x.rank == 4 ? expandDims(x.name, [1]) : expandDims(x.name, Array(0..<(5 - x.rank))))
+            arguments.append(expandDims(x.name, x.rank == 4 ? [1] : [0, 1]))
         }
         let names = layer.output.map { _ in emitter.name("custom") }
         emitter.operation("custom_layer", ["x": arguments, "layer": [emitter.string(layer.name)]], outputs: names)
