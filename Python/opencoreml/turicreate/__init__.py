@@ -1,0 +1,15 @@
+"""Turi Create's API on OpenCoreML: `import opencoreml.turicreate as tc` for code written for
+`import turicreate as tc`.
+
+This first part is Turi's tables: `SFrame` and `SArray` on Apache Arrow (`pyarrow`), `aggregate`
+for `groupby`, `load_sframe`, and `ToolkitError`. The toolkits (image classifier, feature
+extraction, activity classifier, tabular models) run on OpenCoreML's Swift trainers through the
+C interface; they come next (issue 41).
+"""
+
+from . import aggregate
+from ._errors import ToolkitError, ToolkitTypeError, ToolkitValueError
+from ._sarray import SArray
+from ._sframe import SFrame, load_sframe
+
+__all__ = ["SArray", "SFrame", "ToolkitError", "ToolkitTypeError", "ToolkitValueError", "aggregate", "load_sframe"]
