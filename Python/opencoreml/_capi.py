@@ -92,6 +92,9 @@ _SIGNATURES = [
     ("ocm_string_free", None, [c_void_p]),
     ("ocm_version", c_char_p, []),
     ("ocm_max_specification_version", c_int32, []),
+    # Pictures
+    ("ocm_image_decode", status_t, [c_void_p, c_size_t, POINTER(c_size_t), POINTER(c_size_t), POINTER(c_void_p), error_pp]),
+    ("ocm_bytes_free", None, [c_void_p]),
     # Models
     ("ocm_model_load", model_p, [c_char_p, c_char_p, c_int64, error_pp]),
     ("ocm_model_free", None, [model_p]),

@@ -2,14 +2,16 @@
 `import turicreate as tc`.
 
 This first part is Turi's tables: `SFrame` and `SArray` on Apache Arrow (`pyarrow`), `aggregate`
-for `groupby`, `load_sframe`, and `ToolkitError`. The toolkits (image classifier, feature
+for `groupby`, `load_sframe`, `Image` and `image_analysis.load_images` (decoded by the OpenCoreML
+library), and `ToolkitError`. The toolkits (image classifier, feature
 extraction, activity classifier, tabular models) run on OpenCoreML's Swift trainers through the
 C interface; they come next (issue 41).
 """
 
-from . import aggregate
+from . import aggregate, image_analysis
 from ._errors import ToolkitError, ToolkitTypeError, ToolkitValueError
 from ._sarray import SArray
+from ._image import Image
 from ._sframe import SFrame, load_sframe
 
-__all__ = ["SArray", "SFrame", "ToolkitError", "ToolkitTypeError", "ToolkitValueError", "aggregate", "load_sframe"]
+__all__ = ["Image", "SArray", "SFrame", "image_analysis", "ToolkitError", "ToolkitTypeError", "ToolkitValueError", "aggregate", "load_sframe"]

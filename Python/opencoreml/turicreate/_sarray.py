@@ -1,8 +1,9 @@
 """`SArray`: one typed column on an Apache Arrow array, with Turi Create's names.
 
 Types are Turi's: `int` (int64), `float` (float64), `str`, `array` (a list of floats per row,
-Arrow `list<double>`) and `list` (a list of other values, such as `aggregate.CONCAT` of text), each
-with missing values (`None`). `dict` and `Image` columns are not supported yet. Comparisons and `&`/`|` give `int` arrays
+Arrow `list<double>`), `list` (a list of other values, such as `aggregate.CONCAT` of text) and
+`Image` (the encoded file, decoded on demand), each with missing values (`None`). `dict` columns are
+not supported yet. Comparisons and `&`/`|` give `int` arrays
 of 0 and 1, as in Turi Create, and such an array selects rows of an `SFrame`.
 """
 
@@ -18,8 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._errors import ToolkitTypeError, ToolkitValueError
+from ._image import IMAGE_ARROW_TYPE, Image, _from_struct, _to_struct
 
-_ARROW_TYPES = {int: pa.int64(), float: pa.float64(), str: pa.string(), _pyarray.array: pa.list_(pa.float64())}
+_ARROW_TYPES = {int: pa.int64(), float: pa.float64(), str: pa.string(), _pyarray.array: pa.list_(pa.float64()), Image: IMAGE_ARROW_TYPE}
 
 
 def _arrow_type(dtype):
@@ -40,6 +42,8 @@ def _python_type(arrow_type):
         return _pyarray.array if pa.types.is_floating(element) or pa.types.is_integer(element) or pa.types.is_null(element) else list
     if pa.types.is_null(arrow_type):
         return float
+    if arrow_type == IMAGE_ARROW_TYPE:
+        return Image
     raise ToolkitTypeError(f"a column of Arrow type {arrow_type} is not supported")
 
 
@@ -55,6 +59,8 @@ def _infer_type(values):
             kinds.add(float)
         elif isinstance(value, str):
             kinds.add(str)
+        elif isinstance(value, Image):
+            kinds.add(Image)
         elif isinstance(value, (np.ndarray, _pyarray.array)):
             kinds.add(_pyarray.array)
         elif isinstance(value, (list, tuple)):
@@ -96,6 +102,10 @@ def _to_arrow(values, dtype=None):
         return _to_arrow(values.to_numpy() if values.dtype.kind in "iufb" else values.tolist(), dtype)
     values = list(values)
     kind = dtype if dtype is not None else _infer_type(values)
+    if kind is Image:
+        if not all(value is None or isinstance(value, Image) for value in values):
+            raise ToolkitTypeError("an Image SArray holds Image values (or None)")
+        return _to_struct(values)
     cleaned = []
     for value in values:
         if value is None or (isinstance(value, float) and math.isnan(value) and kind is not float):
@@ -148,6 +158,8 @@ class SArray:
 
     def _python_values(self):
         values = self._data.to_pylist()
+        if self.dtype is Image:
+            return [_from_struct(v) for v in values]
         if self.dtype is _pyarray.array:
             return [None if v is None else _pyarray.array("d", v) for v in values]
         return values
@@ -175,6 +187,8 @@ class SArray:
             if not 0 <= position < len(self):
                 raise IndexError(f"SArray index {index} is out of range for {len(self)} values")
             value = self._data[position].as_py()
+            if self.dtype is Image:
+                return _from_struct(value)
             return _pyarray.array("d", value) if value is not None and self.dtype is _pyarray.array else value
         raise ToolkitTypeError(f"an SArray is indexed by an int, a slice or an SArray mask, not {type(index).__name__}")
 

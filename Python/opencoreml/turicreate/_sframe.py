@@ -8,6 +8,7 @@ are not read.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import numbers
@@ -400,7 +401,7 @@ class SFrame:
 
     def _repr_html_(self, num_rows=10):
         head = "".join(f"<th>{html.escape(name)}</th>" for name in self.column_names())
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(value, 60))}</td>" for value in row.values()) + "</tr>"
+        body = "".join("<tr>" + "".join(f"<td>{_html_cell(value)}</td>" for value in row.values()) + "</tr>"
                        for row in self.head(num_rows))
         more = f"<p>{self.num_rows()} rows × {self.num_columns()} columns</p>"
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
@@ -465,6 +466,17 @@ def _csv_column(column):
     return column
 
 
+def _html_cell(value):
+    """A table cell: pictures as thumbnails of their own bytes, everything else as escaped text."""
+    if hasattr(value, "pixel_data"):
+        kind = "png" if value._format == "PNG" else "jpeg"
+        return f'<img src="data:image/{kind};base64,{base64.b64encode(value._bytes).decode()}" style="max-height:64px">'
+    return html.escape(_cell(value, 60))
+
+
 def _cell(value, width):
+    if hasattr(value, "pixel_data"):
+        text = f"Image ({value.path})" if value.path else "Image"
+        return text if len(text) <= width else "Image (..." + text[-(width - 11):] + ")"
     text = "None" if value is None else (("[" + ", ".join(f"{v:g}" for v in value) + "]") if hasattr(value, "typecode") else str(value))
     return text if len(text) <= width else text[: width - 3] + "..."

@@ -96,6 +96,20 @@ const char *ocm_version(void);
 int32_t ocm_max_specification_version(void);
 
 /* ---------------------------------------------------------------------------------------------
+ * Pictures
+ */
+
+/**
+ * Decodes the JPEG or PNG file held in `bytes` (`count` of them) to `*width` × `*height` pixels of
+ * RGBA, 4 bytes each, row by row, with its EXIF orientation applied. `*pixels` is the caller's,
+ * freed with ocm_bytes_free. OCM_ERROR_IO for bytes that are not a picture OpenCoreML decodes.
+ */
+ocm_status ocm_image_decode(const uint8_t *bytes, size_t count, size_t *width, size_t *height, uint8_t **pixels,
+                            ocm_error **error);
+/** Frees bytes this interface returned as `uint8_t *`. */
+void ocm_bytes_free(uint8_t *bytes);
+
+/* ---------------------------------------------------------------------------------------------
  * Models
  */
 

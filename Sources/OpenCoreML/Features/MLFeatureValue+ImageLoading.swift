@@ -150,3 +150,17 @@ extension PixelBuffer {
         return UInt8((weighted + 500) / 1000)
     }
 }
+
+/// A JPEG or PNG file's picture at its own size, upright (its EXIF orientation applied): the C
+/// interface's `ocm_image_decode`, for tables that keep pictures encoded and decode them on demand.
+package enum ImageDecoding {
+    /// `data` decoded: its width, height and RGBA bytes (row-major, 4 per pixel); `name` appears in errors.
+    package static func rgba(_ data: Data, name: String) throws -> (width: Int, height: Int, pixels: [UInt8]) {
+        do {
+            let image = try RGBAImage(data: data, name: name)
+            return (image.width, image.height, image.pixels)
+        } catch let error as ImageError {
+            throw MLModelError(.io, "image \(error.description)")
+        }
+    }
+}
