@@ -66,12 +66,7 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_ConvolutionLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         let location = "layer '\(spec.name)' (convolution)"
         guard inputs.count == 1 else { throw EngineError(location, "weights given as a second input are not supported yet") }
-        let sizes: (kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int))
-        do {
-            sizes = try params.windowSizes()
-        } catch let error as LayerSpecificationError {
-            throw EngineError(location, error.message)
-        }
+        let sizes = try params.windowSizes(at: location)
         layout = Conv2DPlan.Layout(outChannels: try Self.declaredSize(params.outputChannels, "outputChannels", of: spec),
                                    inPerGroup: try Self.declaredSize(params.kernelChannels, "kernelChannels", of: spec),
                                    groups: max(1, try Self.declaredSize(params.nGroups, "nGroups", of: spec)),
@@ -346,5 +341,17 @@ final class ConvolutionNode: LayerNode, @unchecked Sendable {
         weights.store(in: &params.weights)
         bias?.store(in: &params.bias)
         spec.convolution = params
+    }
+}
+
+extension CoreML_Specification_ConvolutionLayerParams {
+    /// The kernel, stride and dilation (``windowSizes()``), an error naming the layer at `location`
+    /// when they are not valid sizes (for the convolution and deconvolution nodes).
+    func windowSizes(at location: String) throws -> (kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int)) {
+        do {
+            return try windowSizes()
+        } catch let error as LayerSpecificationError {
+            throw EngineError(location, error.message)
+        }
     }
 }

@@ -29,12 +29,7 @@ final class DeconvolutionNode: LayerNode, @unchecked Sendable {
     init(_ spec: CoreML_Specification_NeuralNetworkLayer, _ params: CoreML_Specification_ConvolutionLayerParams, inputs: [Blob], outputs: [Blob]) throws {
         let location = "layer '\(spec.name)' (deconvolution)"
         guard inputs.count == 1 else { throw EngineError(location, "weights given as a second input are not supported") }
-        let sizes: (kernel: (Int, Int), stride: (Int, Int), dilation: (Int, Int))
-        do {
-            sizes = try params.windowSizes()
-        } catch let error as LayerSpecificationError {
-            throw EngineError(location, error.message)
-        }
+        let sizes = try params.windowSizes(at: location)
         inputChannels = try Self.declaredSize(params.kernelChannels, "kernelChannels", of: spec)
         outputChannels = try Self.declaredSize(params.outputChannels, "outputChannels", of: spec)
         groups = max(1, try Self.declaredSize(params.nGroups, "nGroups", of: spec))
