@@ -124,7 +124,8 @@ def test_sframe_filter_sort_groupby_against_pandas(people):
 def test_sframe_random_split_apply_append_unique(people):
     first, second = people.random_split(0.6, seed=5)
     assert len(first) + len(second) == 5
-    assert sorted(first["name"]) + sorted(second["name"]) != [] and set(first["name"]).isdisjoint(second["name"])
+    assert sorted(list(first["name"]) + list(second["name"])) == sorted(people["name"])
+    assert set(first["name"]).isdisjoint(second["name"])
     again = people.random_split(0.6, seed=5)[0]
     assert list(again["name"]) == list(first["name"])
     exact, _ = people.random_split(0.4, seed=1, exact=True)
