@@ -106,6 +106,16 @@ struct FrozenPrefixTrainingTests {
         #expect(zip(got, want).allSatisfy { abs($0 - $1) <= 1e-6 })
     }
 
+    /// The prefix's outputs, held for the whole update, draw from the configuration's memory limit.
+    @Test func thePrefixOutputsRespectTheMemoryLimit() async throws {
+        let configuration = MLModelConfiguration()
+        configuration.memoryLimit = 64 * 1024
+        let model = try MLModel(specification: Self.sliced, configuration: configuration)
+        await #expect {
+            _ = try await model.update(with: Self.examples(count: 600, sliced: false))
+        } throws: { error in (error as? MLModelError)?.code == .update && "\(error)".contains("before the updatable ones need more than the memory limit") }
+    }
+
     @Test func aLayerWithoutBackwardAfterTheUpdatableOneIsRefusedByName() async throws {
         // The slice moves after the updatable layer: gradients would have to pass through it.
         var spec = Self.reference

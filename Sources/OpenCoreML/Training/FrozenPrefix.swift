@@ -74,6 +74,10 @@ struct FrozenPrefix {
         var examples: [MLFeatureProvider] = []
         examples.reserveCapacity(trainingData.count)
         var shapes: [String: [NSNumber]] = [:]
+        // The prefix's outputs for every example are held until training starts: they draw from the
+        // configuration's memory limit like the training data does.
+        var heldBytes = 0
+        let limit = configuration.resolvedMemoryLimit
         for index in 0..<trainingData.count {
             let example = trainingData.features(at: index)
             let outputs: MLFeatureProvider
@@ -92,6 +96,11 @@ struct FrozenPrefix {
                         + "the first example's has \(shape.map(\.intValue)); the updatable layers need one shape")
                 }
                 shapes[name] = array.shape
+                heldBytes += array.count * MemoryLayout<Float>.size
+                guard heldBytes <= limit else {
+                    throw MLModelError(.update, "training example \(index): the outputs of the layers before the updatable ones "
+                        + "need more than the memory limit of \(formatBytes(limit))")
+                }
                 features[name] = MLFeatureValue(multiArray: array)
             }
             for name in passed { if let value = example.featureValue(for: name) { features[name] = value } }
