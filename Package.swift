@@ -63,8 +63,8 @@ let package = Package(
             ]
         ),
 
-        /// The C interface: `@_cdecl` functions over `OpenCoreML`, declared in `COpenCoreML`'s header.
-        .target(name: "OpenCoreMLC", dependencies: ["COpenCoreML", "OpenCoreML", "CoreMLSpec"]),
+        /// The C interface: `@_cdecl` functions over `OpenCoreML` (models) and `OpenCreateML` (the trainers), declared in `COpenCoreML`'s header.
+        .target(name: "OpenCoreMLC", dependencies: ["COpenCoreML", "OpenCoreML", "CoreMLSpec", "OpenCreateML", "OpenCoreMLTools"]),
         /// The C interface's header, `opencoreml.h`: opaque handles, status codes, raw buffers.
         .target(name: "COpenCoreML"),
 

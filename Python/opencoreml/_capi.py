@@ -40,6 +40,7 @@ ERROR_PARAMETERS = 4
 ERROR_UNSUPPORTED = 5
 ERROR_ARGUMENT = 6
 ERROR_NOT_FOUND = 7
+ERROR_CANCELLED = 8
 
 # ocm_feature_type
 FEATURE_INVALID = 0
@@ -71,6 +72,9 @@ features_p = c_void_p
 state_p = c_void_p
 error_p = c_void_p
 error_pp = POINTER(c_void_p)
+table_p = c_void_p
+# int (*ocm_progress_fn)(void *context, const char *event_json)
+PROGRESS_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_char_p)
 status_t = c_int  # C enums are ints
 int64_p = POINTER(c_int64)
 
@@ -138,6 +142,21 @@ _SIGNATURES = [
      [state_p, c_char_p, POINTER(c_int), POINTER(c_size_t), POINTER(int64_p), POINTER(c_void_p), error_pp]),
     ("ocm_state_write", status_t,
      [state_p, c_char_p, c_int, c_size_t, int64_p, int64_p, c_void_p, error_pp]),
+    # Tables and training
+    ("ocm_table_create", table_p, []),
+    ("ocm_table_free", None, [table_p]),
+    ("ocm_table_row_count", c_size_t, [table_p]),
+    ("ocm_table_add_doubles", status_t, [table_p, c_char_p, c_void_p, c_void_p, c_size_t, error_pp]),
+    ("ocm_table_add_int64s", status_t, [table_p, c_char_p, c_void_p, c_void_p, c_size_t, error_pp]),
+    ("ocm_table_add_strings", status_t, [table_p, c_char_p, c_void_p, c_void_p, c_void_p, c_size_t, error_pp]),
+    ("ocm_table_add_vectors", status_t, [table_p, c_char_p, c_void_p, c_size_t, c_void_p, c_size_t, error_pp]),
+    ("ocm_train", c_void_p, [c_char_p, table_p, table_p, c_char_p, PROGRESS_FN, c_void_p, c_char_p, error_pp]),
+    ("ocm_image_feature_count", status_t, [c_char_p, c_char_p, POINTER(c_size_t), error_pp]),
+    ("ocm_image_features", status_t,
+     [c_char_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t), c_size_t, c_char_p, PROGRESS_FN, c_void_p,
+      POINTER(c_void_p), POINTER(c_size_t), error_pp]),
+    ("ocm_image_classifier_export", status_t, [c_char_p, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p, error_pp]),
+    ("ocm_activity_predict", c_void_p, [model_p, table_p, c_char_p, error_pp]),
 ]
 
 _lib = None
@@ -148,6 +167,9 @@ def lib() -> ctypes.CDLL:
     global _lib
     if _lib is None:
         path = library_path()
+        resources = resources_directory()
+        if not os.environ.get("OPENCOREML_RESOURCES") and os.path.isdir(resources) and not os.environ.get("OPENCOREML_LIBRARY"):
+            os.environ["OPENCOREML_RESOURCES"] = resources
         try:
             # CDLL, not PyDLL: calls release the GIL (see the module docstring).
             loaded = ctypes.CDLL(path)
@@ -164,3 +186,10 @@ def lib() -> ctypes.CDLL:
             function.argtypes = argtypes
         _lib = loaded
     return _lib
+
+
+def resources_directory():
+    """The folder of the library's resources (the built-in feature extractor) in an installed wheel:
+    `_lib/resources` beside the library, made known to it through OPENCOREML_RESOURCES (set before
+    the library is loaded; a library used from its build folder finds them there itself)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lib", "resources")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
+import zlib
 
 import numpy as np
 import pyarrow as pa
@@ -43,6 +45,23 @@ class Image:
         if self._format is None or (format not in ("auto", self._format, self._format.lower())):
             raise ToolkitValueError(f"Image: '{path or 'the bytes'}' is not a {format if format != 'auto' else 'JPEG or PNG'} file")
         self._pixels = None
+
+    @classmethod
+    def _from_pixels(cls, pixels):
+        """An Image holding `pixels` (H×W×C uint8, C 1, 3 or 4) as a PNG file's bytes."""
+        pixels = np.ascontiguousarray(pixels, dtype=np.uint8)
+        height, width, channels = pixels.shape
+        color = {1: 0, 3: 2, 4: 6}[channels]
+        raw = b"".join(b"\x00" + pixels[row].tobytes() for row in range(height))
+
+        def chunk(kind, data):
+            return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+        header = struct.pack(">IIBBBBB", width, height, 8, color, 0, 0, 0)
+        encoded = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")
+        image = cls(_bytes=encoded)
+        image._pixels = pixels if channels != 1 else None
+        return image
 
     def _decoded(self):
         if self._pixels is None:

@@ -31,12 +31,13 @@ extern "C" {
 #endif
 
 /** The version of this interface; bumped when a declaration below changes. */
-#define OCM_API_VERSION 1
+#define OCM_API_VERSION 2
 
 typedef struct ocm_model ocm_model;       /* a loaded, compiled model */
 typedef struct ocm_features ocm_features; /* named feature values: a prediction's inputs or outputs */
 typedef struct ocm_state ocm_state;       /* the state buffers of a stateful model */
 typedef struct ocm_error ocm_error;       /* a failure: a status and one line of message */
+typedef struct ocm_table ocm_table;       /* named columns of one length: a trainer's data */
 
 /** What went wrong. */
 typedef enum ocm_status {
@@ -47,7 +48,8 @@ typedef enum ocm_status {
     OCM_ERROR_PARAMETERS = 4,   /* a parameter the model does not have or a value it does not allow */
     OCM_ERROR_UNSUPPORTED = 5,  /* a valid model or value that OpenCoreML does not run (yet) */
     OCM_ERROR_ARGUMENT = 6,     /* a NULL pointer, unknown code or impossible shape given to this interface */
-    OCM_ERROR_NOT_FOUND = 7     /* no feature or state of that name */
+    OCM_ERROR_NOT_FOUND = 7,    /* no feature or state of that name */
+    OCM_ERROR_CANCELLED = 8     /* the progress callback asked to stop work that keeps nothing */
 } ocm_status;
 
 /** Feature types: the values of Core ML's MLFeatureType. */
@@ -229,6 +231,95 @@ ocm_status ocm_state_read(const ocm_state *state, const char *name, ocm_dtype *d
 /** Overwrites a state buffer with `data` (copied), which must have the buffer's shape; converted to its type. */
 ocm_status ocm_state_write(ocm_state *state, const char *name, ocm_dtype dtype, size_t rank, const int64_t *shape,
                            const int64_t *strides, const void *data, ocm_error **error);
+
+
+/* ---------------------------------------------------------------------------------------------
+ * Tables and training (OpenCreateML's trainers; Turi Create's toolkits in Python run on these)
+ */
+
+/**
+ * Progress of long work, as one JSON object per event (valid during the call only):
+ *   {"kind": "iteration", "iteration": 3, "training_loss": 0.4, "validation_loss": null,
+ *    "training_metric": 0.9, "validation_metric": null, "metric": "accuracy" | "rmse", "seconds": 0.2}
+ *   {"kind": "step", "iteration": 1, "step": 5, "of": 20, "loss": 1.2}          (activity classifier)
+ *   {"kind": "features", "completed": 10, "total": 30, "cached": 4}             (feature extraction)
+ * Called on the thread that made the call. Returning non-zero asks to stop: a trainer stops after
+ * the current iteration and keeps what it has trained; feature extraction fails with
+ * OCM_ERROR_CANCELLED.
+ */
+typedef int (*ocm_progress_fn)(void *context, const char *event_json);
+
+/** A new, empty table (free with ocm_table_free). Columns are copied in; the order they are added is kept. */
+ocm_table *ocm_table_create(void);
+void ocm_table_free(ocm_table *table);
+size_t ocm_table_row_count(const ocm_table *table);
+/**
+ * Adds a column of `count` values. `missing` is NULL or `count` flags (non-zero: the row has no
+ * value); a NaN double is missing too. Strings are `count` + 1 byte offsets into `bytes` (UTF-8,
+ * row i is bytes[offsets[i] ..< offsets[i + 1]], as an Arrow string column). Vectors are `count`
+ * rows of `width` doubles, row-major. Every column of a table has the same count.
+ */
+ocm_status ocm_table_add_doubles(ocm_table *table, const char *name, const double *values, const uint8_t *missing,
+                                 size_t count, ocm_error **error);
+ocm_status ocm_table_add_int64s(ocm_table *table, const char *name, const int64_t *values, const uint8_t *missing,
+                                size_t count, ocm_error **error);
+ocm_status ocm_table_add_strings(ocm_table *table, const char *name, const int64_t *offsets, const uint8_t *bytes,
+                                 const uint8_t *missing, size_t count, ocm_error **error);
+ocm_status ocm_table_add_vectors(ocm_table *table, const char *name, const double *values, size_t width,
+                                 const uint8_t *missing, size_t count, ocm_error **error);
+
+/**
+ * Trains `toolkit` on `training` and writes its Core ML model to `model_path` (atomically).
+ * toolkit: "logistic_classifier", "linear_regression", "boosted_trees_classifier",
+ * "boosted_trees_regression", "random_forest_classifier", "random_forest_regression",
+ * "decision_tree_classifier", "decision_tree_regression", "classifier", "regression" (the best
+ * of the candidates, as Create ML's MLClassifier / MLRegressor), "activity_classifier".
+ * options_json: {"target": "label", "features": ["a", "b"] or null, "session_id": null,
+ *   "validation": "auto" | "none" | "table" (the `validation` table, else NULL),
+ *   "max_iterations", "l1_penalty", "l2_penalty", "convergence_threshold", "step_size",
+ *   "feature_rescaling", "max_depth", "min_loss_reduction", "min_child_weight", "row_subsample",
+ *   "column_subsample", "early_stopping_rounds", "random_seed", "prediction_window", "batch_size"}
+ * (absent: the trainer's default; an unknown key is OCM_ERROR_PARAMETERS).
+ * Returns a JSON report (free with ocm_string_free): {"model": "BoostedTreesClassifier",
+ *   "classes": [...] or null, "features": [...], "training_time": s, "stopped": false,
+ *   "training_accuracy", "validation_accuracy", "training_rmse", "validation_rmse",
+ *   "training_max_error", "validation_max_error" (null where they do not apply),
+ *   "iterations": [ITERATION...]} with ITERATION as the progress event above.
+ * A bad parameter or data set is OCM_ERROR_PARAMETERS, its message naming the column, row or parameter.
+ */
+char *ocm_train(const char *toolkit, const ocm_table *training, const ocm_table *validation, const char *options_json,
+                ocm_progress_fn progress, void *context, const char *model_path, ocm_error **error);
+
+/** The number of features the extractor gives per picture (extractor: NULL or "" for the built-in one). */
+ocm_status ocm_image_feature_count(const char *extractor_path, const char *output_name, size_t *count, ocm_error **error);
+/**
+ * The features of `count` pictures, each the bytes of a JPEG or PNG file (`pictures[i]`,
+ * `sizes[i]` bytes), by the extractor at `extractor_path` (an .mlmodel, cut at `output_name`
+ * when given; NULL or "" for the built-in one). `*features` (free with ocm_bytes_free) holds
+ * `count` × `*width` floats, row-major. Features are cached under `cache_directory` (NULL or "":
+ * no cache) by the extractor's and the picture's content, so a picture is extracted once per
+ * extractor. A picture that cannot be decoded is OCM_ERROR_IO naming its index.
+ */
+ocm_status ocm_image_features(const char *extractor_path, const char *output_name, const uint8_t *const *pictures,
+                              const size_t *sizes, size_t count, const char *cache_directory, ocm_progress_fn progress,
+                              void *context, float **features, size_t *width, ocm_error **error);
+/**
+ * Writes the image classifier made of the extractor (as in ocm_image_features) and the classifier
+ * model at `classifier_path`, whose one input, `feature_input`, is a vector of the extractor's
+ * features: a pipeline whose input is the extractor's image. `metadata_json` is NULL or
+ * {"shortDescription", "author", "license", "version", "userDefined": {...}}.
+ */
+ocm_status ocm_image_classifier_export(const char *extractor_path, const char *output_name, const char *classifier_path,
+                                       const char *feature_input, const char *metadata_json, const char *path,
+                                       ocm_error **error);
+
+/**
+ * What an activity classifier (written by ocm_train or Turi Create) predicts for every
+ * prediction window of every session of `table` (`session_column` NULL: one session): a JSON
+ * array (free with ocm_string_free) of {"session", "window", "first_row", "row_count", "label",
+ * "probabilities": {label: p}}.
+ */
+char *ocm_activity_predict(ocm_model *model, const ocm_table *table, const char *session_column, ocm_error **error);
 
 #ifdef __cplusplus
 }

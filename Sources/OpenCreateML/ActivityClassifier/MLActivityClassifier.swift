@@ -65,9 +65,12 @@ public struct MLActivityClassifier: Sendable {
     ///   - recordingFileColumn: The recording (session) of each sample; nil when the table is one recording.
     ///   - parameters: Validation, batch size, iterations and the prediction window.
     ///   - progress: Called after every training step and every pass (an OpenCoreML addition).
+    ///   - shouldContinue: Asked after every pass; false ends training there, keeping the model
+    ///     trained so far (an OpenCoreML addition: an interrupted training keeps its work).
     /// - Throws: A ``CreateMLError`` naming the parameter, or the row and column of a bad value.
     public init(trainingData: MLDataTable, featureColumns: [String]? = nil, labelColumn: String, recordingFileColumn: String? = nil,
-                parameters: ModelParameters = ModelParameters(), progress: (@Sendable (Progress) -> Void)? = nil) throws {
+                parameters: ModelParameters = ModelParameters(), progress: (@Sendable (Progress) -> Void)? = nil,
+                shouldContinue: (() -> Bool)? = nil) throws {
         try parameters.check()
         let features = featureColumns ?? trainingData.columnNames.filter { $0 != labelColumn && $0 != recordingFileColumn }
         let window = parameters.predictionWindowSize
@@ -116,6 +119,7 @@ public struct MLActivityClassifier: Sendable {
             let record = Iteration(iteration: iteration, loss: loss, trainingAccuracy: accuracy, validationAccuracy: validationAccuracy, seconds: seconds)
             iterations.append(record)
             progress?(.iterationFinished(record))
+            if let shouldContinue, !shouldContinue() { break }
         }
 
         modelParameters = parameters

@@ -25,6 +25,14 @@ extension MLDataValue {
             scalars = Array(repeating: 0, count: self.shape.reduce(1, *))
         }
 
+        /// An array of the given shape holding `scalars` in row-major order (an OpenCoreML
+        /// addition); nil when their count is not the shape's element count.
+        public init?(shape: [Int], scalars: [Double]) {
+            guard shape.allSatisfy({ $0 >= 0 }), shape.reduce(1, *) == scalars.count else { return nil }
+            self.shape = shape
+            self.scalars = scalars
+        }
+
         /// A copy of the numbers of an `MLMultiArray`, converted to doubles.
         public init(_ array: MLMultiArray) {
             shape = array.shape.map(\.intValue)

@@ -43,6 +43,16 @@ extension MLImageClassifier {
     /// `LICENSE-EfficientNet-Lite0.txt` beside it).
     public static var builtInFeatureExtractorURL: URL {
         get throws {
+            // A library copied away from its build folder (the Python wheel) finds the resource in
+            // the folder OPENCOREML_RESOURCES names; SwiftPM's `Bundle.module` would stop the
+            // process when its bundle is in neither of the places it looks.
+            if let directory = getenv("OPENCOREML_RESOURCES").map({ String(cString: $0) }), !directory.isEmpty {
+                let url = URL(fileURLWithPath: directory).appendingPathComponent("EfficientNetLite0Features.mlmodel")
+                guard FileManager.default.fileExists(atPath: url.path) else {
+                    throw CreateMLError("scenePrint", "the built-in feature extractor is not in OPENCOREML_RESOURCES (\(directory))")
+                }
+                return url
+            }
             guard let url = Bundle.module.url(forResource: "EfficientNetLite0Features", withExtension: "mlmodel") else {
                 throw CreateMLError("scenePrint", "the built-in feature extractor EfficientNetLite0Features.mlmodel is missing from OpenCreateML's resource bundle")
             }

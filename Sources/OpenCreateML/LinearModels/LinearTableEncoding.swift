@@ -17,7 +17,7 @@ struct LinearTableEncoding: Sendable {
     init(columns: TabularColumns, training: MLDataTable) throws {
         let encoded = try columns.encodeFeatures(training)
         means = zip(columns.features, encoded).map { feature, column in
-            guard case .numeric = feature.kind else { return 0 }
+            if case .categorical = feature.kind { return 0 }
             // Σ (value / count): finite for finite values (a plain sum of values near the largest
             // double would overflow and impute ∞, which the solver would refuse naming a column
             // of its matrix rather than of the table).

@@ -63,7 +63,10 @@ enum TabularClassLabels: Sendable, Equatable {
 ///   value, or a category the training table did not have, gets the code
 ///   `categories.count` (one "other" code, which the exported `CategoricalMapping` gives as its
 ///   value on unknown, so that the Swift model and the exported one agree on every row).
-/// - Sequence, dictionary and multi-array columns are refused, naming the column.
+/// - Multi-array and numeric sequence columns (an OpenCoreML addition, as Turi Create's array
+///   columns) are vectors of one width: each element is a numeric feature of its own (named by
+///   the column, `.element(index:width:)`), a missing row or a NaN element is missing; the
+///   exported input is a multi-array of that width. Dictionary columns are refused, naming the column.
 ///
 /// Columns are read from their unboxed storage, one pass per column (no per-cell boxing): a
 /// million rows of fifty numeric columns encode in a fraction of a second.
@@ -73,6 +76,8 @@ struct TabularColumns: Sendable {
         case numeric(isInteger: Bool)
         /// A String column with these categories, most frequent first (a category's code is its position).
         case categorical([String])
+        /// Element `index` of a vector column `width` numbers wide (one feature per element).
+        case element(index: Int, width: Int)
     }
 
     struct Feature: Sendable, Equatable {
@@ -97,7 +102,20 @@ struct TabularColumns: Sendable {
     let features: [Feature]
     let target: Target
 
-    var featureNames: [String] { features.map(\.name) }
+    /// The feature columns, in order (a vector column once, though it is one feature per element).
+    var featureNames: [String] {
+        var seen = Set<String>()
+        return features.map(\.name).filter { seen.insert($0).inserted }
+    }
+
+    /// The width of the vector column `name`, nil for a column of single values.
+    func vectorWidth(_ name: String) -> Int? {
+        for feature in features where feature.name == name {
+            if case .element(_, let width) = feature.kind { return width }
+            return nil
+        }
+        return nil
+    }
 
     /// Fits the encoding to `table`: `featureColumns` (default: every column but the target, in the
     /// table's order), categories of each String column, class labels of a classifier's target.
@@ -127,10 +145,13 @@ struct TabularColumns: Sendable {
                     for value in strings { counts[value, default: 0] += 1 }
                 }
                 features.append(Feature(name: name, kind: .categorical(Self.byFrequency(counts))))
+            case .boxed(let values, .multiArray), .boxed(let values, .sequence):
+                let width = try Self.vectorWidth(values, column: name)
+                features += (0..<width).map { Feature(name: name, kind: .element(index: $0, width: width)) }
             case .boxed(_, let type):
                 throw CreateMLError("column '\(name)'", type == .invalid
                     ? "holds only missing values; a feature column must hold numbers or strings"
-                    : "holds \(type) values; a tabular model's features must be numbers (Int, Double) or strings")
+                    : "holds \(type) values; a tabular model's features must be numbers (Int, Double), strings or vectors of numbers")
             }
         }
         self.targetColumn = targetColumn
@@ -181,15 +202,30 @@ struct TabularColumns: Sendable {
     /// feature column the table lacks or one of another kind.
     func encodeFeatures(_ table: MLDataTable) throws -> [[Double]] {
         if let failure = table.failure { throw failure }
-        return try features.indices.map { try encodeFeature($0, of: table) }
+        let vectors = VectorCache()
+        return try features.indices.map { try encodeFeature($0, of: table, vectors: vectors) }
     }
 
-    /// Feature `index` of `table` as doubles (see ``encodeFeatures(_:)``).
-    func encodeFeature(_ index: Int, of table: MLDataTable) throws -> [Double] {
+    /// The vector columns of one table, read once as row-major doubles (a vector's elements are
+    /// features of their own, asked for one at a time).
+    final class VectorCache {
+        var rows: [String: [Double]] = [:]
+    }
+
+    /// Feature `index` of `table` as doubles (see ``encodeFeatures(_:)``); `vectors` keeps the
+    /// vector columns read so far (pass one cache for every feature of one table).
+    func encodeFeature(_ index: Int, of table: MLDataTable, vectors: VectorCache = VectorCache()) throws -> [Double] {
         let feature = features[index]
         let storage = try Self.storage(of: feature.name, in: table, role: "feature")
         var column: [Double]
         switch (feature.kind, storage.values) {
+        case (.element(let element, let width), .boxed(let values, let type)) where type == .multiArray || type == .sequence || type == .invalid:
+            let rows: [Double]
+            if let cached = vectors.rows[feature.name] { rows = cached } else {
+                rows = try Self.vectorRows(values, width: width, column: feature.name)
+                vectors.rows[feature.name] = rows
+            }
+            return stride(from: element, to: rows.count, by: width).map { rows[$0] }
         case (.numeric, .int(let ints)):
             column = ints.map(Double.init)
         case (.numeric, .double(let doubles)):
@@ -208,7 +244,11 @@ struct TabularColumns: Sendable {
             guard case .categorical(let categories) = feature.kind else { return [Double](repeating: .nan, count: storage.count) }
             return [Double](repeating: Double(categories.count), count: storage.count)
         default:
-            let expected = if case .numeric = feature.kind { "numbers" } else { "strings" }
+            let expected = switch feature.kind {
+            case .numeric: "numbers"
+            case .categorical: "strings"
+            case .element(_, let width): "vectors of \(width) numbers"
+            }
             throw CreateMLError("column '\(feature.name)'", "holds \(storage.type) values, but the model was trained on \(expected) in this column")
         }
         if let missing = storage.missing {
@@ -272,6 +312,52 @@ struct TabularColumns: Sendable {
             result[row] = index
         }
         return result
+    }
+
+    /// The one width of a vector column's values (its missing rows aside). Throws naming the
+    /// column for a column of no values, values of different widths, or a non-numeric element.
+    static func vectorWidth(_ values: [MLDataValue], column: String) throws -> Int {
+        var width: Int?
+        for (row, value) in values.enumerated() where value.isValid {
+            let count: Int
+            switch value {
+            case .multiArray(let array): count = array.scalars.count
+            case .sequence(let sequence):
+                if let bad = sequence.first(where: { $0.intValue == nil && $0.doubleValue == nil }) {
+                    throw CreateMLError("table", "a vector column holds numbers; this row holds the \(bad.type) value \(bad)", row: row, column: column)
+                }
+                count = sequence.count
+            default: count = -1
+            }
+            if width == nil { width = count }
+            guard count == width, count > 0 else {
+                throw CreateMLError("table", "every vector of the column must hold the same positive number of values (\(width ?? 0) in the first); this row holds \(count)", row: row, column: column)
+            }
+        }
+        guard let width else { throw CreateMLError("column '\(column)'", "holds only missing values; a feature column must hold numbers, strings or vectors") }
+        return width
+    }
+
+    /// A vector column's rows, row-major (`values.count` × `width`), NaN for a missing row.
+    static func vectorRows(_ values: [MLDataValue], width: Int, column: String) throws -> [Double] {
+        var rows = [Double](repeating: .nan, count: values.count * width)
+        for (row, value) in values.enumerated() {
+            let numbers: [Double]
+            switch value {
+            case .invalid: continue
+            case .multiArray(let array): numbers = array.scalars
+            case .sequence(let sequence): numbers = sequence.map { $0.doubleValue ?? $0.intValue.map(Double.init) ?? .nan }
+            default: throw CreateMLError("table", "holds a \(value.type) value where the model was trained on vectors", row: row, column: column)
+            }
+            guard numbers.count == width else {
+                throw CreateMLError("table", "holds a vector of \(numbers.count) values where the model was trained on \(width)", row: row, column: column)
+            }
+            for (element, number) in numbers.enumerated() {
+                if number.isInfinite { throw CreateMLError("table", "the value \(number) is not a finite number", row: row, column: column) }
+                rows[row * width + element] = number
+            }
+        }
+        return rows
     }
 
     /// Column-major columns as row-major rows (`rows` × `columns.count`), for rows `range`.

@@ -25,19 +25,33 @@ struct TabularFront {
 }
 
 extension TabularColumns {
-    /// The pipeline input of each feature column, in feature order.
+    /// The pipeline input of each feature column, in feature order (a vector column once, as a
+    /// multi-array of its width).
     var inputDescriptions: [CoreML_Specification_FeatureDescription] {
-        features.map { feature in
+        featureNames.map { name in
             var type = CoreML_Specification_FeatureType()
-            switch feature.kind {
+            switch features.first(where: { $0.name == name })!.kind {
             case .numeric(let isInteger):
                 if isInteger { type.int64Type = .init() } else { type.doubleType = .init() }
             case .categorical:
                 type.stringType = .init()
+            case .element(_, let width):
+                type.multiArrayType.shape = [Int64(width)]
+                type.multiArrayType.dataType = .double
             }
             type.isOptional = true
-            return Self.feature(feature.name, type)
+            return Self.feature(name, type)
         }
+    }
+
+    /// The features grouped by column, in order: each column's first feature and how many
+    /// features (values) it gives (a vector column its width, any other column 1).
+    var columnGroups: [(feature: Feature, width: Int)] {
+        var groups: [(feature: Feature, width: Int)] = []
+        for feature in features {
+            if case .element(let index, _) = feature.kind, index > 0 { groups[groups.count - 1].width += 1 } else { groups.append((feature, 1)) }
+        }
+        return groups
     }
 
     /// A model of one input and one output (specification version 1), its type still to set.
@@ -67,13 +81,15 @@ extension TabularColumns {
     /// The front of a tree model (see ``TabularFront``).
     func treeFront() -> TabularFront {
         let inputs = inputDescriptions
-        guard features.contains(where: { $0.codeCount != nil }) else {
+        let hasVectors = features.contains { if case .element = $0.kind { true } else { false } }
+        guard hasVectors || features.contains(where: { $0.codeCount != nil }) else {
             return TabularFront(models: [], finalInputs: inputs, width: features.count)
         }
         var models: [CoreML_Specification_Model] = []
         var vectorizerInputs: [CoreML_Specification_FeatureDescription] = []
         var taken = Set<String>()
-        for (feature, input) in zip(features, inputs) {
+        let groups = columnGroups
+        for ((feature, _), input) in zip(groups, inputs) {
             guard case .categorical(let categories) = feature.kind else {
                 vectorizerInputs.append(input)
                 continue
@@ -92,7 +108,7 @@ extension TabularColumns {
             models.append(model)
             vectorizerInputs.append(model.description_p.output[0])
         }
-        let vector = vectorizer(vectorizerInputs, widths: [Int](repeating: 1, count: features.count), name: unusedName("__features", avoiding: taken))
+        let vector = vectorizer(vectorizerInputs, widths: groups.map(\.width), name: unusedName("__features", avoiding: taken))
         models.append(vector.model)
         return TabularFront(models: models, finalInputs: [vector.output], width: features.count)
     }
@@ -148,11 +164,13 @@ extension TabularColumns {
         var widths: [Int] = []
         var imputed: [Double] = []
         var taken = Set<String>()
-        for (index, (feature, input)) in zip(features, inputs).enumerated() {
+        var index = 0
+        for ((feature, width), input) in zip(columnGroups, inputs) {
+            defer { index += width }
             guard case .categorical(let categories) = feature.kind else {
                 vectorizerInputs.append(input)
-                widths.append(1)
-                imputed.append(means[index])
+                widths.append(width)
+                imputed += means[index..<(index + width)]
                 continue
             }
             let name = unusedName(feature.name + "__onehot", avoiding: taken)
@@ -285,7 +303,8 @@ extension TabularColumns {
             model.description_p.predictedProbabilitiesName = final.description_p.predictedProbabilitiesName
         }
         var stored = CoreML_Specification_Metadata()
-        stored.shortDescription = "\(trainer) predicting '\(targetColumn)' from \(features.count) column\(features.count == 1 ? "" : "s"), trained by OpenCreateML"
+        let columnCount = featureNames.count
+        stored.shortDescription = "\(trainer) predicting '\(targetColumn)' from \(columnCount) column\(columnCount == 1 ? "" : "s"), trained by OpenCreateML"
         if let metadata { stored = metadata.specification }
         stored.userDefined["com.opencoreml.trainer"] = "OpenCreateML.\(trainer)"
         model.description_p.metadata = stored

@@ -39,7 +39,8 @@ struct TrainedTreeEnsemble: Sendable {
         let fit: TreeEnsembleFit
         do {
             // Binned a few columns at a time: the table's columns are never all held as doubles.
-            let binned = try BinnedFeatures(rowCount: training.rowCount, kinds: kinds) { try columns.encodeFeature($0, of: training) }
+            let vectors = TabularColumns.VectorCache()
+            let binned = try BinnedFeatures(rowCount: training.rowCount, kinds: kinds) { try columns.encodeFeature($0, of: training, vectors: vectors) }
             var validationSet: (BinnedFeatures, [Double])?
             if let validationTable {
                 let encoded = try columns.encodeFeatures(validationTable)

@@ -1,0 +1,355 @@
+import COpenCoreML
+import CoreMLSpec
+import Foundation
+import OpenCoreML
+import OpenCreateML
+
+// MARK: - Training through the C interface
+
+/// What `ocm_train`'s `options_json` may hold: Turi Create's parameter names, each optional
+/// (absent: the trainer's default). Unknown keys are an error, so a misspelt option is not ignored.
+struct TrainingOptions: Decodable {
+    var target: String
+    var features: [String]?
+    var sessionId: String?
+    /// "auto" (the trainer's automatic split), "none", or "table" (the `validation` table).
+    var validation: String?
+    var maxIterations: Int?
+    var l1Penalty: Double?
+    var l2Penalty: Double?
+    var convergenceThreshold: Double?
+    var stepSize: Double?
+    var featureRescaling: Bool?
+    var maxDepth: Int?
+    var minLossReduction: Double?
+    var minChildWeight: Double?
+    var rowSubsample: Double?
+    var columnSubsample: Double?
+    var earlyStoppingRounds: Int?
+    var randomSeed: Int?
+    var predictionWindow: Int?
+    var batchSize: Int?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case target, features, sessionId = "session_id", validation, maxIterations = "max_iterations", l1Penalty = "l1_penalty"
+        case l2Penalty = "l2_penalty", convergenceThreshold = "convergence_threshold", stepSize = "step_size"
+        case featureRescaling = "feature_rescaling", maxDepth = "max_depth", minLossReduction = "min_loss_reduction"
+        case minChildWeight = "min_child_weight", rowSubsample = "row_subsample", columnSubsample = "column_subsample"
+        case earlyStoppingRounds = "early_stopping_rounds", randomSeed = "random_seed", predictionWindow = "prediction_window"
+        case batchSize = "batch_size"
+    }
+
+    static func parse(_ json: String) throws -> TrainingOptions {
+        let data = Data(json.utf8)
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw CInterfaceError.argument("options_json is not a JSON object")
+        }
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw CInterfaceError(OCM_ERROR_PARAMETERS, "options_json: unknown option '\(unknown)'")
+        }
+        do { return try JSONDecoder().decode(TrainingOptions.self, from: data) } catch let DecodingError.typeMismatch(_, context),
+            let DecodingError.valueNotFound(_, context) {
+            throw CInterfaceError(OCM_ERROR_PARAMETERS, "options_json: '\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type (\(context.debugDescription))")
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw CInterfaceError(OCM_ERROR_PARAMETERS, "options_json: '\(key.stringValue)' is required")
+        }
+    }
+}
+
+/// Reports progress events (JSON objects) to the caller's callback; its non-zero return stops training.
+struct ProgressReporter: @unchecked Sendable {
+    let callback: ocm_progress_fn?
+    let context: UnsafeMutableRawPointer?
+    /// Set once the callback asked to stop.
+    final class Flag: @unchecked Sendable { var stopped = false }
+    let flag = Flag()
+
+    /// Sends `event`; false when the caller asked to stop (now or before).
+    @discardableResult
+    func send(_ event: [String: Any]) -> Bool {
+        guard !flag.stopped else { return false }
+        guard let callback else { return true }
+        guard let data = try? JSONSerialization.data(withJSONObject: event, options: [.sortedKeys]),
+              let text = String(data: data, encoding: .utf8) else { return true }
+        let stop = text.withCString { callback(context, $0) }
+        if stop != 0 { flag.stopped = true }
+        return stop == 0
+    }
+
+    func iteration(_ step: TabularTrainingIteration) -> Bool {
+        var event: [String: Any] = ["kind": "iteration", "iteration": step.iteration, "training_loss": json(step.trainingLoss),
+                                    "training_metric": json(step.trainingMetric), "metric": step.metric.rawValue, "seconds": step.seconds]
+        event["validation_loss"] = step.validationLoss.map(json) ?? NSNull()
+        event["validation_metric"] = step.validationMetric.map(json) ?? NSNull()
+        return send(event)
+    }
+}
+
+/// A number JSON can hold (NaN and infinities become null).
+func json(_ value: Double) -> Any { value.isFinite ? value : NSNull() }
+
+/// What a trained model reports back: metrics, iterations, classes, and for linear models the
+/// coefficients (read from the written model).
+struct TrainingReport {
+    var kind: String
+    var classes: [String]?
+    var features: [String]
+    var iterations: [TabularTrainingIteration] = []
+    var activityIterations: [MLActivityClassifier.Iteration] = []
+    var trainingAccuracy: Double?
+    var validationAccuracy: Double?
+    var trainingRMSE: Double?
+    var validationRMSE: Double?
+    var trainingMaxError: Double?
+    var validationMaxError: Double?
+    var extra: [String: Any] = [:]
+
+    mutating func classifier(_ training: MLClassifierMetrics, _ validation: MLClassifierMetrics) {
+        trainingAccuracy = training.isValid && training.exampleCount > 0 ? training.accuracy : nil
+        validationAccuracy = validation.isValid && validation.exampleCount > 0 ? validation.accuracy : nil
+    }
+
+    mutating func regressor(_ training: MLRegressorMetrics, _ validation: MLRegressorMetrics) {
+        trainingRMSE = training.isValid ? training.rootMeanSquaredError : nil
+        trainingMaxError = training.isValid ? training.maximumError : nil
+        validationRMSE = validation.isValid && validation.exampleCount > 0 ? validation.rootMeanSquaredError : nil
+        validationMaxError = validation.isValid && validation.exampleCount > 0 ? validation.maximumError : nil
+    }
+
+    func object(seconds: Double, stopped: Bool) -> [String: Any] {
+        var object = extra
+        object["model"] = kind
+        object["features"] = features
+        object["classes"] = classes ?? NSNull()
+        object["training_time"] = seconds
+        object["stopped"] = stopped
+        object["training_accuracy"] = trainingAccuracy.map(json) ?? NSNull()
+        object["validation_accuracy"] = validationAccuracy.map(json) ?? NSNull()
+        object["training_rmse"] = trainingRMSE.map(json) ?? NSNull()
+        object["validation_rmse"] = validationRMSE.map(json) ?? NSNull()
+        object["training_max_error"] = trainingMaxError.map(json) ?? NSNull()
+        object["validation_max_error"] = validationMaxError.map(json) ?? NSNull()
+        var rows: [[String: Any]] = iterations.map { step in
+            ["iteration": step.iteration, "training_loss": json(step.trainingLoss), "validation_loss": step.validationLoss.map(json) ?? NSNull(),
+             "training_metric": json(step.trainingMetric), "validation_metric": step.validationMetric.map(json) ?? NSNull(),
+             "metric": step.metric.rawValue, "seconds": step.seconds]
+        }
+        rows += activityIterations.map { step in
+            ["iteration": step.iteration, "training_loss": json(step.loss), "validation_loss": NSNull(),
+             "training_metric": json(step.trainingAccuracy), "validation_metric": step.validationAccuracy.map(json) ?? NSNull(),
+             "metric": "accuracy", "seconds": step.seconds]
+        }
+        object["iterations"] = rows
+        return object
+    }
+}
+
+/// The toolkits `ocm_train` knows, by Turi Create's module name.
+enum Toolkit: String, CaseIterable {
+    case logisticClassifier = "logistic_classifier"
+    case linearRegression = "linear_regression"
+    case boostedTreesClassifier = "boosted_trees_classifier"
+    case boostedTreesRegression = "boosted_trees_regression"
+    case randomForestClassifier = "random_forest_classifier"
+    case randomForestRegression = "random_forest_regression"
+    case decisionTreeClassifier = "decision_tree_classifier"
+    case decisionTreeRegression = "decision_tree_regression"
+    case classifier
+    case regression
+    case activityClassifier = "activity_classifier"
+}
+
+@_cdecl("ocm_train")
+public func ocmTrain(_ toolkit: UnsafePointer<CChar>?, _ training: OpaquePointer?, _ validation: OpaquePointer?,
+                     _ optionsJSON: UnsafePointer<CChar>?, _ progress: ocm_progress_fn?, _ context: UnsafeMutableRawPointer?,
+                     _ modelPath: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<OpaquePointer?>?) -> UnsafeMutablePointer<CChar>? {
+    catching(error, failure: nil) {
+        let name = try string(toolkit, "ocm_train: toolkit")
+        guard let kind = Toolkit(rawValue: name) else {
+            throw CInterfaceError.argument("ocm_train: unknown toolkit '\(name)' (known: \(Toolkit.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        guard let training else { throw CInterfaceError.argument("ocm_train: training is NULL") }
+        let options = try TrainingOptions.parse(try string(optionsJSON, "ocm_train: options_json"))
+        let path = try string(modelPath, "ocm_train: model_path")
+        let table = Handle<CTable>.borrow(training).table
+        let validationTable = validation.map { Handle<CTable>.borrow($0).table }
+        let reporter = ProgressReporter(callback: progress, context: context)
+        let start = Date()
+        let report: TrainingReport
+        do {
+            report = try train(kind, table, validationTable, options, reporter, URL(fileURLWithPath: path))
+        } catch let failure as CreateMLError {
+            throw CInterfaceError(OCM_ERROR_PARAMETERS, failure.description)
+        }
+        let object = report.object(seconds: Date().timeIntervalSince(start), stopped: reporter.flag.stopped)
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return strdup(String(decoding: data, as: UTF8.self))
+    }
+}
+
+private func tabularValidation(_ options: TrainingOptions, _ table: MLDataTable?) throws -> TabularValidationData {
+    switch options.validation ?? "auto" {
+    case "auto": return .split(strategy: .automatic)
+    case "none": return .none
+    case "table":
+        guard let table else { throw CInterfaceError.argument("ocm_train: validation is \"table\" but no validation table was given") }
+        return .table(table)
+    case let other: throw CInterfaceError(OCM_ERROR_PARAMETERS, "options_json: validation must be \"auto\", \"none\" or \"table\", not '\(other)'")
+    }
+}
+
+private func linearParameters(_ options: TrainingOptions, _ validation: TabularValidationData) -> LinearModelParameters {
+    let defaults = LinearModelParameters()
+    return LinearModelParameters(validation: validation, maxIterations: options.maxIterations ?? defaults.maxIterations,
+                                 l1Penalty: options.l1Penalty ?? defaults.l1Penalty, l2Penalty: options.l2Penalty ?? defaults.l2Penalty,
+                                 stepSize: options.stepSize ?? defaults.stepSize,
+                                 convergenceThreshold: options.convergenceThreshold ?? defaults.convergenceThreshold,
+                                 featureRescaling: options.featureRescaling ?? defaults.featureRescaling)
+}
+
+private func boostedParameters(_ options: TrainingOptions, _ validation: TabularValidationData) -> BoostedTreeModelParameters {
+    let d = BoostedTreeModelParameters()
+    return BoostedTreeModelParameters(validation: validation, maxDepth: options.maxDepth ?? d.maxDepth, maxIterations: options.maxIterations ?? d.maxIterations,
+                                      minLossReduction: options.minLossReduction ?? d.minLossReduction, minChildWeight: options.minChildWeight ?? d.minChildWeight,
+                                      randomSeed: options.randomSeed ?? d.randomSeed, stepSize: options.stepSize ?? d.stepSize,
+                                      earlyStoppingRounds: options.earlyStoppingRounds, rowSubsample: options.rowSubsample ?? d.rowSubsample,
+                                      columnSubsample: options.columnSubsample ?? d.columnSubsample)
+}
+
+private func forestParameters(_ options: TrainingOptions, _ validation: TabularValidationData) -> RandomForestModelParameters {
+    let d = RandomForestModelParameters()
+    return RandomForestModelParameters(validation: validation, maxDepth: options.maxDepth ?? d.maxDepth, maxIterations: options.maxIterations ?? d.maxIterations,
+                                       minLossReduction: options.minLossReduction ?? d.minLossReduction, minChildWeight: options.minChildWeight ?? d.minChildWeight,
+                                       randomSeed: options.randomSeed ?? d.randomSeed, rowSubsample: options.rowSubsample ?? d.rowSubsample,
+                                       columnSubsample: options.columnSubsample ?? d.columnSubsample)
+}
+
+private func treeParameters(_ options: TrainingOptions, _ validation: TabularValidationData) -> DecisionTreeModelParameters {
+    let d = DecisionTreeModelParameters()
+    return DecisionTreeModelParameters(validation: validation, maxDepth: options.maxDepth ?? d.maxDepth,
+                                       minLossReduction: options.minLossReduction ?? d.minLossReduction,
+                                       minChildWeight: options.minChildWeight ?? d.minChildWeight, randomSeed: options.randomSeed ?? d.randomSeed)
+}
+
+/// Trains `kind` and writes its Core ML model to `url`.
+private func train(_ kind: Toolkit, _ table: MLDataTable, _ validationTable: MLDataTable?, _ options: TrainingOptions,
+                   _ reporter: ProgressReporter, _ url: URL) throws -> TrainingReport {
+    let target = options.target, features = options.features
+    let progress: (TabularTrainingIteration) -> Bool = { reporter.iteration($0) }
+    switch kind {
+    case .logisticClassifier:
+        let model = try MLLogisticRegressionClassifier(trainingData: table, targetColumn: target, featureColumns: features,
+                                                       parameters: linearParameters(options, try tabularValidation(options, validationTable)), progress: progress)
+        try model.write(to: url)
+        var report = TrainingReport(kind: "LogisticClassifier", classes: model.classLabels, features: model.featureColumns, iterations: model.iterations)
+        report.classifier(model.trainingMetrics, model.validationMetrics)
+        report.extra["solver_iterations"] = model.iterations.count
+        return report
+    case .linearRegression:
+        let model = try MLLinearRegressor(trainingData: table, targetColumn: target, featureColumns: features,
+                                          parameters: linearParameters(options, try tabularValidation(options, validationTable)), progress: progress)
+        try model.write(to: url)
+        var report = TrainingReport(kind: "LinearRegression", classes: nil, features: model.featureColumns, iterations: model.iterations)
+        report.regressor(model.trainingMetrics, model.validationMetrics)
+        return report
+    case .boostedTreesClassifier:
+        let model = try MLBoostedTreeClassifier(trainingData: table, targetColumn: target, featureColumns: features,
+                                                parameters: boostedParameters(options, try tabularValidation(options, validationTable)), progress: progress)
+        try model.write(to: url)
+        return treeReport("BoostedTreesClassifier", model.featureColumns, model.iterations, classifier: (model.trainingMetrics, model.validationMetrics), url)
+    case .boostedTreesRegression:
+        let model = try MLBoostedTreeRegressor(trainingData: table, targetColumn: target, featureColumns: features,
+                                               parameters: boostedParameters(options, try tabularValidation(options, validationTable)), progress: progress)
+        try model.write(to: url)
+        return treeReport("BoostedTreesRegression", model.featureColumns, model.iterations, regressor: (model.trainingMetrics, model.validationMetrics), url)
+    case .randomForestClassifier:
+        let model = try MLRandomForestClassifier(trainingData: table, targetColumn: target, featureColumns: features,
+                                                 parameters: forestParameters(options, try tabularValidation(options, validationTable)), progress: progress)
+        try model.write(to: url)
+        return treeReport("RandomForestClassifier", model.featureColumns, model.iterations, classifier: (model.trainingMetrics, model.validationMetrics), url)
+    case .randomForestRegression:
+        let model = try MLRandomForestRegressor(trainingData: table, targetColumn: target, featureColumns: features,
+                                                parameters: forestParameters(options, try tabularValidation(options, validationTable)), progress: progress)
+        try model.write(to: url)
+        return treeReport("RandomForestRegression", model.featureColumns, model.iterations, regressor: (model.trainingMetrics, model.validationMetrics), url)
+    case .decisionTreeClassifier:
+        let model = try MLDecisionTreeClassifier(trainingData: table, targetColumn: target, featureColumns: features,
+                                                 parameters: treeParameters(options, try tabularValidation(options, validationTable)), progress: progress)
+        try model.write(to: url)
+        return treeReport("DecisionTreeClassifier", model.featureColumns, model.iterations, classifier: (model.trainingMetrics, model.validationMetrics), url)
+    case .decisionTreeRegression:
+        let model = try MLDecisionTreeRegressor(trainingData: table, targetColumn: target, featureColumns: features,
+                                                parameters: treeParameters(options, try tabularValidation(options, validationTable)), progress: progress)
+        try model.write(to: url)
+        return treeReport("DecisionTreeRegression", model.featureColumns, model.iterations, regressor: (model.trainingMetrics, model.validationMetrics), url)
+    case .classifier:
+        let model = try MLClassifier(trainingData: table, targetColumn: target, featureColumns: features)
+        try model.write(to: url)
+        let name = switch model {
+        case .boostedTree: "BoostedTreesClassifier"
+        case .randomForest: "RandomForestClassifier"
+        case .decisionTree: "DecisionTreeClassifier"
+        case .logisticRegression: "LogisticClassifier"
+        }
+        return treeReport(name, model.featureColumns, [], classifier: (model.trainingMetrics, model.validationMetrics), url)
+    case .regression:
+        let model = try MLRegressor(trainingData: table, targetColumn: target, featureColumns: features)
+        try model.write(to: url)
+        let name = switch model {
+        case .boostedTree: "BoostedTreesRegression"
+        case .randomForest: "RandomForestRegression"
+        case .decisionTree: "DecisionTreeRegression"
+        case .linear: "LinearRegression"
+        }
+        return treeReport(name, model.featureColumns, [], regressor: (model.trainingMetrics, model.validationMetrics), url)
+    case .activityClassifier:
+        return try trainActivityClassifier(table, validationTable, options, reporter, url)
+    }
+}
+
+private func treeReport(_ kind: String, _ features: [String], _ iterations: [TabularTrainingIteration],
+                        classifier: (MLClassifierMetrics, MLClassifierMetrics)? = nil, regressor: (MLRegressorMetrics, MLRegressorMetrics)? = nil,
+                        _ url: URL) -> TrainingReport {
+    var report = TrainingReport(kind: kind, classes: classifier?.0.classLabels, features: features, iterations: iterations)
+    if let classifier { report.classifier(classifier.0, classifier.1) }
+    if let regressor { report.regressor(regressor.0, regressor.1) }
+    return report
+}
+
+private func trainActivityClassifier(_ table: MLDataTable, _ validationTable: MLDataTable?, _ options: TrainingOptions,
+                                     _ reporter: ProgressReporter, _ url: URL) throws -> TrainingReport {
+    let validation: MLActivityClassifier.ModelParameters.Validation
+    switch options.validation ?? "auto" {
+    case "auto": validation = .split(strategy: .automatic)
+    case "none": validation = .none
+    case "table":
+        guard let validationTable else { throw CInterfaceError.argument("ocm_train: validation is \"table\" but no validation table was given") }
+        validation = .table(validationTable)
+    case let other: throw CInterfaceError(OCM_ERROR_PARAMETERS, "options_json: validation must be \"auto\", \"none\" or \"table\", not '\(other)'")
+    }
+    var parameters = MLActivityClassifier.ModelParameters(validation: validation, batchSize: options.batchSize, maximumIterations: options.maxIterations,
+                                                          predictionWindowSize: options.predictionWindow)
+    if let seed = options.randomSeed { parameters.seed = seed }
+    let model = try MLActivityClassifier(
+        trainingData: table, featureColumns: options.features, labelColumn: options.target, recordingFileColumn: options.sessionId,
+        parameters: parameters,
+        progress: { @Sendable event in
+            switch event {
+            case .stepFinished(let iteration, let step, let of, let loss):
+                reporter.send(["kind": "step", "iteration": iteration, "step": step, "of": of, "loss": json(loss)])
+            case .iterationFinished(let record):
+                reporter.send(["kind": "iteration", "iteration": record.iteration, "training_loss": json(record.loss),
+                               "training_metric": json(record.trainingAccuracy), "metric": "accuracy", "seconds": record.seconds,
+                               "validation_metric": record.validationAccuracy.map(json) ?? NSNull(), "validation_loss": NSNull()])
+            }
+        },
+        shouldContinue: { !reporter.flag.stopped })
+    try model.write(to: url)
+    var report = TrainingReport(kind: "ActivityClassifier", classes: model.classLabels, features: model.featureColumns)
+    report.activityIterations = model.iterations
+    report.classifier(model.trainingMetrics, model.validationMetrics)
+    report.extra["num_sessions"] = model.sessionCounts.training + model.sessionCounts.validation
+    report.extra["validation_note"] = model.validationNote ?? NSNull()
+    return report
+}
