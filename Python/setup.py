@@ -1,22 +1,25 @@
-"""Builds libOpenCoreMLC.so with SwiftPM and bundles it, with the system libraries it needs, in the wheel.
+"""Builds libOpenCoreMLC.so with SwiftPM and packages it in the wheel, repaired by the standard tools.
 
 The Swift package is the parent of this folder (the folder holding Package.swift), or the
 folder named by OPENCOREML_SOURCE. Setting OPENCOREML_LIBRARY=/path/libOpenCoreMLC.so skips the
-build and bundles that file instead.
+build and packages that file instead (its resources, the built-in feature extractor, are taken
+from the `OpenCoreML_OpenCreateML.resources` folder beside it).
 
-Bundling follows auditwheel's rules by hand: every library `ldd` resolves that is not one the
-manylinux policy lets a wheel expect from the system is copied next to libOpenCoreMLC.so (whose
-RUNPATH is $ORIGIN), everything is stripped, and the wheel is tagged manylinux_2_X for the
-newest GLIBC_2.X symbol version any bundled file needs (read with `objdump -T`).
+The wheel is built as a plain `linux_<arch>` (or macOS) wheel holding opencoreml/_lib/libOpenCoreMLC.so
+and opencoreml/_lib/resources/, then repaired: `auditwheel repair` on Linux (bundles the system
+libraries a manylinux wheel may not expect, sets their RUNPATH, and gives the manylinux_2_X tag)
+and `delocate-wheel` on macOS. Both are build requirements (pyproject.toml), so
+`pip install ./Python` stays the one command.
 """
 
 from __future__ import annotations
 
+import glob
 import os
-import platform
-import re
 import shutil
 import subprocess
+import sys
+import tempfile
 
 from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
@@ -27,17 +30,8 @@ except ImportError:  # setuptools < 70.1
     from wheel.bdist_wheel import bdist_wheel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LIBRARY = "libOpenCoreMLC.so"
-
-# Libraries a manylinux wheel may take from the system (the manylinux policies' list, plus the
-# dynamic loader); anything else `ldd` finds is bundled.
-SYSTEM_LIBRARIES = {
-    "libc.so.6", "libm.so.6", "libdl.so.2", "librt.so.1", "libpthread.so.0", "libutil.so.1",
-    "libresolv.so.2", "libnsl.so.1", "libgcc_s.so.1", "libstdc++.so.6", "libz.so.1",
-    "libcrypt.so.1", "libX11.so.6", "libXext.so.6", "libXrender.so.1", "libICE.so.6", "libSM.so.6",
-    "libGL.so.1", "libgobject-2.0.so.0", "libgthread-2.0.so.0", "libglib-2.0.so.0",
-    "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "linux-vdso.so.1",
-}
+LIBRARY = "libOpenCoreMLC.so" if sys.platform != "darwin" else "libOpenCoreMLC.dylib"
+RESOURCES = "OpenCoreML_OpenCreateML.resources"
 
 
 def swift_source() -> str:
@@ -69,76 +63,56 @@ def built_library() -> str:
     return path
 
 
-def needed_libraries(path: str) -> dict[str, str]:
-    """soname -> resolved path of every library `ldd` lists for `path` (transitively)."""
-    output = subprocess.run(["ldd", path], check=True, capture_output=True, text=True).stdout
-    found = {}
-    for line in output.splitlines():
-        match = re.match(r"\s*(\S+)\s+=>\s+(\S+)", line)
-        if match:
-            if match.group(2) == "not":
-                raise SystemExit(f"opencoreml: {path} needs {match.group(1)}, which ldd cannot find")
-            found[match.group(1)] = match.group(2)
-    return found
-
-
-def glibc_minor(path: str) -> int:
-    """The X of the newest GLIBC_2.X symbol version `path` needs."""
-    output = subprocess.run(["objdump", "-T", path], check=True, capture_output=True, text=True).stdout
-    versions = [int(minor) for minor in re.findall(r"GLIBC_2\.(\d+)", output)]
-    return max(versions, default=5)
-
-
-def set_runpath_origin(path: str) -> None:
-    """Points a bundled library's RUNPATH at its folder, when patchelf is available."""
-    patchelf = shutil.which("patchelf")
-    if patchelf:
-        subprocess.run([patchelf, "--set-rpath", "$ORIGIN", path], check=True)
-
-
 class BuildPyWithLibrary(build_py):
-    """build_py, then the library and its non-system dependencies into opencoreml/_lib/."""
+    """build_py, then the library and its resources into opencoreml/_lib/."""
 
     def run(self):
         super().run()
         destination = os.path.join(self.build_lib, "opencoreml", "_lib")
         os.makedirs(destination, exist_ok=True)
         library = built_library()
-        copies = [os.path.join(destination, LIBRARY)]
-        shutil.copyfile(library, copies[0])
-        for soname, path in sorted(needed_libraries(library).items()):
-            if soname in SYSTEM_LIBRARIES:
-                continue
-            print(f"opencoreml: bundling {soname} from {path}", flush=True)
-            copy = os.path.join(destination, soname)
-            shutil.copyfile(path, copy)
-            copies.append(copy)
-        for copy in copies:
-            os.chmod(copy, 0o755)
-            subprocess.run(["strip", "--strip-unneeded", copy], check=True)
-        for copy in copies[1:]:
-            set_runpath_origin(copy)
-        minor = max(glibc_minor(copy) for copy in copies)
-        with open(os.path.join(self.build_lib, "opencoreml", "_lib", "PLATFORM"), "w") as file:
-            file.write(f"manylinux_2_{minor}_{platform.machine()}\n")
+        copy = os.path.join(destination, LIBRARY)
+        shutil.copyfile(library, copy)
+        os.chmod(copy, 0o755)
+        resources = os.path.join(os.path.dirname(library), RESOURCES)
+        if not os.path.isdir(resources):
+            raise SystemExit(f"opencoreml: the library's resources are not beside it ({resources})")
+        target = os.path.join(destination, "resources")
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(resources, target)
 
 
-class BdistWheelManylinux(bdist_wheel):
-    """A py3-none-manylinux_2_X wheel: no CPython extension (ctypes), but a native library."""
+class BdistWheelRepaired(bdist_wheel):
+    """A platform wheel (ctypes, no CPython extension), repaired by auditwheel / delocate."""
 
     def finalize_options(self):
         super().finalize_options()
         self.root_is_pure = False
 
     def get_tag(self):
-        build_py_command = self.get_finalized_command("build_py")
-        marker = os.path.join(build_py_command.build_lib, "opencoreml", "_lib", "PLATFORM")
-        if os.path.isfile(marker):
-            with open(marker) as file:
-                platform_tag = file.read().strip()
-        else:
-            platform_tag = f"linux_{platform.machine()}"
+        _, _, platform_tag = super().get_tag()
         return "py3", "none", platform_tag
+
+    def run(self):
+        before = set(glob.glob(os.path.join(self.dist_dir, "*.whl")))
+        super().run()
+        built = sorted(set(glob.glob(os.path.join(self.dist_dir, "*.whl"))) - before)
+        for wheel in built:
+            repaired = tempfile.mkdtemp(prefix="opencoreml-repair-")
+            try:
+                if sys.platform == "darwin":
+                    command = [sys.executable, "-m", "delocate.cmd.delocate_wheel", "-w", repaired, wheel]
+                else:
+                    command = [sys.executable, "-m", "auditwheel", "repair", "-w", repaired, wheel]
+                print("opencoreml: running", " ".join(command), flush=True)
+                subprocess.run(command, check=True)
+                results = glob.glob(os.path.join(repaired, "*.whl"))
+                if len(results) != 1:
+                    raise SystemExit(f"opencoreml: the repair made {len(results)} wheels, expected 1")
+                os.unlink(wheel)
+                shutil.move(results[0], os.path.join(self.dist_dir, os.path.basename(results[0])))
+            finally:
+                shutil.rmtree(repaired, ignore_errors=True)
 
 
 class DistributionWithLibrary(Distribution):
@@ -149,4 +123,4 @@ class DistributionWithLibrary(Distribution):
 
 
 setup(distclass=DistributionWithLibrary,
-      cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": BdistWheelManylinux})
+      cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": BdistWheelRepaired})

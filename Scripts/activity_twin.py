@@ -162,16 +162,47 @@ def train_and_test(a):
             optimizer.step()
         times.append(time.perf_counter() - begin)
     model.eval()
+    if a.batchnorm_statistics == "recomputed":
+        recompute_statistics(model, x, y, weights, a.batch_size)
     with torch.no_grad():
         probabilities = torch.softmax(model(torch.from_numpy(tx)), -1).numpy()
     per_row, per_window = accuracies(test, spans, probabilities, ty, tw, classes, w)
+    confident, confident_correct = confidence(probabilities, ty, tw)
     return {
         "torch_version": torch.__version__, "epochs": a.epochs, "prediction_window": w, "shuffle": a.shuffle,
         "chunks_train": int(len(x)), "chunks_test": int(len(tx)),
         "first_epoch_seconds": times[0] if times else 0.0,
         "seconds_per_epoch": float(np.median(times[1:] if len(times) > 1 else times)) if times else 0.0,
         "test_accuracy_per_row": per_row, "test_accuracy_per_window": per_window,
+        "batchnorm_statistics": a.batchnorm_statistics,
+        "test_windows_above_0_9": confident, "test_correct_windows_above_0_9": confident_correct,
     }
+
+
+def recompute_statistics(model, x, y, weights, batch_size):
+    """OpenCoreML's default (`--batchnorm-statistics recomputed`): the batchnorm's statistics replaced
+    by the average of each batch's mean and biased variance over one more pass in training mode
+    (dropout on, the last batch filled up with empty chunks), without updating a weight."""
+    model.train()
+    means, variances = [], []
+    with torch.no_grad():
+        for bx, _, _ in batches(x, y, weights, batch_size, np.arange(len(x))):
+            model(bx)
+            dense = model.trace["dense0"].reshape(-1, DENSE).double()
+            means.append(dense.mean(0))
+            variances.append(dense.var(0, unbiased=False))
+    model.running_mean.copy_(torch.stack(means).mean(0).float())
+    model.running_var.copy_(torch.stack(variances).mean(0).float())
+    model.eval()
+
+
+def confidence(probabilities, ty, tw):
+    """The share of test windows (with samples) whose top probability is above 0.9, and of those
+    that are also right (what the book's GestureIt game scores)."""
+    top = probabilities.max(axis=-1)
+    right = probabilities.argmax(axis=-1) == ty
+    real = tw > 0
+    return float((top[real] > 0.9).mean()), float(((top > 0.9) & right)[real].mean())
 
 
 def load_weights(model, path):
@@ -331,6 +362,8 @@ def main():
     p.add_argument("--batch-size", type=int, default=32); p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=0); p.add_argument("--shuffle", action="store_true")
     p.add_argument("--weights-from", help="start from (with --epochs 0: predict with) an .mlmodel's weights")
+    p.add_argument("--batchnorm-statistics", choices=["moving-average", "recomputed"], default="moving-average",
+                   help="moving-average: Turi Create's recipe (the twin's default); recomputed: OpenCoreML's default")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
     if a.fixture:

@@ -29,6 +29,7 @@ struct TrainingOptions: Decodable {
     var randomSeed: Int?
     var predictionWindow: Int?
     var batchSize: Int?
+    var batchnormStatistics: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case target, features, sessionId = "session_id", validation, maxIterations = "max_iterations", l1Penalty = "l1_penalty"
@@ -36,7 +37,7 @@ struct TrainingOptions: Decodable {
         case featureRescaling = "feature_rescaling", maxDepth = "max_depth", minLossReduction = "min_loss_reduction"
         case minChildWeight = "min_child_weight", rowSubsample = "row_subsample", columnSubsample = "column_subsample"
         case earlyStoppingRounds = "early_stopping_rounds", randomSeed = "random_seed", predictionWindow = "prediction_window"
-        case batchSize = "batch_size"
+        case batchSize = "batch_size", batchnormStatistics = "batchnorm_statistics"
     }
 
     static func parse(_ json: String) throws -> TrainingOptions {
@@ -331,6 +332,12 @@ private func trainActivityClassifier(_ table: MLDataTable, _ validationTable: ML
     var parameters = MLActivityClassifier.ModelParameters(validation: validation, batchSize: options.batchSize, maximumIterations: options.maxIterations,
                                                           predictionWindowSize: options.predictionWindow)
     if let seed = options.randomSeed { parameters.seed = seed }
+    if let name = options.batchnormStatistics {
+        guard let statistics = MLActivityClassifier.ModelParameters.BatchNormStatistics(rawValue: name) else {
+            throw CInterfaceError(OCM_ERROR_PARAMETERS, "options_json: batchnorm_statistics must be one of \(MLActivityClassifier.ModelParameters.BatchNormStatistics.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
+        }
+        parameters.batchNormStatistics = statistics
+    }
     let model = try MLActivityClassifier(
         trainingData: table, featureColumns: options.features, labelColumn: options.target, recordingFileColumn: options.sessionId,
         parameters: parameters,

@@ -100,7 +100,7 @@ def _auc(scores, positive):
 
 
 def _roc(scores, positive, label):
-    thresholds = np.linspace(0.0, 1.0, 1001)
+    thresholds = np.arange(1001) / 1000.0
     sorted_pos = np.sort(scores[positive])
     sorted_neg = np.sort(scores[~positive])
     p, n = len(sorted_pos), len(sorted_neg)

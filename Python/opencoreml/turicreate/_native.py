@@ -107,19 +107,24 @@ def _run_interruptible(work, stop):
     `stop` (the progress callback then asks the library to stop) and waits for the work to end.
     Returns (result, interrupted)."""
     outcome = {}
+    done = threading.Event()
 
     def target():
         try:
             outcome["result"] = work()
         except BaseException as error:  # handed to the waiting thread
             outcome["error"] = error
+        finally:
+            done.set()
 
     thread = threading.Thread(target=target, name="opencoreml-train", daemon=True)
     thread.start()
     interrupted = False
-    while thread.is_alive():
+    # An Event, not Thread.join: a KeyboardInterrupt inside join can leave the thread marked as
+    # finished while it still runs.
+    while not done.is_set():
         try:
-            thread.join(0.1)
+            done.wait(0.1)
         except KeyboardInterrupt:
             if interrupted:
                 raise

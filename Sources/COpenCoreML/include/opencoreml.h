@@ -278,7 +278,8 @@ ocm_status ocm_table_add_vectors(ocm_table *table, const char *name, const doubl
  *   "validation": "auto" | "none" | "table" (the `validation` table, else NULL),
  *   "max_iterations", "l1_penalty", "l2_penalty", "convergence_threshold", "step_size",
  *   "feature_rescaling", "max_depth", "min_loss_reduction", "min_child_weight", "row_subsample",
- *   "column_subsample", "early_stopping_rounds", "random_seed", "prediction_window", "batch_size"}
+ *   "column_subsample", "early_stopping_rounds", "random_seed", "prediction_window", "batch_size",
+ *   "batchnorm_statistics": "recomputed" | "bias-corrected" | "moving-average"}
  * (absent: the trainer's default; an unknown key is OCM_ERROR_PARAMETERS).
  * Returns a JSON report (free with ocm_string_free): {"model": "BoostedTreesClassifier",
  *   "classes": [...] or null, "features": [...], "training_time": s, "stopped": false,

@@ -50,6 +50,9 @@ struct ActivityClassifier: ParsableCommand {
         @Option(help: "Seeds the initial weights, the dropout masks and the validation split (automatic or --validation-fraction).")
         var seed = 0
 
+        @Option(help: "The batchnorm statistics the model predicts with: recomputed (over the training windows with the final weights, the default), bias-corrected, or moving-average (Turi Create's recipe exactly).")
+        var batchnormStatistics: String = "recomputed"
+
         @Option(name: .shortAndLong, help: "The .mlmodel to write.")
         var output: String
 
@@ -74,6 +77,10 @@ struct ActivityClassifier: ParsableCommand {
                 validation: .split(strategy: validationFraction.map { .fixed(ratio: $0, seed: seed) } ?? .automatic),
                 batchSize: batchSize, maximumIterations: maxIterations, predictionWindowSize: predictionWindow)
             parameters.seed = seed
+            guard let statistics = MLActivityClassifier.ModelParameters.BatchNormStatistics(rawValue: batchnormStatistics) else {
+                throw ValidationError("--batchnorm-statistics must be one of \(MLActivityClassifier.ModelParameters.BatchNormStatistics.allCases.map(\.rawValue).joined(separator: ", ")), not '\(batchnormStatistics)'")
+            }
+            parameters.batchNormStatistics = statistics
             if noValidation { parameters.validation = .none }
             var validationTable: CSVFileTable?
             if let validation {

@@ -153,6 +153,63 @@ final class ActivityTrainer {
         }
     }
 
+    /// Replaces the moving statistics by what they would settle to if training went on with the
+    /// final weights: one more pass over `chunks` in training mode (dropout on, batches of
+    /// `batchSize` chunks, the last one filled up with empty chunks, as every step saw them), without
+    /// updating a weight, averaging each batch's mean and (biased) variance of the batchnorm's input
+    /// over all its windows — the statistics every training step normalized with
+    /// (``MLActivityClassifier/ModelParameters/BatchNormStatistics/recomputed``).
+    func recomputeStatistics(_ chunks: [ActivityChunk], batchSize: Int) {
+        let steps = Self.steps, channels = ActivityNetwork.denseSize
+        let perChunk = steps * predictionWindow * featureCount
+        var means = [Double](repeating: 0, count: channels), variances = [Double](repeating: 0, count: channels)
+        var batches = 0
+        for start in stride(from: 0, to: chunks.count, by: batchSize) {
+            let batch = min(batchSize, chunks.count - start)
+            network.reserve(batch: batchSize, training: true)
+            let x = network.inputBlob(named: ActivityNetwork.featuresName)!.value.pointer
+            for example in 0..<batch {
+                chunks[start + example].features.withUnsafeBufferPointer { (x + example * perChunk).update(from: $0.baseAddress!, count: perChunk) }
+            }
+            if batch < batchSize { (x + batch * perChunk).update(repeating: 0, count: (batchSize - batch) * perChunk) }
+            network.forward(batch: batchSize, training: true)
+            let values = network.blobs[ActivityNetwork.batchNormInput]!.value.pointer
+            let rows = batchSize * steps
+            var sum = [Double](repeating: 0, count: channels), squares = [Double](repeating: 0, count: channels)
+            for row in 0..<rows {
+                let v = values + row * channels
+                for c in 0..<channels {
+                    sum[c] += Double(v[c])
+                    squares[c] += Double(v[c]) * Double(v[c])
+                }
+            }
+            for c in 0..<channels {
+                let mean = sum[c] / Double(rows)
+                means[c] += mean
+                variances[c] += max(squares[c] / Double(rows) - mean * mean, 0)
+            }
+            batches += 1
+        }
+        guard batches > 0 else { return }
+        for c in 0..<channels {
+            runningMean[c] = Float(means[c] / Double(batches))
+            runningVariance[c] = Float(variances[c] / Double(batches))
+        }
+    }
+
+    /// Divides out the moving averages' start (mean 0, variance 1) after `steps` updates of
+    /// momentum m: mean / (1 − mᵗ), (variance − mᵗ) / (1 − mᵗ), as Adam corrects its moments
+    /// (``MLActivityClassifier/ModelParameters/BatchNormStatistics/biasCorrected``).
+    func biasCorrectStatistics(steps: Int) {
+        guard steps > 0 else { return }
+        let decay = Float(pow(Double(Self.momentum), Double(steps)))
+        guard decay < 1 else { return }
+        for c in runningMean.indices {
+            runningMean[c] /= 1 - decay
+            runningVariance[c] = max((runningVariance[c] - decay) / (1 - decay), 0)
+        }
+    }
+
     /// The network of `variant` (chunk or export) with the current weights and the moving statistics.
     func specification(_ variant: ActivityNetwork.Variant, userDefined: [String: String] = [:]) throws -> CoreML_Specification_Model {
         var specification = try ActivityNetwork.specification(

@@ -47,6 +47,24 @@ extension MLActivityClassifier {
         /// one to 0; the chunks go in the data's order every pass, as in Turi Create).
         public var seed: Int = 0
 
+        /// The batchnorm statistics the trained model predicts with (an OpenCoreML addition).
+        public enum BatchNormStatistics: String, Sendable, CaseIterable {
+            /// Recomputed after the last pass over the training windows with the final weights and
+            /// no dropout (the default): what the network really sees at inference.
+            case recomputed
+            /// Turi Create's moving averages with their start divided out (mean / (1 − 0.99ᵗ),
+            /// (variance − 0.99ᵗ) / (1 − 0.99ᵗ) after t steps).
+            case biasCorrected = "bias-corrected"
+            /// Exactly Turi Create's recipe: the moving averages (momentum 0.99 from mean 0 and
+            /// variance 1) as they stand after the last step. After few steps they are still close
+            /// to 0 and 1, and the model's confidence suffers (the book's GestureIt game scores only
+            /// above 0.9).
+            case movingAverage = "moving-average"
+        }
+
+        /// How the batchnorm statistics of the trained model are made (default ``BatchNormStatistics/recomputed``).
+        public var batchNormStatistics: BatchNormStatistics = .recomputed
+
         /// Create ML's older spelling: the validation data as a table, or nil for none.
         public var validationData: MLDataTable? {
             get { if case .table(let table) = validation { return table } else { return nil } }

@@ -122,6 +122,13 @@ public struct MLActivityClassifier: Sendable {
             if let shouldContinue, !shouldContinue() { break }
         }
 
+        // The statistics the model predicts with (see ModelParameters.BatchNormStatistics).
+        switch parameters.batchNormStatistics {
+        case .recomputed: trainer.recomputeStatistics(chunks, batchSize: parameters.batchSize)
+        case .biasCorrected: trainer.biasCorrectStatistics(steps: stepsPerIteration * iterations.count)
+        case .movingAverage: break
+        }
+
         modelParameters = parameters
         self.featureColumns = features
         self.labelColumn = labelColumn

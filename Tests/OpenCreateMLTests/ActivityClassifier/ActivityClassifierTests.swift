@@ -55,6 +55,39 @@ struct ActivityClassifierTests {
         }
     }
 
+    /// The batchnorm statistics of the written model for each recipe, from the same training (same
+    /// seed, so the same weights): Turi's moving averages, the same with their start divided out
+    /// (checked against the formula), and recomputed ones, which after a few steps are far from the
+    /// (0, 1) start that the moving averages still lean on.
+    @Test func batchNormStatisticsRecipes() throws {
+        func statistics(_ recipe: MLActivityClassifier.ModelParameters.BatchNormStatistics) throws -> (mean: [Float], variance: [Float], steps: Int) {
+            var parameters = MLActivityClassifier.ModelParameters(validation: .none, batchSize: 8, maximumIterations: 2, predictionWindowSize: Self.window)
+            parameters.seed = 3
+            parameters.batchNormStatistics = recipe
+            let table = SyntheticMotion.table(sessions: 24, length: 200, seed: 1)
+            let classifier = try MLActivityClassifier(trainingData: table, featureColumns: SyntheticMotion.features, labelColumn: "activity",
+                                                      recordingFileColumn: "session", parameters: parameters)
+            let layer = try #require(classifier.exportedSpecification().neuralNetworkClassifier.layers.first { $0.name == "bn_layer" })
+            // 24 sessions of 200 samples: one chunk of 20 windows each, 3 steps of 8 chunks per pass.
+            return (layer.batchnorm.mean.floatValue, layer.batchnorm.variance.floatValue, 2 * 3)
+        }
+        let moving = try statistics(.movingAverage)
+        let corrected = try statistics(.biasCorrected)
+        let recomputed = try statistics(.recomputed)
+        let decay = Float(pow(0.99, Double(moving.steps)))
+        for c in 0..<moving.mean.count {
+            #expect(abs(corrected.mean[c] - moving.mean[c] / (1 - decay)) <= 1e-4 * max(1, abs(corrected.mean[c])))
+            #expect(abs(corrected.variance[c] - max((moving.variance[c] - decay) / (1 - decay), 0)) <= 1e-4 * max(1, corrected.variance[c]))
+        }
+        // After 6 steps the moving variances are still ≥ 0.94 (0.99⁶ of the start 1); the recomputed
+        // ones are the batches' own, and the corrected ones come close to them.
+        let meanVariance = { (v: [Float]) in v.reduce(0, +) / Float(v.count) }
+        #expect(meanVariance(moving.variance) > 0.9)
+        #expect(abs(meanVariance(recomputed.variance) - meanVariance(moving.variance)) > 0.05)
+        #expect(abs(meanVariance(corrected.variance) - meanVariance(recomputed.variance))
+                < abs(meanVariance(moving.variance) - meanVariance(recomputed.variance)))
+    }
+
     @Test func theExportedModelHasTuriCreatesInterfaceAndPredictsWhatTheTrainerPredicts() throws {
         let classifier = try Self.trained.get()
         try withTemporaryDirectory { folder in

@@ -28,10 +28,15 @@ def _positive_int(name, value):
 
 
 def create(dataset, session_id, target, features=None, prediction_window=100, validation_set="auto", max_iterations=10,
-           batch_size=32, verbose=True, random_seed=None):
+           batch_size=32, verbose=True, random_seed=None, batchnorm_statistics="recomputed"):
     """Trains an activity classifier on `dataset`: rows are samples in time order within each
     session (`session_id`), `target` is each sample's activity, `features` the numeric columns
-    (default: every other column)."""
+    (default: every other column).
+
+    `batchnorm_statistics` (an OpenCoreML addition): the batchnorm statistics the model predicts
+    with — 'recomputed' over the training windows with the final weights (the default),
+    'bias-corrected', or 'moving-average' (exactly Turi Create's recipe, whose statistics are still
+    near their start after a short training and cost the model its confidence)."""
     from .._sframe import SFrame
 
     if not isinstance(dataset, SFrame):
@@ -52,6 +57,9 @@ def create(dataset, session_id, target, features=None, prediction_window=100, va
     prediction_window = _positive_int("prediction_window", prediction_window)
     options = {"target": target, "features": features, "session_id": session_id, "prediction_window": prediction_window,
                "max_iterations": _positive_int("max_iterations", max_iterations), "batch_size": _positive_int("batch_size", batch_size)}
+    if batchnorm_statistics not in ("recomputed", "bias-corrected", "moving-average"):
+        raise ToolkitValueError(f"batchnorm_statistics must be 'recomputed', 'bias-corrected' or 'moving-average', not {batchnorm_statistics!r}")
+    options["batchnorm_statistics"] = batchnorm_statistics
     if random_seed is not None:
         if isinstance(random_seed, bool) or not isinstance(random_seed, numbers.Integral):
             raise ToolkitTypeError(f"random_seed must be an integer or None, not {type(random_seed).__name__}")
@@ -80,7 +88,7 @@ def create(dataset, session_id, target, features=None, prediction_window=100, va
         state = {
             "target": target, "session_id": session_id, "features": report["features"], "num_features": len(report["features"]),
             "prediction_window": prediction_window, "max_iterations": max_iterations, "batch_size": batch_size,
-            "random_seed": random_seed, "classes": classes, "num_classes": len(classes), "num_examples": len(dataset),
+            "random_seed": random_seed, "batchnorm_statistics": batchnorm_statistics, "classes": classes, "num_classes": len(classes), "num_examples": len(dataset),
             "num_sessions": report.get("num_sessions"), "training_time": report["training_time"],
             "training_iterations": len(report["iterations"]), "progress": report["iterations"],
             "training_accuracy": report["training_accuracy"], "validation_accuracy": report["validation_accuracy"],
