@@ -377,17 +377,17 @@ def test_activity_classifier_trains_predicts_saves_and_exports(tmp_path):
     assert [i.name for i in spec.description.input][:1] == ["features"]
 
 
-def test_activity_batchnorm_statistics_recomputed_by_default_are_more_confident():
+def test_activity_batchnorm_statistics_bias_corrected_by_default_are_more_confident():
     train, test = _motion(12, 0), _motion(4, 1)
     confidence = {}
-    for statistics in ("recomputed", "moving-average"):
+    for statistics in ("bias-corrected", "moving-average"):
         model = tc.activity_classifier.create(train, session_id="session", target="activity", prediction_window=20,
                                               validation_set=None, max_iterations=3, verbose=False, random_seed=0,
                                               batchnorm_statistics=statistics)
         probabilities = np.array(list(model.predict(test, output_type="probability_vector")))
         confidence[statistics] = float(probabilities.max(axis=1).mean())
     # Three iterations are 3 moving-average steps: Turi's statistics are still ≈ (0, 1).
-    assert confidence["recomputed"] > confidence["moving-average"]
+    assert confidence["bias-corrected"] > confidence["moving-average"]
 
 
 def test_activity_classifier_bad_input():

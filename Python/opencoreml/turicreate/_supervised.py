@@ -300,6 +300,8 @@ def create(toolkit, dataset, target, features, validation_set, verbose, seed, op
             "training_accuracy": report["training_accuracy"], "validation_accuracy": report["validation_accuracy"],
             "training_rmse": report["training_rmse"], "validation_rmse": report["validation_rmse"],
             "training_max_error": report["training_max_error"], "validation_max_error": report["validation_max_error"],
+            "training_loss": report["iterations"][-1]["training_loss"] if report["iterations"] else None,
+            "validation_loss": report["iterations"][-1]["validation_loss"] if report["iterations"] else None,
             "interrupted": report["interrupted"],
         })
         if not regression:

@@ -50,8 +50,8 @@ struct ActivityClassifier: ParsableCommand {
         @Option(help: "Seeds the initial weights, the dropout masks and the validation split (automatic or --validation-fraction).")
         var seed = 0
 
-        @Option(help: "The batchnorm statistics the model predicts with: recomputed (over the training windows with the final weights, the default), bias-corrected, or moving-average (Turi Create's recipe exactly).")
-        var batchnormStatistics: String = "recomputed"
+        @Option(help: "The batchnorm statistics the model predicts with: bias-corrected (Turi Create's moving averages with their start divided out, the default), recomputed (one more pass with the final weights), or moving-average (Turi Create's recipe exactly).")
+        var batchnormStatistics: String = "bias-corrected"
 
         @Option(name: .shortAndLong, help: "The .mlmodel to write.")
         var output: String

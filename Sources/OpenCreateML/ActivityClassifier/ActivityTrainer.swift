@@ -199,7 +199,7 @@ final class ActivityTrainer {
 
     /// Divides out the moving averages' start (mean 0, variance 1) after `steps` updates of
     /// momentum m: mean / (1 − mᵗ), (variance − mᵗ) / (1 − mᵗ), as Adam corrects its moments
-    /// (``MLActivityClassifier/ModelParameters/BatchNormStatistics/biasCorrected``).
+    /// (``MLActivityClassifier/ModelParameters/BatchNormStatistics/biasCorrected``, the default).
     func biasCorrectStatistics(steps: Int) {
         guard steps > 0 else { return }
         let decay = Float(pow(Double(Self.momentum), Double(steps)))

@@ -28,15 +28,16 @@ def _positive_int(name, value):
 
 
 def create(dataset, session_id, target, features=None, prediction_window=100, validation_set="auto", max_iterations=10,
-           batch_size=32, verbose=True, random_seed=None, batchnorm_statistics="recomputed"):
+           batch_size=32, verbose=True, random_seed=None, batchnorm_statistics="bias-corrected"):
     """Trains an activity classifier on `dataset`: rows are samples in time order within each
     session (`session_id`), `target` is each sample's activity, `features` the numeric columns
     (default: every other column).
 
     `batchnorm_statistics` (an OpenCoreML addition): the batchnorm statistics the model predicts
-    with — 'recomputed' over the training windows with the final weights (the default),
-    'bias-corrected', or 'moving-average' (exactly Turi Create's recipe, whose statistics are still
-    near their start after a short training and cost the model its confidence)."""
+    with — 'bias-corrected' (Turi's moving averages with their start divided out; the default),
+    'recomputed' (one more pass with the final weights), or 'moving-average' (exactly Turi Create's
+    recipe, whose statistics are still near their start after a short training and cost the model
+    its confidence: BENCHMARKS.md)."""
     from .._sframe import SFrame
 
     if not isinstance(dataset, SFrame):
