@@ -111,6 +111,10 @@ def test_linear_regression_matches_scikit_learn(diabetes):
     ours = model.predict(test).to_numpy()
     np.testing.assert_allclose(ours, peer.predict(tx), rtol=1e-3, atol=0.5)
     metrics = model.evaluate(test)
+    coefficients = model.coefficients
+    assert list(coefficients["name"])[0] == "(intercept)" and len(coefficients) == 11
+    np.testing.assert_allclose(list(coefficients["value"])[1:], peer.coef_, rtol=1e-3, atol=0.5)
+    assert list(coefficients["value"])[0] == pytest.approx(peer.intercept_, rel=1e-3)
     assert metrics["rmse"] == pytest.approx(float(np.sqrt(np.mean((ours - ty) ** 2))))
     assert metrics["max_error"] == pytest.approx(float(np.abs(ours - ty).max()))
 
@@ -155,6 +159,11 @@ def test_strings_arrays_and_missing_values():
         model = create(train, "label", validation_set=None, verbose=False)
         assert model.evaluate(test)["accuracy"] > 0.85, create.__module__
         assert model.features == ["color", "vector", "size"]
+        if hasattr(model, "coefficients"):
+            table = model.coefficients
+            # The intercept, 3 colours, 3 vector elements, the size; for the second class.
+            assert len(table) == 8 and set(table["class"]) == {"yes"}
+            assert sorted(i for i in table["index"] if i is not None) == ["0", "1", "2", "blue", "green", "red"]
         topk = model.predict_topk(test, k=2)
         assert len(topk) == 2 * len(test) and set(topk.column_names()) == {"id", "class", "probability"}
         classified = model.classify(test)

@@ -245,7 +245,7 @@ private func train(_ kind: Toolkit, _ table: MLDataTable, _ validationTable: MLD
         try model.write(to: url)
         var report = TrainingReport(kind: "LogisticClassifier", classes: model.classLabels, features: model.featureColumns, iterations: model.iterations)
         report.classifier(model.trainingMetrics, model.validationMetrics)
-        report.extra["solver_iterations"] = model.iterations.count
+        report.extra["coefficients"] = try linearCoefficients(at: url, classes: model.classLabels)
         return report
     case .linearRegression:
         let model = try MLLinearRegressor(trainingData: table, targetColumn: target, featureColumns: features,
@@ -253,6 +253,7 @@ private func train(_ kind: Toolkit, _ table: MLDataTable, _ validationTable: MLD
         try model.write(to: url)
         var report = TrainingReport(kind: "LinearRegression", classes: nil, features: model.featureColumns, iterations: model.iterations)
         report.regressor(model.trainingMetrics, model.validationMetrics)
+        report.extra["coefficients"] = try linearCoefficients(at: url, classes: nil)
         return report
     case .boostedTreesClassifier:
         let model = try MLBoostedTreeClassifier(trainingData: table, targetColumn: target, featureColumns: features,
@@ -359,4 +360,70 @@ private func trainActivityClassifier(_ table: MLDataTable, _ validationTable: ML
     report.extra["num_sessions"] = model.sessionCounts.training + model.sessionCounts.validation
     report.extra["validation_note"] = model.validationNote ?? NSNull()
     return report
+}
+
+// MARK: - Coefficients of a written linear model
+
+/// The coefficients of the linear model at `url` as Turi Create lists them (an SFrame of `name`,
+/// `index`, `class`, `value`): the intercept first as "(intercept)", then one row per value the
+/// model reads — a number column by its name (index null), a string column once per category
+/// (index the category), a vector column once per element (index "0", "1", …). A classifier lists
+/// the weights of the second class for two classes (the logistic model's one weight vector, as
+/// Turi does) and of every class for more (a softmax over all classes, where Turi's reference
+/// class has none).
+func linearCoefficients(at url: URL, classes: [String]?) throws -> [[String: Any]] {
+    let spec = try CoreML_Specification_Model(serializedModel: Data(contentsOf: url), path: url.path)
+    var models: [CoreML_Specification_Model] = [spec]
+    switch spec.type {
+    case .pipelineClassifier?: models = spec.pipelineClassifier.pipeline.models
+    case .pipelineRegressor?: models = spec.pipelineRegressor.pipeline.models
+    case .pipeline?: models = spec.pipeline.models
+    default: break
+    }
+    // The names of the values the final model reads, in the vectorizer's order.
+    var categoriesByOutput: [String: (feature: String, categories: [String])] = [:]
+    var names: [(name: String, index: Any)] = []
+    for model in models {
+        if case .oneHotEncoder? = model.type, let input = model.description_p.input.first, let output = model.description_p.output.first {
+            categoriesByOutput[output.name] = (input.name, model.oneHotEncoder.stringCategories.vector)
+        }
+        if case .featureVectorizer? = model.type {
+            for column in model.featureVectorizer.inputList {
+                if let encoded = categoriesByOutput[column.inputColumn] {
+                    names += encoded.categories.map { (encoded.feature, $0 as Any) }
+                    if encoded.categories.isEmpty { names.append((encoded.feature, "" as Any)) }
+                } else if column.inputDimensions > 1 {
+                    names += (0..<Int(column.inputDimensions)).map { (column.inputColumn, String($0) as Any) }
+                } else {
+                    names.append((column.inputColumn, NSNull()))
+                }
+            }
+        }
+    }
+    guard let final = models.last else { return [] }
+    var rows: [[String: Any]] = []
+    func add(_ label: Any, _ intercept: Double, _ weights: [Double]) {
+        rows.append(["name": "(intercept)", "index": NSNull(), "class": label, "value": intercept])
+        for (position, weight) in weights.enumerated() {
+            let name: (name: String, index: Any) = position < names.count ? names[position] : ("feature \(position)", NSNull())
+            rows.append(["name": name.name, "index": name.index, "class": label, "value": weight])
+        }
+    }
+    switch final.type {
+    case .glmRegressor?:
+        add(NSNull(), final.glmRegressor.offset.first ?? 0, final.glmRegressor.weights.first?.value ?? [])
+    case .glmClassifier?:
+        let glm = final.glmClassifier
+        let labels: [Any] = classes ?? glm.stringClassLabels.vector
+        if glm.weights.count == 1, labels.count == 2 {
+            add(labels[1], glm.offset.first ?? 0, glm.weights[0].value)
+        } else {
+            for (index, weights) in glm.weights.enumerated() where index < labels.count {
+                add(labels[index], index < glm.offset.count ? glm.offset[index] : 0, weights.value)
+            }
+        }
+    default:
+        break
+    }
+    return rows
 }

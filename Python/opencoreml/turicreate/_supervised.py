@@ -225,13 +225,24 @@ class _Regressor(_Supervised):
         return _metrics.regressor(dataset[self.target].to_numpy().astype(np.float64), predictions.to_numpy(), metric)
 
 
+class _Linear:
+    @property
+    def coefficients(self):
+        """Turi's coefficients SFrame: `name`, `index`, `class`, `value`, the intercept first."""
+        from ._sframe import SFrame
+
+        rows = self._state.get("_coefficients") or []
+        return SFrame({"name": [r["name"] for r in rows], "index": [None if r["index"] is None else str(r["index"]) for r in rows],
+                       "class": [r["class"] for r in rows], "value": [float(r["value"]) for r in rows]})
+
+
 @register
-class LogisticClassifier(_Classifier):
+class LogisticClassifier(_Linear, _Classifier):
     pass
 
 
 @register
-class LinearRegression(_Regressor):
+class LinearRegression(_Linear, _Regressor):
     pass
 
 
@@ -309,6 +320,12 @@ def create(toolkit, dataset, target, features, validation_set, verbose, seed, op
             if dataset[target].dtype is int:
                 classes = [int(c) for c in classes]
             model_state.update({"classes": classes, "num_classes": len(classes)})
+        if "coefficients" in report:
+            rows = report["coefficients"]
+            if not regression and dataset[target].dtype is int:
+                rows = [dict(row, **{"class": int(row["class"])}) for row in rows]
+            model_state["_coefficients"] = rows
+            model_state["num_coefficients"] = len(rows)
         model = cls(model_state)
         shutil.move(path, model._file())
     finally:

@@ -285,7 +285,9 @@ ocm_status ocm_table_add_vectors(ocm_table *table, const char *name, const doubl
  *   "classes": [...] or null, "features": [...], "training_time": s, "stopped": false,
  *   "training_accuracy", "validation_accuracy", "training_rmse", "validation_rmse",
  *   "training_max_error", "validation_max_error" (null where they do not apply),
- *   "iterations": [ITERATION...]} with ITERATION as the progress event above.
+ *   "iterations": [ITERATION...]} with ITERATION as the progress event above; linear models also
+ *   "coefficients": [{"name", "index" (null, a category or an element), "class" (null for a
+ *   regressor), "value"}...], the intercept first as "(intercept)".
  * A bad parameter or data set is OCM_ERROR_PARAMETERS, its message naming the column, row or parameter.
  */
 char *ocm_train(const char *toolkit, const ocm_table *training, const ocm_table *validation, const char *options_json,
