@@ -238,6 +238,20 @@ private func train(_ kind: Toolkit, _ table: MLDataTable, _ validationTable: MLD
                    _ reporter: ProgressReporter, _ url: URL) throws -> TrainingReport {
     let target = options.target, features = options.features
     let progress: (TabularTrainingIteration) -> Bool = { reporter.iteration($0) }
+    /// One of the six tree trainers: trained, written, reported.
+    func trainTrees<Parameters, Task>(_ kind: String, _ type: TabularTreeModel<Parameters, Task>.Type, _ parameters: Parameters) throws -> TrainingReport {
+        let model = try TabularTreeModel<Parameters, Task>(trainingData: table, targetColumn: target, featureColumns: features,
+                                                           parameters: parameters, progress: progress)
+        try model.write(to: url)
+        var report = TrainingReport(kind: kind, classes: nil, features: model.featureColumns, iterations: model.iterations)
+        if let training = model.trainingMetrics as? MLClassifierMetrics, let validation = model.validationMetrics as? MLClassifierMetrics {
+            report.classes = training.classLabels
+            report.classifier(training, validation)
+        } else if let training = model.trainingMetrics as? MLRegressorMetrics, let validation = model.validationMetrics as? MLRegressorMetrics {
+            report.regressor(training, validation)
+        }
+        return report
+    }
     switch kind {
     case .logisticClassifier:
         let model = try MLLogisticRegressionClassifier(trainingData: table, targetColumn: target, featureColumns: features,
@@ -256,35 +270,17 @@ private func train(_ kind: Toolkit, _ table: MLDataTable, _ validationTable: MLD
         report.extra["coefficients"] = try linearCoefficients(at: url, classes: nil)
         return report
     case .boostedTreesClassifier:
-        let model = try MLBoostedTreeClassifier(trainingData: table, targetColumn: target, featureColumns: features,
-                                                parameters: boostedParameters(options, try tabularValidation(options, validationTable)), progress: progress)
-        try model.write(to: url)
-        return treeReport("BoostedTreesClassifier", model.featureColumns, model.iterations, classifier: (model.trainingMetrics, model.validationMetrics), url)
+        return try trainTrees("BoostedTreesClassifier", MLBoostedTreeClassifier.self, boostedParameters(options, try tabularValidation(options, validationTable)))
     case .boostedTreesRegression:
-        let model = try MLBoostedTreeRegressor(trainingData: table, targetColumn: target, featureColumns: features,
-                                               parameters: boostedParameters(options, try tabularValidation(options, validationTable)), progress: progress)
-        try model.write(to: url)
-        return treeReport("BoostedTreesRegression", model.featureColumns, model.iterations, regressor: (model.trainingMetrics, model.validationMetrics), url)
+        return try trainTrees("BoostedTreesRegression", MLBoostedTreeRegressor.self, boostedParameters(options, try tabularValidation(options, validationTable)))
     case .randomForestClassifier:
-        let model = try MLRandomForestClassifier(trainingData: table, targetColumn: target, featureColumns: features,
-                                                 parameters: forestParameters(options, try tabularValidation(options, validationTable)), progress: progress)
-        try model.write(to: url)
-        return treeReport("RandomForestClassifier", model.featureColumns, model.iterations, classifier: (model.trainingMetrics, model.validationMetrics), url)
+        return try trainTrees("RandomForestClassifier", MLRandomForestClassifier.self, forestParameters(options, try tabularValidation(options, validationTable)))
     case .randomForestRegression:
-        let model = try MLRandomForestRegressor(trainingData: table, targetColumn: target, featureColumns: features,
-                                                parameters: forestParameters(options, try tabularValidation(options, validationTable)), progress: progress)
-        try model.write(to: url)
-        return treeReport("RandomForestRegression", model.featureColumns, model.iterations, regressor: (model.trainingMetrics, model.validationMetrics), url)
+        return try trainTrees("RandomForestRegression", MLRandomForestRegressor.self, forestParameters(options, try tabularValidation(options, validationTable)))
     case .decisionTreeClassifier:
-        let model = try MLDecisionTreeClassifier(trainingData: table, targetColumn: target, featureColumns: features,
-                                                 parameters: treeParameters(options, try tabularValidation(options, validationTable)), progress: progress)
-        try model.write(to: url)
-        return treeReport("DecisionTreeClassifier", model.featureColumns, model.iterations, classifier: (model.trainingMetrics, model.validationMetrics), url)
+        return try trainTrees("DecisionTreeClassifier", MLDecisionTreeClassifier.self, treeParameters(options, try tabularValidation(options, validationTable)))
     case .decisionTreeRegression:
-        let model = try MLDecisionTreeRegressor(trainingData: table, targetColumn: target, featureColumns: features,
-                                                parameters: treeParameters(options, try tabularValidation(options, validationTable)), progress: progress)
-        try model.write(to: url)
-        return treeReport("DecisionTreeRegression", model.featureColumns, model.iterations, regressor: (model.trainingMetrics, model.validationMetrics), url)
+        return try trainTrees("DecisionTreeRegression", MLDecisionTreeRegressor.self, treeParameters(options, try tabularValidation(options, validationTable)))
     case .classifier:
         let model = try MLClassifier(trainingData: table, targetColumn: target, featureColumns: features)
         try model.write(to: url)
@@ -294,7 +290,7 @@ private func train(_ kind: Toolkit, _ table: MLDataTable, _ validationTable: MLD
         case .decisionTree: "DecisionTreeClassifier"
         case .logisticRegression: "LogisticClassifier"
         }
-        return treeReport(name, model.featureColumns, [], classifier: (model.trainingMetrics, model.validationMetrics), url)
+        return chosenReport(name, model.featureColumns, classifier: (model.trainingMetrics, model.validationMetrics))
     case .regression:
         let model = try MLRegressor(trainingData: table, targetColumn: target, featureColumns: features)
         try model.write(to: url)
@@ -304,16 +300,16 @@ private func train(_ kind: Toolkit, _ table: MLDataTable, _ validationTable: MLD
         case .decisionTree: "DecisionTreeRegression"
         case .linear: "LinearRegression"
         }
-        return treeReport(name, model.featureColumns, [], regressor: (model.trainingMetrics, model.validationMetrics), url)
+        return chosenReport(name, model.featureColumns, regressor: (model.trainingMetrics, model.validationMetrics))
     case .activityClassifier:
         return try trainActivityClassifier(table, validationTable, options, reporter, url)
     }
 }
 
-private func treeReport(_ kind: String, _ features: [String], _ iterations: [TabularTrainingIteration],
-                        classifier: (MLClassifierMetrics, MLClassifierMetrics)? = nil, regressor: (MLRegressorMetrics, MLRegressorMetrics)? = nil,
-                        _ url: URL) -> TrainingReport {
-    var report = TrainingReport(kind: kind, classes: classifier?.0.classLabels, features: features, iterations: iterations)
+/// The report of the model `classifier.create` / `regression.create` chose.
+private func chosenReport(_ kind: String, _ features: [String], classifier: (MLClassifierMetrics, MLClassifierMetrics)? = nil,
+                          regressor: (MLRegressorMetrics, MLRegressorMetrics)? = nil) -> TrainingReport {
+    var report = TrainingReport(kind: kind, classes: classifier?.0.classLabels, features: features)
     if let classifier { report.classifier(classifier.0, classifier.1) }
     if let regressor { report.regressor(regressor.0, regressor.1) }
     return report

@@ -85,6 +85,26 @@ def _fraction(name, value):
     return value
 
 
+def tree_options(class_weights=None, metric="auto", random_seed=None, early_stopping_rounds=None, extra=None, **values):
+    """The options and state settings of a tree toolkit from its `create` arguments (Turi's names):
+    each of `values` checked by its kind, `class_weights` only None, unknown extra arguments refused."""
+    if extra:
+        raise ToolkitValueError(f"{', '.join(sorted(extra))}: not supported by OpenCoreML's trainer")
+    if class_weights is not None:
+        raise ToolkitValueError("class_weights: only None is supported (every class weighs the same)")
+    if metric not in ("auto", "accuracy", "rmse", "log_loss", "max_error"):
+        raise ToolkitValueError(f"metric must be 'auto' or one of accuracy, rmse, log_loss, max_error, not {metric!r}")
+    checks = {"max_iterations": lambda n, v: _positive(n, v, integer=True), "max_depth": lambda n, v: _positive(n, v, integer=True),
+              "step_size": _positive, "min_loss_reduction": lambda n, v: _positive(n, v, allow_zero=True),
+              "min_child_weight": lambda n, v: _positive(n, v, allow_zero=True), "row_subsample": _fraction, "column_subsample": _fraction}
+    options = {name: checks[name](name, value) for name, value in values.items()}
+    if random_seed is not None:
+        options["random_seed"] = _positive("random_seed", random_seed, integer=True, allow_zero=True)
+    if early_stopping_rounds is not None:
+        options["early_stopping_rounds"] = _positive("early_stopping_rounds", early_stopping_rounds, integer=True)
+    return options, dict(options, random_seed=random_seed, metric=metric)
+
+
 def _rows(dataset, features):
     """The feature values of every row as the Core ML model's inputs (missing values left out)."""
     columns = []
@@ -333,3 +353,16 @@ def create(toolkit, dataset, target, features, validation_set, verbose, seed, op
     if verbose and report["interrupted"]:
         print(f"Training stopped early; the model keeps its first {len(report['iterations'])} iterations.")
     return model
+
+
+def automatic_create(toolkit, dataset, target, features, validation_set, verbose):
+    """`classifier.create` / `regression.create`: the library trains the candidates and keeps the best
+    on its own validation split of `dataset` (Create ML's rule); a `validation_set` SFrame is checked
+    but not used (a documented difference)."""
+    from ._sframe import SFrame
+
+    if validation_set is not None and not isinstance(validation_set, SFrame) and not (isinstance(validation_set, str) and validation_set == "auto"):
+        raise ToolkitValueError(f"validation_set must be an SFrame, 'auto' or None, not {validation_set!r}")
+    if isinstance(validation_set, SFrame):
+        _check_dataset(validation_set, target, features, what="validation_set")
+    return create(toolkit, dataset, target, features, None, verbose, None, {}, {})
