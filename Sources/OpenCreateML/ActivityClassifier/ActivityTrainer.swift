@@ -10,7 +10,8 @@ import _OpenCoreMLEngine
 /// (padding weighs 0), then over the chunks. The batchnorm normalizes with each batch's
 /// statistics (over all its windows, padding included) and keeps moving averages of them for
 /// inference, as Turi Create 6.3's TensorFlow batchnorm does: momentum 0.99 from mean 0 and
-/// variance 1, over the same windows, biased variance. Turi Create 6.4's Keras training differs:
+/// variance 1, over the same windows, biased variance (the trained model's are then bias-corrected,
+/// or recomputed, or kept: ``MLActivityClassifier/ModelParameters/BatchNormStatistics``). Turi Create 6.4's Keras training differs:
 /// its loss is Σ w·CE over the batch divided by the batch's 20 · chunks windows (padding counted,
 /// chunks not normalized), and its Adam ε is 1e-7 (here 1e-8, added after the bias correction).
 final class ActivityTrainer {
@@ -197,24 +198,27 @@ final class ActivityTrainer {
         }
     }
 
-    /// Divides out the moving averages' start (mean 0, variance 1) after `steps` updates of
+    /// The moving averages with their start (mean 0, variance 1) divided out after `steps` updates of
     /// momentum m: mean / (1 − mᵗ), (variance − mᵗ) / (1 − mᵗ), as Adam corrects its moments
     /// (``MLActivityClassifier/ModelParameters/BatchNormStatistics/biasCorrected``, the default).
-    func biasCorrectStatistics(steps: Int) {
-        guard steps > 0 else { return }
-        let decay = Float(pow(Double(Self.momentum), Double(steps)))
-        guard decay < 1 else { return }
-        for c in runningMean.indices {
-            runningMean[c] /= 1 - decay
-            runningVariance[c] = max((runningVariance[c] - decay) / (1 - decay), 0)
-        }
+    func biasCorrectedStatistics(steps: Int) -> (mean: [Float], variance: [Float]) {
+        let decay = Float(pow(Double(Self.momentum), Double(max(steps, 0))))
+        guard steps > 0, decay < 1 else { return (runningMean, runningVariance) }
+        return (runningMean.map { $0 / (1 - decay) }, runningVariance.map { max(($0 - decay) / (1 - decay), 0) })
     }
 
-    /// The network of `variant` (chunk or export) with the current weights and the moving statistics.
-    func specification(_ variant: ActivityNetwork.Variant, userDefined: [String: String] = [:]) throws -> CoreML_Specification_Model {
+    /// Makes the statistics the model predicts with `statistics` from now on.
+    func setStatistics(_ statistics: (mean: [Float], variance: [Float])) {
+        (runningMean, runningVariance) = statistics
+    }
+
+    /// The network of `variant` (chunk or export) with the current weights and `statistics` (default:
+    /// the moving statistics).
+    func specification(_ variant: ActivityNetwork.Variant, userDefined: [String: String] = [:],
+                       statistics: (mean: [Float], variance: [Float])? = nil) throws -> CoreML_Specification_Model {
         var specification = try ActivityNetwork.specification(
             variant, featureCount: featureCount, predictionWindow: predictionWindow, labels: classLabels, labelName: labelName,
-            statistics: (runningMean, runningVariance), userDefined: userDefined)
+            statistics: statistics.map { ($0.mean, $0.variance) } ?? (runningMean, runningVariance), userDefined: userDefined)
         network.store(in: &specification)
         return specification
     }

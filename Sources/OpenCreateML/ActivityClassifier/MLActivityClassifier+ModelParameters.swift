@@ -50,7 +50,7 @@ extension MLActivityClassifier {
         /// The batchnorm statistics the trained model predicts with (an OpenCoreML addition).
         /// Measured on seglearn's smartwatch data with the book's settings (BENCHMARKS.md, "Activity
         /// classifier: batchnorm statistics"): at 10 iterations Turi's moving averages leave 0–3 % of
-        /// the test windows above 0.9 confidence, bias-corrected ones 36–37 %, recomputed ones 30–32 %,
+        /// the test windows above 0.9 confidence, bias-corrected ones 36 % (35.6–37.2), recomputed ones 31 %,
         /// at the same accuracy; hence the default.
         public enum BatchNormStatistics: String, Sendable, CaseIterable {
             /// Turi Create's moving averages with their start divided out (the default): after t

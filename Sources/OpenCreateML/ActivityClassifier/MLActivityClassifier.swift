@@ -112,7 +112,11 @@ public struct MLActivityClassifier: Sendable {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             var validationAccuracy: Double?
             if !validation.isEmpty {
-                let predictor = try ActivityChunkPredictor(specification: trainer.specification(.chunk(steps: ActivityTrainer.steps)),
+                // Measured with the statistics the model would have if training stopped here (the
+                // moving averages themselves for `.recomputed`, which one more pass would cost).
+                let statistics = parameters.batchNormStatistics == .biasCorrected
+                    ? trainer.biasCorrectedStatistics(steps: stepsPerIteration * iteration) : nil
+                let predictor = try ActivityChunkPredictor(specification: trainer.specification(.chunk(steps: ActivityTrainer.steps), statistics: statistics),
                                                            classCount: classes.count, predictionWindow: window, featureCount: features.count)
                 validationAccuracy = try Self.windowMetrics(validation, predictor: predictor, classes: classes, labelName: labelColumn).accuracy
             }
@@ -125,7 +129,7 @@ public struct MLActivityClassifier: Sendable {
         // The statistics the model predicts with (see ModelParameters.BatchNormStatistics).
         switch parameters.batchNormStatistics {
         case .recomputed: trainer.recomputeStatistics(chunks, batchSize: parameters.batchSize)
-        case .biasCorrected: trainer.biasCorrectStatistics(steps: stepsPerIteration * iterations.count)
+        case .biasCorrected: trainer.setStatistics(trainer.biasCorrectedStatistics(steps: stepsPerIteration * iterations.count))
         case .movingAverage: break
         }
 
