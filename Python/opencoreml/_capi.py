@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 from ctypes import (
     POINTER,
     c_char_p,
@@ -29,7 +30,7 @@ from ctypes import (
     c_void_p,
 )
 
-LIBRARY_NAME = "libOpenCoreMLC.so"
+LIBRARY_NAME = "libOpenCoreMLC.dylib" if sys.platform == "darwin" else "libOpenCoreMLC.so"
 
 # ocm_status
 OK = 0
