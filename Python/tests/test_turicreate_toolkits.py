@@ -45,6 +45,39 @@ def as_xy(frame, target="target"):
     return np.column_stack([frame[n].to_numpy() for n in names]), frame[target].to_numpy()
 
 
+@pytest.fixture(scope="module")
+def classification():
+    """20,000 training and 5,000 test rows of scikit-learn's make_classification (20 features, 10
+    informative, seed 1): large enough that 0.5 points is 25 test rows."""
+    x, y = sklearn_datasets.make_classification(n_samples=25000, n_features=20, n_informative=10, random_state=1)
+    return (x[:20000], y[:20000]), (x[20000:], y[20000:])
+
+
+def test_tabular_toolkits_within_half_a_point_of_scikit_learn_and_xgboost(classification):
+    xgboost = pytest.importorskip("xgboost")
+    ensemble = pytest.importorskip("sklearn.ensemble")
+    tree = pytest.importorskip("sklearn.tree")
+    linear_model = pytest.importorskip("sklearn.linear_model")
+    preprocessing = pytest.importorskip("sklearn.preprocessing")
+    (x, y), (tx, ty) = classification
+    train, test = frame_from(x, y.astype(np.int64)), frame_from(tx, ty.astype(np.int64))
+    scaler = preprocessing.StandardScaler().fit(x)
+    cases = [
+        (tc.boosted_trees_classifier.create(train, "target", max_iterations=100, max_depth=6, validation_set=None, verbose=False),
+         xgboost.XGBClassifier(n_estimators=100, max_depth=6, learning_rate=0.3, tree_method="hist", min_child_weight=0.1, n_jobs=2).fit(x, y), None),
+        (tc.random_forest_classifier.create(train, "target", max_iterations=100, max_depth=12, validation_set=None, verbose=False),
+         ensemble.RandomForestClassifier(n_estimators=100, max_depth=12, random_state=0, n_jobs=2).fit(x, y), None),
+        (tc.decision_tree_classifier.create(train, "target", max_depth=8, validation_set=None, verbose=False),
+         tree.DecisionTreeClassifier(max_depth=8, random_state=0).fit(x, y), None),
+        (tc.logistic_classifier.create(train, "target", max_iterations=100, validation_set=None, verbose=False),
+         linear_model.LogisticRegression(max_iter=5000).fit(scaler.transform(x), y), scaler),
+    ]
+    for ours, peer, transform in cases:
+        theirs = float((peer.predict(transform.transform(tx) if transform else tx) == ty).mean())
+        accuracy = ours.evaluate(test, metric="accuracy")["accuracy"]
+        assert accuracy >= theirs - 0.005, (type(ours).__name__, accuracy, theirs)
+
+
 def test_boosted_trees_match_xgboost_accuracy(cancer):
     xgboost = pytest.importorskip("xgboost")
     train, test = cancer
