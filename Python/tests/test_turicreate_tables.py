@@ -191,3 +191,21 @@ def test_printing_and_html(people, capsys):
     assert "| name" in printed and "ann" in printed and "cy" not in printed
     assert "Rows: 5" in repr(people)
     assert "<table>" in people._repr_html_() and "&lt;" in tc.SFrame({"x": ["<b>"]})._repr_html_()
+
+
+def test_dict_columns_round_trip_and_refuse_mixed_keys(tmp_path):
+    counts = tc.SArray(["a b a", "c", None]).apply(lambda text: {w: text.split().count(w) for w in text.split()})
+    assert counts.dtype is dict
+    assert list(counts) == [{"a": 2, "b": 1}, {"c": 1}, None]
+    frame = tc.SFrame({"counts": counts, "n": [1, 2, 3]})
+    assert frame[0]["counts"] == {"a": 2, "b": 1}
+    frame.save(str(tmp_path / "dicts"))
+    assert list(tc.SFrame(str(tmp_path / "dicts"))["counts"]) == list(counts)
+    assert list(frame.filter_by([2], "n")["counts"]) == [{"c": 1}]
+    assert tc.SArray([{1: 0.5}, {2: 1}])[1] == {2: 1.0}
+    with pytest.raises(TypeError, match="keys must be all str or all int"):
+        tc.SArray([{"a": 1}, {2: "x"}])
+    with pytest.raises(TypeError, match="values must be all numbers or all str"):
+        tc.SArray([{"a": 1}, {"b": "x"}])
+    with pytest.raises(tc.ToolkitError, match="holds map"):
+        tc.logistic_classifier.create(tc.SFrame({"counts": counts, "y": ["p", "q", "p"]}), "y", verbose=False)

@@ -2,8 +2,8 @@
 
 Types are Turi's: `int` (int64), `float` (float64), `str`, `array` (a list of floats per row,
 Arrow `list<double>`), `list` (a list of other values, such as `aggregate.CONCAT` of text) and
-`Image` (the encoded file, decoded on demand), each with missing values (`None`). `dict` columns are
-not supported yet. Comparisons and `&`/`|` give `int` arrays
+`Image` (the encoded file, decoded on demand) and `dict` (an Arrow map: keys all str or all int,
+values all numbers or all str), each with missing values (`None`). Comparisons and `&`/`|` give `int` arrays
 of 0 and 1, as in Turi Create, and such an array selects rows of an `SFrame`.
 """
 
@@ -40,6 +40,8 @@ def _python_type(arrow_type):
     if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type):
         element = arrow_type.value_type
         return _pyarray.array if pa.types.is_floating(element) or pa.types.is_integer(element) or pa.types.is_null(element) else list
+    if pa.types.is_map(arrow_type):
+        return dict
     if pa.types.is_null(arrow_type):
         return float
     if arrow_type == IMAGE_ARROW_TYPE:
@@ -61,6 +63,8 @@ def _infer_type(values):
             kinds.add(str)
         elif isinstance(value, Image):
             kinds.add(Image)
+        elif isinstance(value, dict):
+            kinds.add(dict)
         elif isinstance(value, (np.ndarray, _pyarray.array)):
             kinds.add(_pyarray.array)
         elif isinstance(value, (list, tuple)):
@@ -106,6 +110,8 @@ def _to_arrow(values, dtype=None):
         if not all(value is None or isinstance(value, Image) for value in values):
             raise ToolkitTypeError("an Image SArray holds Image values (or None)")
         return _to_struct(values)
+    if kind is dict:
+        return _dicts_to_arrow(values)
     cleaned = []
     for value in values:
         if value is None or (isinstance(value, float) and math.isnan(value) and kind is not float):
@@ -126,6 +132,31 @@ def _to_arrow(values, dtype=None):
         except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
             raise ToolkitTypeError(f"list values must hold one type each: {error}") from None
     return pa.array(cleaned, type=_arrow_type(kind))
+
+
+def _dicts_to_arrow(values):
+    """A dict column as an Arrow map: keys all str or all int, values all numbers (int, float) or all str."""
+    keys, items = set(), set()
+    for value in values:
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise ToolkitTypeError(f"a dict SArray holds dicts (or None), not {type(value).__name__}")
+        for key, item in value.items():
+            keys.add(str if isinstance(key, str) else int if isinstance(key, numbers.Integral) and not isinstance(key, bool) else type(key))
+            if item is None:
+                continue
+            items.add(float if isinstance(item, numbers.Real) and not isinstance(item, numbers.Integral)
+                      else int if isinstance(item, numbers.Integral) else str if isinstance(item, str) else type(item))
+    if not keys <= {str} and not keys <= {int}:
+        raise ToolkitTypeError(f"a dict column's keys must be all str or all int; these are {', '.join(sorted(k.__name__ for k in keys))}")
+    if items == {int, float}:
+        items = {float}
+    if len(items) > 1 or not items <= {int, float, str}:
+        raise ToolkitTypeError(f"a dict column's values must be all numbers or all str; these are {', '.join(sorted(k.__name__ for k in items))}")
+    key_type = pa.int64() if keys == {int} else pa.string()
+    item_type = {int: pa.int64(), float: pa.float64(), str: pa.string()}.get(next(iter(items), float))
+    return pa.array([None if value is None else list(value.items()) for value in values], type=pa.map_(key_type, item_type))
 
 
 class SArray:
@@ -162,6 +193,8 @@ class SArray:
             return [_from_struct(v) for v in values]
         if self.dtype is _pyarray.array:
             return [None if v is None else _pyarray.array("d", v) for v in values]
+        if self.dtype is dict:
+            return [None if v is None else dict(v) for v in values]
         return values
 
     def to_numpy(self):
@@ -189,6 +222,8 @@ class SArray:
             value = self._data[position].as_py()
             if self.dtype is Image:
                 return _from_struct(value)
+            if value is not None and self.dtype is dict:
+                return dict(value)
             return _pyarray.array("d", value) if value is not None and self.dtype is _pyarray.array else value
         raise ToolkitTypeError(f"an SArray is indexed by an int, a slice or an SArray mask, not {type(index).__name__}")
 

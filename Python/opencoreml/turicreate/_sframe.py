@@ -455,11 +455,14 @@ def _supported(table):
     columns = {}
     for name, column in zip(table.column_names, table.columns):
         kind = _python_type(column.type)
-        columns[name] = column if kind is list or column.type == _arrow_type(kind) else column.cast(_arrow_type(kind))
+        columns[name] = column if kind in (list, dict) or column.type == _arrow_type(kind) else column.cast(_arrow_type(kind))
     return pa.table(columns) if columns else table
 
 
 def _csv_column(column):
+    if pa.types.is_map(column.type):
+        return pa.array([None if row is None else "{" + ", ".join(f"{k!r}: {v!r}" for k, v in row) + "}" for row in column.to_pylist()],
+                        type=pa.string())
     if pa.types.is_list(column.type):
         return pa.array([None if row is None else "[" + " ".join(repr(v) for v in row) + "]" for row in column.to_pylist()],
                         type=pa.string())
