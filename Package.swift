@@ -159,7 +159,8 @@ let package = Package(
             exclude: ["Fixtures/make_fixtures.py", "Fixtures/README.md"],
             resources: [.copy("Fixtures/npy"), .copy("Fixtures/objects"), .copy("Fixtures/signature")]
         ),
-        .testTarget(name: "OpenCoreMLCTests", dependencies: ["COpenCoreML", "OpenCoreMLC", "OpenCoreMLTools", "OpenCreateML", "OpenCoreML", "_OpenCoreMLTestSupport"]),
+        .testTarget(name: "OpenCoreMLCTests", dependencies: ["COpenCoreML", "OpenCoreMLC", "OpenCoreMLTools", "OpenCreateML", "OpenCoreML", "_OpenCoreMLTestSupport",
+                                                           .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
         .testTarget(name: "OpenCoreMLCLITests", dependencies: ["OpenCoreMLCLI", "_OpenCoreMLImageIO", "_OpenCoreMLTestSupport"]),
     ]
 )
