@@ -77,25 +77,15 @@ private func renameInput(_ model: inout CoreML_Specification_Model, from: String
         model.description_p.input[index].type = to.type
         model.description_p.input[index].type.isOptional = optional
     }
-    switch model.type {
-    case .pipeline?, .pipelineClassifier?, .pipelineRegressor?:
-        var pipeline: CoreML_Specification_Pipeline
-        switch model.type {
-        case .pipelineClassifier?: pipeline = model.pipelineClassifier.pipeline
-        case .pipelineRegressor?: pipeline = model.pipelineRegressor.pipeline
-        default: pipeline = model.pipeline
-        }
-        for index in pipeline.models.indices { renameInput(&pipeline.models[index], from: from, to: to) }
-        switch model.type {
-        case .pipelineClassifier?: model.pipelineClassifier.pipeline = pipeline
-        case .pipelineRegressor?: model.pipelineRegressor.pipeline = pipeline
-        default: model.pipeline = pipeline
-        }
-    case .featureVectorizer?:
+    var models = model.pipelineModels
+    if !models.isEmpty {
+        for index in models.indices { renameInput(&models[index], from: from, to: to) }
+        model.pipelineModels = models
+    }
+    if case .featureVectorizer? = model.type {
         for index in model.featureVectorizer.inputList.indices where model.featureVectorizer.inputList[index].inputColumn == from {
             model.featureVectorizer.inputList[index].inputColumn = to.name
         }
-    default: break
     }
 }
 

@@ -38,9 +38,7 @@ private func flags(_ missing: UnsafePointer<UInt8>?, _ count: Int) -> [Bool]? {
 /// The values as a column, `.invalid` where `missing` says so.
 private func column<T: MLDataValueConvertible>(_ values: [T], missing: [Bool]?) -> MLUntypedColumn {
     guard let missing, missing.contains(true) else { return MLUntypedColumn(values) }
-    let column = MLUntypedColumn(zip(values, missing).map { $1 ? MLDataValue.invalid : $0.dataValue })
-    // All missing: the column has no type; keep the caller's.
-    return column
+    return MLUntypedColumn(zip(values, missing).map { $1 ? MLDataValue.invalid : $0.dataValue })
 }
 
 private func addColumn(_ table: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ count: Int, _ what: String,

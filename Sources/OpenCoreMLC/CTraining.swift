@@ -79,16 +79,26 @@ struct ProgressReporter: @unchecked Sendable {
     }
 
     func iteration(_ step: TabularTrainingIteration) -> Bool {
-        var event: [String: Any] = ["kind": "iteration", "iteration": step.iteration, "training_loss": json(step.trainingLoss),
-                                    "training_metric": json(step.trainingMetric), "metric": step.metric.rawValue, "seconds": step.seconds]
-        event["validation_loss"] = step.validationLoss.map(json) ?? NSNull()
-        event["validation_metric"] = step.validationMetric.map(json) ?? NSNull()
-        return send(event)
+        send(iterationObject(step).merging(["kind": "iteration"]) { $1 })
     }
 }
 
 /// A number JSON can hold (NaN and infinities become null).
 func json(_ value: Double) -> Any { value.isFinite ? value : NSNull() }
+
+/// One training iteration as the report and the progress events give it.
+func iterationObject(_ step: TabularTrainingIteration) -> [String: Any] {
+    ["iteration": step.iteration, "training_loss": json(step.trainingLoss), "validation_loss": step.validationLoss.map(json) ?? NSNull(),
+     "training_metric": json(step.trainingMetric), "validation_metric": step.validationMetric.map(json) ?? NSNull(),
+     "metric": step.metric.rawValue, "seconds": step.seconds]
+}
+
+/// An activity classifier's pass, in the same form (its metric is the training windows' accuracy; no validation loss).
+func iterationObject(_ step: MLActivityClassifier.Iteration) -> [String: Any] {
+    iterationObject(TabularTrainingIteration(iteration: step.iteration, trainingLoss: step.loss, validationLoss: nil,
+                                             trainingMetric: step.trainingAccuracy, validationMetric: step.validationAccuracy,
+                                             metric: .accuracy, seconds: step.seconds))
+}
 
 /// What a trained model reports back: metrics, iterations, classes, and for linear models the
 /// coefficients (read from the written model).
@@ -131,17 +141,7 @@ struct TrainingReport {
         object["validation_rmse"] = validationRMSE.map(json) ?? NSNull()
         object["training_max_error"] = trainingMaxError.map(json) ?? NSNull()
         object["validation_max_error"] = validationMaxError.map(json) ?? NSNull()
-        var rows: [[String: Any]] = iterations.map { step in
-            ["iteration": step.iteration, "training_loss": json(step.trainingLoss), "validation_loss": step.validationLoss.map(json) ?? NSNull(),
-             "training_metric": json(step.trainingMetric), "validation_metric": step.validationMetric.map(json) ?? NSNull(),
-             "metric": step.metric.rawValue, "seconds": step.seconds]
-        }
-        rows += activityIterations.map { step in
-            ["iteration": step.iteration, "training_loss": json(step.loss), "validation_loss": NSNull(),
-             "training_metric": json(step.trainingAccuracy), "validation_metric": step.validationAccuracy.map(json) ?? NSNull(),
-             "metric": "accuracy", "seconds": step.seconds]
-        }
-        object["iterations"] = rows
+        object["iterations"] = iterations.map(iterationObject) + activityIterations.map(iterationObject)
         return object
     }
 }
@@ -189,14 +189,37 @@ public func ocmTrain(_ toolkit: UnsafePointer<CChar>?, _ training: OpaquePointer
     }
 }
 
-private func tabularValidation(_ options: TrainingOptions, _ table: MLDataTable?) throws -> TabularValidationData {
-    switch options.validation ?? "auto" {
-    case "auto": return .split(strategy: .automatic)
-    case "none": return .none
-    case "table":
-        guard let table else { throw CInterfaceError.argument("ocm_train: validation is \"table\" but no validation table was given") }
-        return .table(table)
-    case let other: throw CInterfaceError(OCM_ERROR_PARAMETERS, "options_json: validation must be \"auto\", \"none\" or \"table\", not '\(other)'")
+/// The validation `options` ask for: the trainer's automatic split, none, or `table` (required then).
+private enum ValidationChoice {
+    case automatic, none, table(MLDataTable)
+
+    init(_ options: TrainingOptions, _ table: MLDataTable?) throws {
+        switch options.validation ?? "auto" {
+        case "auto": self = .automatic
+        case "none": self = .none
+        case "table":
+            guard let table else { throw CInterfaceError.argument("ocm_train: validation is \"table\" but no validation table was given") }
+            self = .table(table)
+        case let other: throw CInterfaceError(OCM_ERROR_PARAMETERS, "options_json: validation must be \"auto\", \"none\" or \"table\", not '\(other)'")
+        }
+    }
+
+    /// As the tabular trainers take it.
+    var tabular: TabularValidationData {
+        switch self {
+        case .automatic: .split(strategy: .automatic)
+        case .none: .none
+        case .table(let table): .table(table)
+        }
+    }
+
+    /// As the activity classifier takes it.
+    var activity: MLActivityClassifier.ModelParameters.Validation {
+        switch self {
+        case .automatic: .split(strategy: .automatic)
+        case .none: .none
+        case .table(let table): .table(table)
+        }
     }
 }
 
@@ -237,6 +260,7 @@ private func treeParameters(_ options: TrainingOptions, _ validation: TabularVal
 private func train(_ kind: Toolkit, _ table: MLDataTable, _ validationTable: MLDataTable?, _ options: TrainingOptions,
                    _ reporter: ProgressReporter, _ url: URL) throws -> TrainingReport {
     let target = options.target, features = options.features
+    let validation = try ValidationChoice(options, validationTable)
     let progress: (TabularTrainingIteration) -> Bool = { reporter.iteration($0) }
     /// One of the six tree trainers: trained, written, reported.
     func trainTrees<Parameters, Task>(_ kind: String, _ type: TabularTreeModel<Parameters, Task>.Type, _ parameters: Parameters) throws -> TrainingReport {
@@ -255,7 +279,7 @@ private func train(_ kind: Toolkit, _ table: MLDataTable, _ validationTable: MLD
     switch kind {
     case .logisticClassifier:
         let model = try MLLogisticRegressionClassifier(trainingData: table, targetColumn: target, featureColumns: features,
-                                                       parameters: linearParameters(options, try tabularValidation(options, validationTable)), progress: progress)
+                                                       parameters: linearParameters(options, validation.tabular), progress: progress)
         try model.write(to: url)
         var report = TrainingReport(kind: "LogisticClassifier", classes: model.classLabels, features: model.featureColumns, iterations: model.iterations)
         report.classifier(model.trainingMetrics, model.validationMetrics)
@@ -263,24 +287,24 @@ private func train(_ kind: Toolkit, _ table: MLDataTable, _ validationTable: MLD
         return report
     case .linearRegression:
         let model = try MLLinearRegressor(trainingData: table, targetColumn: target, featureColumns: features,
-                                          parameters: linearParameters(options, try tabularValidation(options, validationTable)), progress: progress)
+                                          parameters: linearParameters(options, validation.tabular), progress: progress)
         try model.write(to: url)
         var report = TrainingReport(kind: "LinearRegression", classes: nil, features: model.featureColumns, iterations: model.iterations)
         report.regressor(model.trainingMetrics, model.validationMetrics)
         report.extra["coefficients"] = try linearCoefficients(at: url, classes: nil)
         return report
     case .boostedTreesClassifier:
-        return try trainTrees("BoostedTreesClassifier", MLBoostedTreeClassifier.self, boostedParameters(options, try tabularValidation(options, validationTable)))
+        return try trainTrees("BoostedTreesClassifier", MLBoostedTreeClassifier.self, boostedParameters(options, validation.tabular))
     case .boostedTreesRegression:
-        return try trainTrees("BoostedTreesRegression", MLBoostedTreeRegressor.self, boostedParameters(options, try tabularValidation(options, validationTable)))
+        return try trainTrees("BoostedTreesRegression", MLBoostedTreeRegressor.self, boostedParameters(options, validation.tabular))
     case .randomForestClassifier:
-        return try trainTrees("RandomForestClassifier", MLRandomForestClassifier.self, forestParameters(options, try tabularValidation(options, validationTable)))
+        return try trainTrees("RandomForestClassifier", MLRandomForestClassifier.self, forestParameters(options, validation.tabular))
     case .randomForestRegression:
-        return try trainTrees("RandomForestRegression", MLRandomForestRegressor.self, forestParameters(options, try tabularValidation(options, validationTable)))
+        return try trainTrees("RandomForestRegression", MLRandomForestRegressor.self, forestParameters(options, validation.tabular))
     case .decisionTreeClassifier:
-        return try trainTrees("DecisionTreeClassifier", MLDecisionTreeClassifier.self, treeParameters(options, try tabularValidation(options, validationTable)))
+        return try trainTrees("DecisionTreeClassifier", MLDecisionTreeClassifier.self, treeParameters(options, validation.tabular))
     case .decisionTreeRegression:
-        return try trainTrees("DecisionTreeRegression", MLDecisionTreeRegressor.self, treeParameters(options, try tabularValidation(options, validationTable)))
+        return try trainTrees("DecisionTreeRegression", MLDecisionTreeRegressor.self, treeParameters(options, validation.tabular))
     case .classifier:
         let model = try MLClassifier(trainingData: table, targetColumn: target, featureColumns: features)
         try model.write(to: url)
@@ -302,7 +326,7 @@ private func train(_ kind: Toolkit, _ table: MLDataTable, _ validationTable: MLD
         }
         return chosenReport(name, model.featureColumns, regressor: (model.trainingMetrics, model.validationMetrics))
     case .activityClassifier:
-        return try trainActivityClassifier(table, validationTable, options, reporter, url)
+        return try trainActivityClassifier(table, validation, options, reporter, url)
     }
 }
 
@@ -315,18 +339,9 @@ private func chosenReport(_ kind: String, _ features: [String], classifier: (MLC
     return report
 }
 
-private func trainActivityClassifier(_ table: MLDataTable, _ validationTable: MLDataTable?, _ options: TrainingOptions,
+private func trainActivityClassifier(_ table: MLDataTable, _ validation: ValidationChoice, _ options: TrainingOptions,
                                      _ reporter: ProgressReporter, _ url: URL) throws -> TrainingReport {
-    let validation: MLActivityClassifier.ModelParameters.Validation
-    switch options.validation ?? "auto" {
-    case "auto": validation = .split(strategy: .automatic)
-    case "none": validation = .none
-    case "table":
-        guard let validationTable else { throw CInterfaceError.argument("ocm_train: validation is \"table\" but no validation table was given") }
-        validation = .table(validationTable)
-    case let other: throw CInterfaceError(OCM_ERROR_PARAMETERS, "options_json: validation must be \"auto\", \"none\" or \"table\", not '\(other)'")
-    }
-    var parameters = MLActivityClassifier.ModelParameters(validation: validation, batchSize: options.batchSize, maximumIterations: options.maxIterations,
+    var parameters = MLActivityClassifier.ModelParameters(validation: validation.activity, batchSize: options.batchSize, maximumIterations: options.maxIterations,
                                                           predictionWindowSize: options.predictionWindow)
     if let seed = options.randomSeed { parameters.seed = seed }
     if let name = options.batchnormStatistics {
@@ -343,9 +358,7 @@ private func trainActivityClassifier(_ table: MLDataTable, _ validationTable: ML
             case .stepFinished(let iteration, let step, let of, let loss):
                 reporter.send(["kind": "step", "iteration": iteration, "step": step, "of": of, "loss": json(loss)])
             case .iterationFinished(let record):
-                reporter.send(["kind": "iteration", "iteration": record.iteration, "training_loss": json(record.loss),
-                               "training_metric": json(record.trainingAccuracy), "metric": "accuracy", "seconds": record.seconds,
-                               "validation_metric": record.validationAccuracy.map(json) ?? NSNull(), "validation_loss": NSNull()])
+                reporter.send(iterationObject(record).merging(["kind": "iteration"]) { $1 })
             }
         },
         shouldContinue: { !reporter.flag.stopped })
@@ -369,13 +382,7 @@ private func trainActivityClassifier(_ table: MLDataTable, _ validationTable: ML
 /// class has none).
 func linearCoefficients(at url: URL, classes: [String]?) throws -> [[String: Any]] {
     let spec = try CoreML_Specification_Model(serializedModel: Data(contentsOf: url), path: url.path)
-    var models: [CoreML_Specification_Model] = [spec]
-    switch spec.type {
-    case .pipelineClassifier?: models = spec.pipelineClassifier.pipeline.models
-    case .pipelineRegressor?: models = spec.pipelineRegressor.pipeline.models
-    case .pipeline?: models = spec.pipeline.models
-    default: break
-    }
+    let models = spec.pipelineModels.isEmpty ? [spec] : spec.pipelineModels
     // The names of the values the final model reads, in the vectorizer's order.
     var categoriesByOutput: [String: (feature: String, categories: [String])] = [:]
     var names: [(name: String, index: Any)] = []

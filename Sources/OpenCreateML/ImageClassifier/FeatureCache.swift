@@ -19,6 +19,15 @@ struct FeatureCache {
         return ImageFeatureExtractor.hash("\(extractor.fingerprint)|\(real.path)|\(size)|\(modified)|\(variant)")
     }
 
+    /// The features stored under `key`, or `compute`'s, stored for next time; and whether they came
+    /// from the cache.
+    func values(_ key: String, count: Int, compute: () throws -> [Float]) rethrows -> (values: [Float], fromCache: Bool) {
+        if let values = load(key, count: count) { return (values, true) }
+        let values = try compute()
+        store(values, key)
+        return (values, false)
+    }
+
     func load(_ key: String, count: Int) -> [Float]? {
         guard let data = try? Data(contentsOf: url(key)), data.count == count * MemoryLayout<Float>.size else { return nil }
         let values = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }

@@ -27,14 +27,10 @@ extension ImageFeatureExtractor {
         var rows: [Float] = []
         rows.reserveCapacity(pictures.count * featureCount)
         for (index, picture) in pictures.enumerated() {
+            let compute = { try self.features(ofImageData: picture, name: names[index]) }
             let key = ImageFeatureExtractor.hash("\(fingerprint)|bytes \(ImageFeatureExtractor.hash(picture))|\(picture.count)")
-            var values = cache?.load(key, count: featureCount)
-            let fromCache = values != nil
-            if values == nil {
-                values = try features(ofImageData: picture, name: names[index])
-                cache?.store(values!, key)
-            }
-            rows += values!
+            let (values, fromCache) = try cache?.values(key, count: featureCount, compute: compute) ?? (compute(), false)
+            rows += values
             guard progress(index + 1, fromCache) else { throw CreateMLError("feature extraction", "cancelled after \(index + 1) of \(pictures.count) pictures") }
         }
         return rows

@@ -238,11 +238,9 @@ public struct MLImageClassifier {
             for copy in 0...copies {
                 let variant = copy == 0 ? "" : "augmented \(parameters.augmentation.rawValue) seed \(parameters.augmentationSeed) copy \(copy) flip alternate"
                 let key = try cache.key(extractor: extractor, file: image.url, variant: variant)
-                var values = cache.load(key, count: extractor.featureCount)
-                let fromCache = values != nil
-                if values == nil {
+                let (values, fromCache) = try cache.values(key, count: extractor.featureCount) {
                     if copy == 0 {
-                        values = try extractor.features(ofImageAt: image.url)
+                        return try extractor.features(ofImageAt: image.url)
                     } else {
                         let picture: RGBAImage
                         do { picture = try RGBAImage(contentsOf: image.url) } catch {
@@ -253,11 +251,10 @@ public struct MLImageClassifier {
                         let mirrored = options.remove(.flip) != nil && copy % 2 == 1
                         var augmented = picture.augmented(options.imageAugmentation, using: &generator)
                         if mirrored { augmented = augmented.oriented(.upMirrored) }
-                        values = try extractor.features(of: augmented, name: image.url.path)
+                        return try extractor.features(of: augmented, name: image.url.path)
                     }
-                    cache.store(values!, key)
                 }
-                result.append(ExtractedFeatures(file: image.url, label: image.label, values: values!, isAugmented: copy > 0))
+                result.append(ExtractedFeatures(file: image.url, label: image.label, values: values, isAugmented: copy > 0))
                 progress?(.featuresExtracted(file: image.url, completed: result.count, total: total, fromCache: fromCache))
             }
         }

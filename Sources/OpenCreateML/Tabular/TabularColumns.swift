@@ -108,15 +108,6 @@ struct TabularColumns: Sendable {
         return features.map(\.name).filter { seen.insert($0).inserted }
     }
 
-    /// The width of the vector column `name`, nil for a column of single values.
-    func vectorWidth(_ name: String) -> Int? {
-        for feature in features where feature.name == name {
-            if case .element(_, let width) = feature.kind { return width }
-            return nil
-        }
-        return nil
-    }
-
     /// Fits the encoding to `table`: `featureColumns` (default: every column but the target, in the
     /// table's order), categories of each String column, class labels of a classifier's target.
     /// Throws `CreateMLError` naming the column for a missing column, a column of the wrong kind, a

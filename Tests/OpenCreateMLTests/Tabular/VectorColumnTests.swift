@@ -31,6 +31,23 @@ struct VectorColumnTests {
         return (vector, columns)
     }
 
+    /// The model `write` writes reads `v` as one multi-array input of 3 and labels the first 20
+    /// rows of `table` as `predicted` says.
+    static func expectExportedModelPredicts(_ table: MLDataTable, _ predicted: MLUntypedColumn, write: (URL) throws -> Void) throws {
+        try withTemporaryDirectory { folder in
+            let url = folder.appendingPathComponent("v.mlmodel")
+            try write(url)
+            let model = try MLModel(contentsOf: url)
+            let input = try #require(model.modelDescription.inputDescriptionsByName["v"])
+            #expect(input.type == .multiArray && input.multiArrayConstraint?.shape == [3])
+            for row in 0..<20 {
+                let value = try #require(table.rows[row]["v"]?.multiArrayValue)
+                let output = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["v": MLFeatureValue(multiArray: value.mlMultiArray)]))
+                #expect(output.featureValue(for: "label")?.stringValue == predicted[row].stringValue)
+            }
+        }
+    }
+
     @Test func aLogisticClassifierOnAVectorEqualsOneOnItsElements() throws {
         let (vector, columns) = Self.tables()
         let parameters = MLLogisticRegressionClassifier.ModelParameters(validation: .none, maxIterations: 50)
@@ -40,19 +57,7 @@ struct VectorColumnTests {
         #expect(onVector.trainingMetrics.accuracy == onColumns.trainingMetrics.accuracy)
         #expect(onVector.trainingMetrics.accuracy > 0.85)
         #expect(try Self.values(onVector.predictions(from: vector)) == Self.values(onColumns.predictions(from: columns)))
-        try withTemporaryDirectory { folder in
-            let url = folder.appendingPathComponent("v.mlmodel")
-            try onVector.write(to: url)
-            let model = try MLModel(contentsOf: url)
-            let input = try #require(model.modelDescription.inputDescriptionsByName["v"])
-            #expect(input.type == .multiArray && input.multiArrayConstraint?.shape == [3])
-            let predicted = try onVector.predictions(from: vector)
-            for row in 0..<20 {
-                let value = try #require(vector.rows[row]["v"]?.multiArrayValue)
-                let output = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["v": MLFeatureValue(multiArray: value.mlMultiArray)]))
-                #expect(output.featureValue(for: "label")?.stringValue == predicted[row].stringValue)
-            }
-        }
+        try Self.expectExportedModelPredicts(vector, try onVector.predictions(from: vector)) { try onVector.write(to: $0) }
     }
 
     @Test func boostedTreesSplitOnVectorElements() throws {
@@ -62,17 +67,7 @@ struct VectorColumnTests {
         let onColumns = try MLBoostedTreeClassifier(trainingData: columns, targetColumn: "label", featureColumns: ["a", "b", "c"], parameters: parameters)
         #expect(onVector.trainingMetrics.accuracy == onColumns.trainingMetrics.accuracy)
         #expect(try Self.values(onVector.predictions(from: vector)) == Self.values(onColumns.predictions(from: columns)))
-        try withTemporaryDirectory { folder in
-            let url = folder.appendingPathComponent("trees.mlmodel")
-            try onVector.write(to: url)
-            let model = try MLModel(contentsOf: url)
-            let predicted = try onVector.predictions(from: vector)
-            for row in 0..<20 {
-                let value = try #require(vector.rows[row]["v"]?.multiArrayValue)
-                let output = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["v": MLFeatureValue(multiArray: value.mlMultiArray)]))
-                #expect(output.featureValue(for: "label")?.stringValue == predicted[row].stringValue)
-            }
-        }
+        try Self.expectExportedModelPredicts(vector, try onVector.predictions(from: vector)) { try onVector.write(to: $0) }
     }
 
     @Test func vectorsOfDifferentWidthsAreRefusedNamingTheRow() throws {
