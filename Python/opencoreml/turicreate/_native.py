@@ -29,7 +29,6 @@ class _Table:
     def __init__(self, sframe, columns):
         lib = _capi.lib()
         self.handle = ctypes.c_void_p(lib.ocm_table_create())
-        self.count = len(sframe)
         try:
             for name in columns:
                 if name not in sframe.column_names():
@@ -256,8 +255,8 @@ def image_features(pictures, extractor_path=None, output_name=None, verbose=True
     built-in one), as a float32 matrix, one row per picture; cached per picture and extractor."""
     lib = _capi.lib()
     count = len(pictures)
-    buffers = [ctypes.create_string_buffer(p, len(p)) for p in pictures]
-    pointers = (ctypes.c_void_p * max(count, 1))(*[ctypes.cast(b, ctypes.c_void_p) for b in buffers])
+    # Pointers into the bytes objects themselves (read-only in the library; `pictures` keeps them alive).
+    pointers = (ctypes.c_void_p * max(count, 1))(*[ctypes.cast(ctypes.c_char_p(p), ctypes.c_void_p) for p in pictures])
     sizes = (ctypes.c_size_t * max(count, 1))(*[len(p) for p in pictures])
     directory = _cache_directory() if cache else ""
     stop = threading.Event()

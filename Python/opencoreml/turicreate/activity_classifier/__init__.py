@@ -16,15 +16,10 @@ import numpy as np
 from .. import _metrics, _native
 from .._errors import ToolkitTypeError, ToolkitValueError
 from .._model import _Model, register
+from .._supervised import _positive
 from . import util
 
 __all__ = ["create", "ActivityClassifier", "util"]
-
-
-def _positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ToolkitValueError(f"{name} must be an integer ≥ 1, got {value!r}")
-    return int(value)
 
 
 def create(dataset, session_id, target, features=None, prediction_window=100, validation_set="auto", max_iterations=10,
@@ -55,9 +50,9 @@ def create(dataset, session_id, target, features=None, prediction_window=100, va
             raise ToolkitTypeError(f"features: column '{name}' holds {dataset[name].dtype.__name__} values; features must be numbers")
     if len(dataset) == 0:
         raise ToolkitValueError("dataset: the SFrame has no rows")
-    prediction_window = _positive_int("prediction_window", prediction_window)
+    prediction_window = _positive("prediction_window", prediction_window, integer=True)
     options = {"target": target, "features": features, "session_id": session_id, "prediction_window": prediction_window,
-               "max_iterations": _positive_int("max_iterations", max_iterations), "batch_size": _positive_int("batch_size", batch_size)}
+               "max_iterations": _positive("max_iterations", max_iterations, integer=True), "batch_size": _positive("batch_size", batch_size, integer=True)}
     if batchnorm_statistics not in ("recomputed", "bias-corrected", "moving-average"):
         raise ToolkitValueError(f"batchnorm_statistics must be 'recomputed', 'bias-corrected' or 'moving-average', not {batchnorm_statistics!r}")
     options["batchnorm_statistics"] = batchnorm_statistics
@@ -182,7 +177,7 @@ class ActivityClassifier(_Model):
     def predict_topk(self, dataset, output_type="probability", k=3, output_frequency="per_row"):
         from .._sframe import SFrame
 
-        k = _positive_int("k", k)
+        k = _positive("k", k, integer=True)
         if output_type not in ("probability", "rank"):
             raise ToolkitValueError(f"output_type must be 'probability' or 'rank', not {output_type!r}")
         probabilities, _ = self._windows(dataset)
