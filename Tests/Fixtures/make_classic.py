@@ -197,9 +197,14 @@ def main():
     Xtr, ytr, Xte, _ = split(*diabetes)
     model = xgb.XGBRegressor(n_estimators=20, max_depth=4, learning_rate=0.3, base_score=0.5, random_state=0, n_jobs=1).fit(Xtr, ytr)
     mlmodel = ct.converters.xgboost.convert(model.get_booster(), feature_names=names, target="target")
-    predicted = model.predict(Xte)
+    # Every row of the data set as scikit-learn gives it (doubles, not the float32-exact values it
+    # was trained on): XGBoost's split thresholds are training values rounded to float32, so a
+    # row whose double value lies between its float32 rounding and a threshold takes the other
+    # branch when compared in double precision; XGBoost rounds inputs to float32 first.
+    rows = np.asarray(diabetes[0], dtype=np.float64)
+    predicted = model.predict(rows)
     add("xgboost_regressor_diabetes", mlmodel, f"{xv} XGBRegressor(20 trees, depth 4) on diabetes, ten number inputs",
-        [{"inputs": {n: float(x) for n, x in zip(names, row)}, "outputs": {"target": float(predicted[i])}} for i, row in enumerate(Xte)], 1e-4)
+        [{"inputs": {n: float(x) for n, x in zip(names, row)}, "outputs": {"target": float(predicted[i])}} for i, row in enumerate(rows)], 1e-4)
     for name, data, rounds in [("xgboost_binary_cancer", cancer, 10), ("xgboost_iris", iris, 8)]:
         names = [f"f{i}" for i in range(data[0].shape[1])]
         Xtr, ytr, Xte, _ = split(*data)

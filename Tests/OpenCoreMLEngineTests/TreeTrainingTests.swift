@@ -43,6 +43,28 @@ struct TreeTrainingTests {
         }
     }
 
+    /// Training sees every value rounded to float32, as the written model's branches compare it
+    /// (and as XGBoost trains): the double just below 2 is 2 to a tree, so no split can part
+    /// them, the cuts are float32 values, and the trainer's own evaluation sends both to one leaf,
+    /// as the runner does (`TreeEnsembleLayout.comparedValue`).
+    @Test("Values are binned and compared as float32")
+    func float32Values() throws {
+        let below = 2.0.nextDown
+        #expect(Double(Float(below)) == 2)
+        let fit = try Self.decisionTree([[1, 1, 1, below, 2, 2, 2]], [.numeric], [0, 0, 0, 0, 10, 10, 10])
+        let data = try BinnedFeatures(columns: [[1, 1, 1, below, 2, 2, 2]], kinds: [.numeric])
+        #expect(data.cuts[0].allSatisfy { Double(Float($0)) == $0 })
+        #expect(fit.scores(columns: [[below]]) == fit.scores(columns: [[2]]))
+        #expect(fit.scores(columns: [[below]]) == [7.5])
+        // A finite value float32 cannot hold is an error naming the cell, not an infinity.
+        do {
+            _ = try BinnedFeatures(columns: [[1, 2, 1e300]], kinds: [.numeric])
+            Issue.record("1e300 was binned")
+        } catch let error as TreeTrainingError {
+            #expect(error.location == "feature 0, row 2" && error.message.contains("float32"))
+        }
+    }
+
     @Test("Missing values go to the side whose targets they share", arguments: [false, true])
     func missingDirection(missingLikeLow: Bool) throws {
         // x = 0 → 0, x = 1 → 10; missing rows → 0 or 10. Best depth-1 split: x < 1, NaN with their kind.

@@ -160,11 +160,16 @@ struct TreeEnsembleTests {
             let y = try Self.predict(model, [x]).featureValue(for: "y")?.doubleValue
             #expect(y == (holds ? 10 : 20), "\(behavior) x = \(x)")
         }
-        // Just above and below the threshold (the <= and > tests use the next double up).
-        let above = try Self.predict(model, [(2.0).nextUp]).featureValue(for: "y")?.doubleValue
-        let below = try Self.predict(model, [(2.0).nextDown]).featureValue(for: "y")?.doubleValue
+        // Just above and below the threshold in float32, the precision inputs are compared in.
+        let above = try Self.predict(model, [Double(Float(2).nextUp)]).featureValue(for: "y")?.doubleValue
+        let below = try Self.predict(model, [Double(Float(2).nextDown)]).featureValue(for: "y")?.doubleValue
         #expect(above == (outcomes[2] ? 10 : 20), "\(behavior) just above")
         #expect(below == (outcomes[0] ? 10 : 20), "\(behavior) just below")
+        // The doubles next to 2 round to 2 in float32, so they compare as 2 does (as in XGBoost).
+        for x in [(2.0).nextUp, (2.0).nextDown] {
+            let y = try Self.predict(model, [x]).featureValue(for: "y")?.doubleValue
+            #expect(y == (outcomes[1] ? 10 : 20), "\(behavior) x = \(x)")
+        }
     }
 
     @Test(arguments: 0..<6, [false, true]) func missingValuesFollowTheirFlag(case index: Int, missingTrue: Bool) throws {

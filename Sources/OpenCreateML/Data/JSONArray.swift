@@ -1,15 +1,23 @@
 import CoreMLSpec
 import Foundation
+import _OpenCoreMLFormats
 
-/// A JSON input value: a number (shape `[]`) or nested arrays of numbers, the same length at each depth.
+/// A JSON input value: a number (shape `[]`) or nested arrays of numbers, the same length at each
+/// depth. NaN and infinities are values: the bare words `NaN`, `Infinity` and `-Infinity` (as
+/// Python's `json` module writes them) and `null` (a missing value, as pandas writes NaN) read as
+/// NaN and ±infinity.
+///
+/// Read by `_OpenCoreMLFormats`' `JSONReader` (our own parser, bounded in depth and in bytes read),
+/// not by Foundation's `JSONDecoder` in JSON5 mode, which accepts the same words but traps on some
+/// inputs that end in them.
 enum JSONArray {
     /// The numbers in `data` (the contents of `path`) in C order, and the shape.
     static func read(_ data: Data, path: String) throws -> (values: [Double], shape: [Int]) {
-        let root: Node
-        do {
-            root = try JSONDecoder().decode(Node.self, from: data)
-        } catch {
-            throw CreateMLError(path, "not valid JSON (\(reason(error)))")
+        let root = try CreateMLError.reading {
+            try data.withUnsafeBytes { raw throws(FormatError) -> JSONValue in
+                var reader = JSONReader(location: path, bytes: raw.bindMemory(to: UInt8.self), allowsNonFiniteNumbers: true)
+                return try reader.readDocument()
+            }
         }
         var shape: [Int] = []
         var node = root
@@ -25,37 +33,34 @@ enum JSONArray {
         return (values, shape)
     }
 
-    /// A decoded JSON value, reduced to what matters here.
-    private indirect enum Node: Decodable {
-        case number(Double)
-        case array([Node])
-        case other(String)
-
-        init(from decoder: Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .other("null")
-            } else if (try? container.decode(Bool.self)) != nil {
-                self = .other("a boolean")
-            } else if let number = try? container.decode(Double.self) {
-                self = .number(number)
-            } else if let items = try? container.decode([Node].self) {
-                self = .array(items)
-            } else if (try? container.decode(String.self)) != nil {
-                self = .other("a string")
-            } else {
-                self = .other("an object")
-            }
+    /// A value that is not a number or an array, as an error message names it.
+    private static func kind(_ value: JSONValue) -> String {
+        switch value {
+        case .bool: "a boolean"
+        case .string: "a string"
+        case .object: "an object"
+        default: "a number"
         }
     }
 
-    private static func flatten(_ node: Node, depth: Int, index: String, shape: [Int], into values: inout [Double], path: String) throws {
+    private static func number(_ value: JSONValue) -> Double? {
+        switch value {
+        case .int(let integer): Double(integer)
+        case .double(let number): number
+        case .null: .nan
+        default: nil
+        }
+    }
+
+    private static func flatten(_ node: JSONValue, depth: Int, index: String, shape: [Int], into values: inout [Double], path: String) throws {
         let place = index.isEmpty ? "the top-level value" : "element \(index)"
         if depth == shape.count {
-            switch node {
-            case .number(let value): values.append(value)
-            case .array: throw CreateMLError(path, "not rectangular: \(place) is an array, expected a number (shape \(shape) from the first elements)")
-            case .other(let kind): throw CreateMLError(path, "\(place) is \(kind), expected a number")
+            if let number = number(node) {
+                values.append(number)
+            } else if case .array = node {
+                throw CreateMLError(path, "not rectangular: \(place) is an array, expected a number (shape \(shape) from the first elements)")
+            } else {
+                throw CreateMLError(path, "\(place) is \(kind(node)), expected a number")
             }
             return
         }
@@ -66,18 +71,10 @@ enum JSONArray {
             }
         case .array(let items):
             throw CreateMLError(path, "not rectangular: \(place) has \(items.count) items, expected \(shape[depth]) (shape \(shape) from the first elements)")
-        case .number:
+        case _ where number(node) != nil:
             throw CreateMLError(path, "not rectangular: \(place) is a number, expected an array of \(shape[depth]) (shape \(shape) from the first elements)")
-        case .other(let kind):
-            throw CreateMLError(path, "\(place) is \(kind), expected a number or an array")
+        default:
+            throw CreateMLError(path, "\(place) is \(kind(node)), expected a number or an array")
         }
-    }
-
-    private static func reason(_ error: Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
-        }
-        return "\(error)"
     }
 }

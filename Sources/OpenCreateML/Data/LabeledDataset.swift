@@ -106,7 +106,7 @@ public struct LabeledDataset: Sendable {
 extension LabeledDataset {
     /// The examples in a pair of NumPy files: `features` holds an N × D (or N × …) array, `labels`
     /// N whole numbers ≥ 0 (any integer or float dtype). Each example keeps the features' trailing
-    /// shape.
+    /// shape. Every feature value must be finite (an error names the first row that is not).
     public init(npyFeatures features: URL, labels: URL, name: String? = nil) throws {
         let x = try MLMultiArray(contentsOf: features), y = try MLMultiArray(contentsOf: labels, dataType: .float64)
         let shape = x.shape.map(\.intValue), labelShape = y.shape.map(\.intValue)
@@ -123,7 +123,13 @@ extension LabeledDataset {
             }
             return Int(value)
         }
-        try self.init(name: name ?? features.deletingPathExtension().lastPathComponent, values: x.floatValues(), labels: classes,
+        // Training data keeps the finite rule: one NaN would poison every weight it reaches.
+        let values = x.floatValues()
+        if let bad = values.firstIndex(where: { !$0.isFinite }) {
+            let width = max(1, values.count / max(1, shape[0]))
+            throw CreateMLError(features.path, "row \(bad / width), value \(bad % width) is \(values[bad]); training features must be finite numbers")
+        }
+        try self.init(name: name ?? features.deletingPathExtension().lastPathComponent, values: values, labels: classes,
                       sampleShape: Array(shape.dropFirst()))
     }
 }

@@ -7,7 +7,10 @@ extension MLMultiArray {
     /// The array in a file, by its extension (an OpenCoreML addition): `.npy` (NumPy, format 1.0 to
     /// 3.0, little-endian f4, f8, i4, i8, u1 or i1, C order), `.json` (a number, or nested arrays of
     /// numbers of equal length at each depth) or `.csv` (one row of numbers, shape `[n]`). Values
-    /// are stored as `dataType`; every one must be finite. Errors name the file and what is wrong.
+    /// are stored as `dataType`. NaN and infinities are values like any other (as Core ML passes
+    /// them to a model: an imputer replaces NaN, a tree sends it down its missing-value branch);
+    /// JSON files may write them as `NaN`, `Infinity`, `-Infinity` (as Python's `json` does) or
+    /// `null` (NaN), CSV files as `nan`, `inf`, `-inf`. Errors name the file and what is wrong.
     public convenience init(contentsOf url: URL, dataType: MLMultiArrayDataType = .float32) throws {
         let (values, shape) = try ArrayFile.read(path: url.path)
         try self.init(values: values, shape: shape, dataType: dataType, path: url.path)
@@ -20,9 +23,6 @@ extension MLMultiArray {
     }
 
     private convenience init(values: [Double], shape: [Int], dataType: MLMultiArrayDataType, path: String) throws {
-        if let bad = values.firstIndex(where: { !$0.isFinite }) {
-            throw CreateMLError(path, "value \(bad) is \(values[bad])")
-        }
         try self.init(shape: (shape.isEmpty ? [1] : shape).map { NSNumber(value: $0) }, dataType: dataType)
         switch dataType {
         case .float32:
@@ -59,13 +59,11 @@ extension MLFeatureValue {
     /// described by `description` (an OpenCoreML addition; what `opencoreml predict --input` reads):
     /// one number for an integer or double input, or a multi-array: in the file's shape when the
     /// input is flexible and accepts it, else reshaped to the input's declared shape when the
-    /// element counts agree.
+    /// element counts agree. Values that are not finite pass as they are (see
+    /// ``MLMultiArray/init(contentsOf:dataType:)``); an integer input needs a whole number.
     public convenience init(contentsOf url: URL, for description: MLFeatureDescription) throws {
         let path = url.path
         let (numbers, shape) = try ArrayFile.read(path: path)
-        if let bad = numbers.firstIndex(where: { !$0.isFinite }) {
-            throw CreateMLError(path, "value \(bad) is \(numbers[bad])")
-        }
         switch description.type {
         case .int64 where numbers.count == 1:
             guard numbers[0] == numbers[0].rounded(), abs(numbers[0]) < 9.2e18 else {
@@ -129,7 +127,7 @@ enum ArrayFile {
             }
             let line = reader.line(at: rowStart, in: bytes)
             let values = try row.enumerated().map { column, span in
-                try CreateMLError.reading { try reader.finiteNumber(span, bytes, rowStart: rowStart, column: column + 1) }
+                try CreateMLError.reading { try reader.number(span, bytes, rowStart: rowStart, column: column + 1, finite: false) }
             }
             tokenizer.skipBlankLines()
             if tokenizer.position < bytes.count {

@@ -18,7 +18,12 @@ import _OpenCoreMLFormats
 /// that does not exist, masks of the wrong length) do not trap: they give a table or column whose
 /// `isValid` is false and whose `error` says why, as in Create ML.
 public struct MLDataTable: CustomStringConvertible, Hashable, Sendable {
-    var names: [String]
+    var names: [String] {
+        didSet { nameIndex = ColumnNameIndex() }
+    }
+    /// `names` by name, built at the first lookup after they change (a table of 200,000 columns
+    /// is looked up once per feature: a search of the names each time would be quadratic).
+    private var nameIndex = ColumnNameIndex()
     var columns: [ColumnStorage]
     var rowCount: Int
     var failure: CreateMLError?
@@ -118,16 +123,12 @@ public struct MLDataTable: CustomStringConvertible, Hashable, Sendable {
     /// Why the table is invalid, or nil when it is valid.
     public var error: Error? { failure }
 
-    func index(of name: String) -> Int? { names.firstIndex(of: name) }
+    /// The first column named `name`.
+    func index(of name: String) -> Int? { nameIndex.indices(of: names)[name] }
 
-    /// Each column's index by name, for code that looks up many names: one pass instead of one
-    /// search of the names per lookup.
-    func columnIndices() -> [String: Int] {
-        var indices: [String: Int] = [:]
-        indices.reserveCapacity(names.count)
-        for (i, name) in names.enumerated() where indices[name] == nil { indices[name] = i }
-        return indices
-    }
+    /// Each column's index by name (the first, for a repeated name), for code that looks up many
+    /// names.
+    func columnIndices() -> [String: Int] { nameIndex.indices(of: names) }
 
     func missingColumnError(_ name: String) -> CreateMLError {
         CreateMLError("column \"\(name)\"", "no such column (the table has \(names.isEmpty ? "no columns" : nameList(names, quoted: true)))")
@@ -413,4 +414,26 @@ public struct MLDataTable: CustomStringConvertible, Hashable, Sendable {
         hasher.combine(rowCount)
         hasher.combine(columns)
     }
+}
+
+/// A table's column indices by name, computed once and shared by the copies of the table (a
+/// change of names gives the table a new, empty one). Equal to every other, so it takes no part
+/// in the table's equality.
+final class ColumnNameIndex: Hashable, @unchecked Sendable {
+    private let lock = NSLock()
+    private var indices: [String: Int]?
+
+    func indices(of names: [String]) -> [String: Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let indices { return indices }
+        var built: [String: Int] = [:]
+        built.reserveCapacity(names.count)
+        for (i, name) in names.enumerated() where built[name] == nil { built[name] = i }
+        indices = built
+        return built
+    }
+
+    static func == (lhs: ColumnNameIndex, rhs: ColumnNameIndex) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

@@ -24,6 +24,10 @@ extension MLLogisticRegressionClassifier {
         guard training.rowCount > 0 else { throw CreateMLError(location, "the training table has no rows") }
         try columns.checkRows(trainingData, validation: parameters.validation)
         try columns.checkLinearFits(rows: training.rowCount + (validation?.rowCount ?? 0))
+        // Per class: a probability per row, and a weight per column in the solver's model, gradient
+        // and ten pairs of curvature history.
+        try columns.checkClassesFit(classes: labels.count, cellsPerClass: training.rowCount + (validation?.rowCount ?? 0) + 24 * columns.linearWidth,
+                                    bytesPerCell: 8, trainer: "a logistic regression")
         let encoding = try LinearTableEncoding(columns: columns, training: training)
         let rows = try encoding.rows(training), targets = try columns.encodeTargets(training).map { Int($0) }
         let validationData = try validation.map { (rows: try encoding.rows($0), targets: try columns.encodeTargets($0).map { Int($0) }) }

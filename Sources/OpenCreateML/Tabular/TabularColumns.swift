@@ -176,7 +176,7 @@ struct TabularColumns: Sendable {
     }
 
     private static func storage(of name: String, in table: MLDataTable, role: String) throws -> ColumnStorage {
-        guard let index = table.names.firstIndex(of: name) else {
+        guard let index = table.index(of: name) else {
             throw CreateMLError("column '\(name)'", "the table has no \(role) column of this name; its columns are \(table.names.joined(separator: ", "))")
         }
         return table.columns[index]
@@ -260,7 +260,7 @@ struct TabularColumns: Sendable {
     private func checkRows(_ table: MLDataTable) throws {
         _ = try encodeTargets(table)
         for feature in features {
-            guard case .numeric = feature.kind, let index = table.names.firstIndex(of: feature.name),
+            guard case .numeric = feature.kind, let index = table.index(of: feature.name),
                   case .double(let values) = table.columns[index].values else { continue }
             let missing = table.columns[index].missing
             for (row, value) in values.enumerated() where value.isInfinite && missing?[row] != true {

@@ -28,9 +28,11 @@ extension TabularColumns {
     /// The pipeline input of each feature column, in feature order (a vector column once, as a
     /// multi-array of its width).
     var inputDescriptions: [CoreML_Specification_FeatureDescription] {
-        featureNames.map { name in
+        var kinds: [String: FeatureKind] = [:]
+        for feature in features where kinds[feature.name] == nil { kinds[feature.name] = feature.kind }
+        return featureNames.map { name in
             var type = CoreML_Specification_FeatureType()
-            switch features.first(where: { $0.name == name })!.kind {
+            switch kinds[name]! {
             case .numeric(let isInteger):
                 if isInteger { type.int64Type = .init() } else { type.doubleType = .init() }
             case .categorical:

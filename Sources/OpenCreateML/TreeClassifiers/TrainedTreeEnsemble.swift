@@ -33,6 +33,12 @@ struct TrainedTreeEnsemble: Sendable {
         let trainingTargets = try columns.encodeTargets(training)
         let kinds: [TreeFeatureKind] = columns.features.map { feature in feature.codeCount.map { .categorical(count: $0) } ?? .numeric }
         let classCount: Int? = if case .classes(let labels) = columns.target { labels.count } else { nil }
+        if let classCount {
+            // Per class: a score and a gradient pair per row (training and validation), and two
+            // histograms of every feature's bins (up to 257 each).
+            let cells = training.rowCount + (validationTable?.rowCount ?? 0) + 2 * 257 * kinds.count
+            try columns.checkClassesFit(classes: classCount, cellsPerClass: cells, bytesPerCell: 16, trainer: "a tree classifier")
+        }
         let start = Date()
         var iterations: [TabularTrainingIteration] = []
         let metric: TabularTrainingIteration.Metric = classCount == nil ? .rmse : .accuracy

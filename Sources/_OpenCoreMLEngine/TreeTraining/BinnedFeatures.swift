@@ -8,10 +8,12 @@ package enum TreeFeatureKind: Sendable, Equatable {
 
 /// Rows binned once, one byte per (row, feature), row-major.
 ///
-/// A numeric feature's bins are cut at up to `maxBins − 2` values taken from the data (quantiles of
-/// at most 200,000 sampled rows; every distinct value when there are few): bin `b` holds the values
-/// `x` with `cuts[b − 1] <= x < cuts[b]`, so a split between bins `b − 1` and `b` is exactly
-/// `x < cuts[b − 1]` in raw units. The bin after the value bins holds missing values (NaN).
+/// A numeric feature's values are rounded to float32 first, as the written model's branches compare
+/// them (``TreeEnsembleLayout/comparedValue(_:)``, as XGBoost and scikit-learn do), so the trainer's
+/// own evaluation and the written model agree on every row. Its bins are cut at up to `maxBins − 2`
+/// values taken from the rounded data (quantiles of at most 200,000 sampled rows; every distinct
+/// value when there are few): bin `b` holds the values `x` with `cuts[b − 1] <= x < cuts[b]`, so a
+/// split between bins `b − 1` and `b` is exactly `x < cuts[b − 1]` in raw units. The bin after the value bins holds missing values (NaN).
 /// A categorical feature's bins are its codes (up to `maxBins − 2` of them), then one bin for every
 /// other value (a code out of range, or past the bins), which no equality split picks and which
 /// therefore always takes the "not equal" branch (as a Core ML tree would), then the missing bin.
@@ -88,7 +90,7 @@ package struct BinnedFeatures: Sendable {
                 guard values.count == rowCount else {
                     throw TreeTrainingError("feature \(f)", "has \(values.count) rows where there are \(rowCount)")
                 }
-                columns.append(values)
+                columns.append(kinds[f] == .numeric ? try Self.float32Rounded(values, feature: f) : values)
             }
             cuts.withUnsafeMutableBufferPointer { cutsOut in
                 let cutsOut = cutsOut
@@ -138,6 +140,9 @@ package struct BinnedFeatures: Sendable {
         for (f, column) in columns.enumerated() where column.count != rows {
             throw TreeTrainingError("feature \(f)", "has \(column.count) rows where feature 0 has \(rows)")
         }
+        let columns = try columns.enumerated().map { f, column in
+            kinds[f] == .numeric ? try Self.float32Rounded(column, feature: f) : column
+        }
         var binned = [UInt8](repeating: 0, count: try checkedProduct(rows, featureCount, "binned features"))
         try binned.withUnsafeMutableBufferPointer { out in
             try Self.bin(columns, features: 0..<featureCount, kinds: kinds, cuts: cuts, valueBinCounts: valueBinCounts,
@@ -157,6 +162,21 @@ package struct BinnedFeatures: Sendable {
         self.totalBins = totalBins
         self.bins = bins
         self.rowCount = rowCount
+    }
+
+    /// A numeric column's values rounded to float32 (``TreeEnsembleLayout/comparedValue(_:)``); a
+    /// finite value beyond float32's range (about ±3.4e38) is an error naming the row.
+    static func float32Rounded(_ column: [Double], feature f: Int) throws -> [Double] {
+        var rounded = column
+        for r in rounded.indices {
+            let x = TreeEnsembleLayout.comparedValue(column[r])
+            if x.isInfinite, column[r].isFinite {
+                throw TreeTrainingError("feature \(f), row \(r)", "the value \(column[r]) is beyond float32's range (tree inputs are compared as float32)",
+                                        tableCell: (f, r))
+            }
+            rounded[r] = x
+        }
+        return rounded
     }
 
     /// The rows whose values choose the cuts: all, or an even random sample of `cutSampleRows`.

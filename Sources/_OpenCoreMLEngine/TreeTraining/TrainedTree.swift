@@ -33,13 +33,14 @@ package struct TrainedTree: Sendable, Equatable {
     /// The first output dimension its leaf values add to.
     package var outputDimension: Int
 
-    /// The leaf a row of raw values reaches (`value(f)` is feature f's value, NaN = missing).
+    /// The leaf a row of raw values reaches (`value(f)` is feature f's value, NaN = missing), each
+    /// value compared as the written model compares it (rounded to float32).
     package func leaf(_ value: (Int) -> Double) -> Node {
         var index = 0
         while true {
             let node = nodes[index]
             if node.isLeaf { return node }
-            let x = value(node.feature)
+            let x = TreeEnsembleLayout.comparedValue(value(node.feature))
             let goesTrue: Bool
             if x.isNaN {
                 goesTrue = node.missingGoesToTrueChild

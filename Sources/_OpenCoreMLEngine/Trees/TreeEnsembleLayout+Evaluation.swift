@@ -11,6 +11,11 @@ extension TreeEnsembleLayout {
     ///
     /// Large batches run on the kernel threads, one block of rows at a time; the result does not
     /// depend on the thread count.
+    ///
+    /// A branch compares the input value rounded to float32 (``comparedValue(_:)``) with the
+    /// node's threshold, as XGBoost, LightGBM and scikit-learn compare when they predict: their
+    /// thresholds are float32 data values (or midpoints of them), so a double input between its
+    /// float32 rounding and a threshold takes the branch its source library takes.
     package func evaluate(rows: UnsafePointer<Double>, count: Int, width: Int, into outputs: UnsafeMutablePointer<Double>) throws {
         guard width >= featureCount else {
             throw EngineError("tree ensemble", "the trees read \(featureCount) input values, but the rows have \(width)")
@@ -71,6 +76,13 @@ extension TreeEnsembleLayout {
     }
 }
 
+extension TreeEnsembleLayout {
+    /// The value a branch compares: `x` rounded to the nearest float32 (NaN stays NaN; a magnitude
+    /// beyond float32's range becomes an infinity), as tree libraries store their inputs.
+    @inline(__always)
+    package static func comparedValue(_ x: Double) -> Double { Double(Float(x)) }
+}
+
 /// The compiled arrays as pointers, for the inner loops (valid inside `withPointers`).
 private struct EvaluationPointers: @unchecked Sendable {
     let nodes: UnsafePointer<TreeEnsembleLayout.Node>?
@@ -125,7 +137,7 @@ private struct EvaluationPointers: @unchecked Sendable {
         @inline(__always) func step(_ row: Int) -> (current: Int32, next: Int32) {
             let current = walk[row]
             let node = nodes[Int(current)]
-            let x = rows[row &* width &+ Int(node.feature)]
+            let x = TreeEnsembleLayout.comparedValue(rows[row &* width &+ Int(node.feature)])
             let fails = Int32(truncatingIfNeeded: unsafeBitCast(!(x < node.threshold), to: UInt8.self))
             return (current, node.firstChild &+ fails)
         }
@@ -139,7 +151,8 @@ private struct EvaluationPointers: @unchecked Sendable {
                 let r4 = r3 + width, r5 = r4 + width, r6 = r5 + width, r7 = r6 + width
                 @inline(__always) func next(_ current: Int32, _ row: UnsafePointer<Double>) -> Int32 {
                     let node = nodes[Int(current)]
-                    let fails = Int32(truncatingIfNeeded: unsafeBitCast(!(row[Int(node.feature)] < node.threshold), to: UInt8.self))
+                    let fails = Int32(truncatingIfNeeded: unsafeBitCast(!(TreeEnsembleLayout.comparedValue(row[Int(node.feature)]) < node.threshold),
+                                                                        to: UInt8.self))
                     return node.firstChild &+ fails
                 }
                 for _ in 0..<depth {
@@ -178,7 +191,7 @@ private struct EvaluationPointers: @unchecked Sendable {
             for row in 0..<count {
                 let current = Int(walk[row])
                 let node = nodes[current]
-                let x = rows[row * width + Int(node.feature)]
+                let x = TreeEnsembleLayout.comparedValue(rows[row * width + Int(node.feature)])
                 let slot: Int32
                 if x.isNaN {
                     slot = Int32(missing[current])

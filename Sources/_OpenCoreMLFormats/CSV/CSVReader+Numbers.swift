@@ -28,9 +28,18 @@ extension CSVReader {
     /// The finite number in field `column` (1-based) of the row that starts at byte `rowStart`;
     /// anything else throws, naming the file, line and column (the line is counted only then).
     package func finiteNumber(_ span: Span, _ bytes: UnsafeBufferPointer<UInt8>, rowStart: Int, column: Int) throws(FormatError) -> Double {
+        try number(span, bytes, rowStart: rowStart, column: column, finite: true)
+    }
+
+    /// The number in field `column` (1-based) of the row that starts at byte `rowStart`: with
+    /// `finite` false, nan, inf and values too large for a Double (±infinity) are numbers too;
+    /// anything else throws as ``finiteNumber(_:_:rowStart:column:)`` does.
+    package func number(_ span: Span, _ bytes: UnsafeBufferPointer<UInt8>, rowStart: Int, column: Int,
+                        finite: Bool) throws(FormatError) -> Double {
         let problem: String
         switch number(span, bytes) {
         case .value(let value): return value
+        case .notFinite where !finite: return parseDouble(span, bytes) ?? .nan
         case .notFinite: problem = "\(quoted(span, bytes)) is not a finite number"
         case .notANumber: problem = "\(quoted(span, bytes)) is not a number"
         case .empty: problem = "empty field"

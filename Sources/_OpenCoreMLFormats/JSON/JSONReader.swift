@@ -13,10 +13,14 @@ package struct JSONReader {
     package var position = 0
     /// Nesting deeper than this throws instead of exhausting the stack.
     package static let maximumDepth = 512
+    /// Whether the words `NaN`, `Infinity` and `-Infinity` are numbers (as Python's `json` module
+    /// writes them; not RFC 8259).
+    package let allowsNonFiniteNumbers: Bool
 
-    package init(location: String, bytes: UnsafeBufferPointer<UInt8>) {
+    package init(location: String, bytes: UnsafeBufferPointer<UInt8>, allowsNonFiniteNumbers: Bool = false) {
         self.location = location
         self.bytes = bytes
+        self.allowsNonFiniteNumbers = allowsNonFiniteNumbers
     }
 
     /// The 1-based line holding byte `offset`.
@@ -104,6 +108,8 @@ package struct JSONReader {
         case UInt8(ascii: "t"): try expect("true"); return .bool(true)
         case UInt8(ascii: "f"): try expect("false"); return .bool(false)
         case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "N") where allowsNonFiniteNumbers: try expect("NaN"); return .double(.nan)
+        case UInt8(ascii: "I") where allowsNonFiniteNumbers: try expect("Infinity"); return .double(.infinity)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error(at: position, "invalid JSON value: \(describeToken())")
         }
@@ -208,6 +214,10 @@ package struct JSONReader {
         let start = position
         var isInteger = true
         if peek() == UInt8(ascii: "-") { position += 1 }
+        if allowsNonFiniteNumbers, peek() == UInt8(ascii: "I") {
+            try expect("Infinity")
+            return .double(-.infinity)
+        }
         func digits() -> Int {
             var n = 0
             while let b = peek(), b >= 48, b <= 57 { position += 1; n += 1 }

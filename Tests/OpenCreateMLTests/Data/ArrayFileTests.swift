@@ -103,14 +103,29 @@ struct InputFileTests {
         #expect(result.shape == [0] && result.values.isEmpty)
     }
 
-    @Test func jsonProblemsAreNamed() {
+    /// NaN and infinities as Python's `json` writes them (bare `NaN`, `Infinity`, `-Infinity`), and
+    /// `null` (pandas' missing value) as NaN.
+    @Test func jsonValuesThatAreNotFinite() throws {
+        let result = try load(Data("[[1, NaN], [Infinity, -Infinity], [null, 2]]".utf8), as: "special.json")
+        #expect(result.shape == [3, 2])
+        #expect(result.values[0] == 1 && result.values[1].isNaN && result.values[4].isNaN && result.values[5] == 2)
+        #expect(result.values[2] == .infinity && result.values[3] == -.infinity)
+    }
+
+    @Test func jsonProblemsAreNamed() throws {
         expectMessage(message(Data("[[1, 2], [3]]".utf8), as: "ragged.json"), contains: ["ragged.json", "not rectangular", "element [1] has 1 items, expected 2"])
         expectMessage(message(Data("[[1, 2], 3]".utf8), as: "mixed.json"), contains: ["mixed.json", "not rectangular", "element [1]"])
         expectMessage(message(Data("[1, [2]]".utf8), as: "deeper.json"), contains: ["not rectangular", "element [1] is an array"])
         expectMessage(message(Data("[1, \"two\"]".utf8), as: "string.json"), contains: ["string.json", "element [1] is a string"])
         expectMessage(message(Data("[[true]]".utf8), as: "bool.json"), contains: ["element [0][0] is a boolean"])
         expectMessage(message(Data("{\"a\": 1}".utf8), as: "object.json"), contains: ["object.json", "an object"])
-        expectMessage(message(Data("[1, 2".utf8), as: "broken.json"), contains: ["broken.json", "not valid JSON"])
+        expectMessage(message(Data("[1, 2".utf8), as: "broken.json"), contains: ["broken.json", "line 1", "never closed"])
+        // The non-finite words, cut short or misspelt, at the very end of the file.
+        for text in ["Na", "NaN]", "-Inf", "Infinit", "[1, NaN", "nan", "-NaN", "+Infinity"] {
+            expectMessage(message(Data(text.utf8), as: "cut.json"), contains: ["cut.json", "line 1"])
+        }
+        #expect(try load(Data("NaN".utf8), as: "nan.json").values.first?.isNaN == true)
+        #expect(try load(Data("-Infinity".utf8), as: "minus.json").values == [-.infinity])
     }
 
     @Test func csvRow() throws {
@@ -119,7 +134,10 @@ struct InputFileTests {
         #expect(result.values == [0.5, 1, -20, 3])
         expectMessage(message(Data("1,2\n3,4\n".utf8), as: "rows.csv"), contains: ["rows.csv", "line 2", "one row"])
         expectMessage(message(Data("1,two\n".utf8), as: "word.csv"), contains: ["word.csv", "line 1, column 2", "'two' is not a number"])
-        expectMessage(message(Data("1,NaN\n".utf8), as: "nan.csv"), contains: ["line 1, column 2", "not a finite number"])
+        // Values that are not finite are data (an imputer fills NaN; a tree sends it down its missing branch).
+        let special = try load(Data("1,NaN,inf,-Infinity,1e999\n".utf8), as: "special.csv")
+        #expect(special.values.count == 5 && special.values[1].isNaN)
+        #expect(Array(special.values[2...]) == [.infinity, -.infinity, .infinity])
         expectMessage(message(Data("\n".utf8), as: "blank.csv"), contains: ["blank.csv", "no numbers"])
     }
 

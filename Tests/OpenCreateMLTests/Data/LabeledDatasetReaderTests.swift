@@ -211,6 +211,25 @@ struct CSVDatasetTests {
         expectMessage(errorMessage { _ = try LabeledDataset.csv(path: "/no/such/mnist_train.csv", scale: 1) }, contains: ["/no/such/mnist_train.csv", "no such file"])
     }
 
+    /// Training features from `.npy` keep the finite rule (prediction inputs pass NaN as data):
+    /// the error names the row and the value.
+    @Test func npyTrainingFeaturesMustBeFinite() throws {
+        try withTemporaryDirectory { folder in
+            let features = try MLMultiArray(shape: [3, 2], dataType: .double)
+            for index in 0..<6 { features[index] = NSNumber(value: Double(index)) }
+            features[3] = NSNumber(value: Double.nan)
+            let labels = try MLMultiArray(shape: [3], dataType: .double)
+            for index in 0..<3 { labels[index] = 0 }
+            let x = folder.appendingPathComponent("x.npy"), y = folder.appendingPathComponent("y.npy")
+            try features.npyData().write(to: x)
+            try labels.npyData().write(to: y)
+            expectMessage(errorMessage { _ = try LabeledDataset(npyFeatures: x, labels: y) }, contains: ["x.npy", "row 1, value 1 is nan"])
+            features[3] = 3
+            try features.npyData().write(to: x)
+            #expect(try LabeledDataset(npyFeatures: x, labels: y).count == 3)
+        }
+    }
+
     @Test func datasetHelpers() {
         let dataset = LabeledDataset(name: "d", count: 3, featureCount: 2, values: [1, 2, 3, 4, 5, 6], labels: [0, 4, 1])
         #expect(dataset.sampleShape == [2])
