@@ -170,9 +170,17 @@ struct CSVColumnBuilder {
         }
     }
 
-    /// A field's text ("" when missing); records the error when it is not UTF-8.
+    /// A field's text ("" when missing); records the error when it is not UTF-8 or holds a NUL
+    /// byte (text files have none: a NUL is a binary or damaged file, and would otherwise become
+    /// part of a category or class label that no other program shows). An escaped `\0` is allowed.
     mutating func text(_ span: CSVReader.Span, _ reader: CSVReader, _ bytes: UnsafeBufferPointer<UInt8>) -> String {
         if reader.isMissing(span, bytes) { return "" }
+        if span.end > span.start, memchr(bytes.baseAddress! + span.start, 0, span.end - span.start) != nil {
+            if self.error == nil {
+                self.error = CreateMLError(reader.error(bytes, at: span.start, column: name, "the value holds a NUL byte (a CSV file is text; is this a binary or damaged file?)"))
+            }
+            return ""
+        }
         do { return try reader.text(span, in: bytes) } catch {
             if self.error == nil {
                 self.error = CreateMLError(reader.error(bytes, at: span.start, column: name, "the value is not valid UTF-8 text"))

@@ -1,5 +1,6 @@
 import CoreMLSpec
 import Foundation
+import OpenCoreML
 import _OpenCoreMLEngine
 
 /// What the six tree trainers share: the table's encoding, the trained ensemble, and prediction
@@ -39,6 +40,7 @@ struct TrainedTreeEnsemble: Sendable {
             let cells = training.rowCount + (validationTable?.rowCount ?? 0) + 2 * 257 * kinds.count
             try columns.checkClassesFit(classes: classCount, cellsPerClass: cells, bytesPerCell: 16, trainer: "a tree classifier")
         }
+        try Self.checkTreesFit(plan.algorithm, outputs: classCount.map { $0 > 2 ? $0 : 1 } ?? 1, location: location)
         let start = Date()
         var iterations: [TabularTrainingIteration] = []
         let metric: TabularTrainingIteration.Metric = classCount == nil ? .rmse : .accuracy
@@ -92,6 +94,24 @@ struct TrainedTreeEnsemble: Sendable {
         } else {
             validationMetrics = measuring.empty
         }
+    }
+
+    /// Throws naming the parameter when the trees asked for could not fit the memory limit even
+    /// if each were a single leaf (boosting makes one tree per round and output, a forest one per
+    /// tree asked): a count in the hundreds of millions is an error at once, not hours of
+    /// training followed by a failed allocation.
+    private static func checkTreesFit(_ algorithm: TreeTrainingPlan.Algorithm, outputs: Int, location: String,
+                                      memoryLimit: Int = OpenCoreMLRuntime.defaultMemoryLimit) throws {
+        let (parameter, trees): (String, Int) = switch algorithm {
+        case .boosted(_, let iterations, _, _): ("maxIterations", iterations.multipliedReportingOverflow(by: outputs).partialValue)
+        case .forest(_, let treeCount): ("maxIterations", treeCount)
+        }
+        // A leaf as trained (its node and one value), then as written (a protobuf node and its evaluation entry).
+        let leafBytes = MemoryLayout<TrainedTree.Node>.stride + 8 + 96
+        let (bytes, overflow) = trees.multipliedReportingOverflow(by: leafBytes)
+        guard overflow || trees < 0 || bytes > memoryLimit else { return }
+        throw CreateMLError("\(location).ModelParameters.\(parameter)",
+                            "\(trees) trees would need more than \(overflow ? "\(Int.max) bytes" : "\(bytes / (1 << 20)) MiB") even as single leaves, over the memory limit of \(memoryLimit / (1 << 20)) MiB")
     }
 
     /// The tree walk and transform of the exported model.
