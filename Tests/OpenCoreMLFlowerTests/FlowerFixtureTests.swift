@@ -189,6 +189,12 @@ struct FlowerFixtureTests {
             let id = entry["object_id"] as! String
             objects[id] = try FlowerObject(content: bytes, expectedID: id)
         }
+        // flwr makes the tree from the objects' heads: every node passes the client's check against
+        // its head, within limits a little over the message's size.
+        let (pulled, fetched) = try ObjectCache().objects(of: tree, limits: ObjectLimits(objects: 20, bytes: 1 << 16)) { id in
+            try #require(objects[id]).content
+        }
+        #expect(fetched == pulled.count)
         let message = try ObjectGraph.inflateMessage(tree: tree, objects: objects, metadata: response.messagesList[0].metadata)
         #expect(message.metadata.messageID == facts["object_id"] as! String)
         var expected = try Self.metadata("message_train")

@@ -29,8 +29,12 @@ import OpenCoreML
 /// pulled, and the model those arrays were set into is used as it is.
 ///
 /// The SuperLink going away is not fatal: the client retries with backoff (1 s doubling to 30 s)
-/// and registers again when the SuperLink no longer knows it, until it has been unreachable for
-/// ``Configuration/maximumWait`` seconds.
+/// and registers again when the SuperLink no longer knows it, until it has been unreachable — or
+/// answering what cannot be used (an error status, an answer over
+/// ``Configuration/maximumAnswerBytes`` or not Flower's) — for ``Configuration/maximumWait``
+/// seconds. An instruction whose objects cannot be taken in (over ``Configuration/maximumObjects``
+/// or ``Configuration/maximumMessageBytes``, a tree that loops, malformed objects) gets an error
+/// reply like one that cannot be carried out; the model stays as it was.
 public final class FlowerClient: @unchecked Sendable {
     /// How to reach the SuperLink and how patient to be.
     public struct Configuration: Sendable {
@@ -46,16 +50,32 @@ public final class FlowerClient: @unchecked Sendable {
         public var maximumWait: Double
         /// Seconds without any instruction after which ``FlowerClient/run(_:)`` returns (nil: never).
         public var maximumIdle: Double?
-        /// Seconds to wait for one answer.
+        /// Seconds to wait for any byte of an answer: an answer that stops arriving for this long
+        /// is an error naming the SuperLink's address (and is retried).
         public var requestTimeout: Double
+        /// The most bytes one answer of the SuperLink may hold (64 MiB by default; Flower's array
+        /// chunks are 5 MiB). An answer announcing more is refused at its head, one going on past it
+        /// is cut off there.
+        public var maximumAnswerBytes: Int
+        /// The most bytes an instruction's objects may hold together, and its arrays again once
+        /// assembled; nil: 64 MiB plus 16 bytes for each value the model exchanges (its arrays as
+        /// float64, twice over). Checked before pulling or assembling more.
+        public var maximumMessageBytes: Int?
+        /// The most objects an instruction's object tree may name (10 000 by default; FedAvg's
+        /// messages name a few per array), and the most entries one record may list.
+        public var maximumObjects: Int
         /// A file to append the timestamped phases of every exchange to, one JSON object a line
         /// (pulling, unpacking, training, packing, pushing; see the docc article "Running a
         /// federation"); nil: none.
         public var profilePath: String?
 
         public init(superlink: String, insecure: Bool = true, heartbeatInterval: Double = 30, pollInterval: Double = 1,
-                    maximumWait: Double = 600, maximumIdle: Double? = nil, requestTimeout: Double = 60, profilePath: String? = nil) {
+                    maximumWait: Double = 600, maximumIdle: Double? = nil, requestTimeout: Double = 60, profilePath: String? = nil,
+                    maximumAnswerBytes: Int = 64 << 20, maximumMessageBytes: Int? = nil, maximumObjects: Int = 10_000) {
             self.profilePath = profilePath
+            self.maximumAnswerBytes = maximumAnswerBytes
+            self.maximumMessageBytes = maximumMessageBytes
+            self.maximumObjects = maximumObjects
             self.superlink = superlink
             self.insecure = insecure
             self.heartbeatInterval = heartbeatInterval
@@ -120,6 +140,8 @@ public final class FlowerClient: @unchecked Sendable {
     private var layoutChecked: String?
     /// The shapes of the exchanged arrays (fixed by the model's layers).
     private let shapes: [[Int]]
+    /// How much of one instruction the client takes in.
+    private let limits: ObjectLimits
 
     /// A client for `model` (updatable) that trains on `trainingData` and evaluates on `testData`:
     /// training inputs as `MLUpdateTask` takes them, the model's input and its label feature (the
@@ -140,12 +162,14 @@ public final class FlowerClient: @unchecked Sendable {
         }
         self.model = model
         shapes = try ModelArrays.shapes(of: model)
+        let values = shapes.reduce(0) { $0 + $1.reduce(1, *) }
+        limits = ObjectLimits(objects: configuration.maximumObjects, bytes: configuration.maximumMessageBytes ?? (64 << 20) + 16 * values)
         training = trainingData
         testing = testData
         trainingCount = trainingData.count
         self.configuration = configuration
         transport = try FleetTransport(address: configuration.superlink, secure: !configuration.insecure, identity: NodeIdentity(),
-                                       timeout: configuration.requestTimeout)
+                                       timeout: configuration.requestTimeout, maximumAnswerBytes: configuration.maximumAnswerBytes)
         profile = try configuration.profilePath.map { try ClientProfile(path: $0) }
     }
 
@@ -160,13 +184,16 @@ public final class FlowerClient: @unchecked Sendable {
     package var isCrashed: Bool { state.crashed }
 
     /// Joins the SuperLink and carries out instructions until ``stop()`` is called,
-    /// ``Configuration/maximumIdle`` passes without one, or the SuperLink stays away longer than
-    /// ``Configuration/maximumWait``; then deactivates and unregisters.
+    /// ``Configuration/maximumIdle`` passes without one, or the SuperLink stays away (or answers
+    /// what cannot be used) longer than ``Configuration/maximumWait``; then deactivates and
+    /// unregisters.
     /// - Throws: ``FlowerClientError/superlinkGone(address:seconds:lastError:)``, or an error the
     ///   SuperLink gives when joining.
     public func run(_ events: @escaping @Sendable (Event) -> Void = { _ in }) throws {
         var lastInstruction = Date()
-        var unreachableSince: Date?
+        // Since when every exchange has failed: only a poll that went through ends the streak
+        // (a node that is still joined never joins again, so joining cannot be what ends it).
+        var failingSince: Date?
         var delay = 1.0
         defer { if !state.crashed { leave(events) } }
         while !state.stopRequested {
@@ -175,9 +202,10 @@ public final class FlowerClient: @unchecked Sendable {
                     try join()
                     events(.joined(node: state.node!))
                 }
-                unreachableSince = nil
+                let instructed = try pollOnce(events)
+                failingSince = nil
                 delay = 1
-                if try pollOnce(events) {
+                if instructed {
                     lastInstruction = Date()
                 } else {
                     if let idle = configuration.maximumIdle, Date().timeIntervalSince(lastInstruction) > idle { return }
@@ -185,16 +213,6 @@ public final class FlowerClient: @unchecked Sendable {
                 }
             } catch let error as FlowerClientError {
                 switch error {
-                case .unreachable(_, let reason):
-                    let since = unreachableSince ?? Date()
-                    unreachableSince = since
-                    let waited = Date().timeIntervalSince(since)
-                    if waited >= configuration.maximumWait {
-                        throw FlowerClientError.superlinkGone(address: configuration.superlink, seconds: waited, lastError: reason)
-                    }
-                    events(.retrying(reason: error.description, delay: delay))
-                    sleep(delay)
-                    delay = min(delay * 2, 30)
                 case .rejected(_, 401, _) where state.node != nil:
                     // The SuperLink no longer knows this node (it restarted, or dropped us): join again.
                     events(.retrying(reason: "the SuperLink no longer knows node \(state.node!)", delay: 0))
@@ -202,6 +220,17 @@ public final class FlowerClient: @unchecked Sendable {
                 case .rejected where state.node == nil:
                     throw error
                 default:
+                    // Unreachable, timed out, or answering what cannot be used (an error status, an
+                    // answer over the size limit or not Flower's): tried again until it has lasted
+                    // maximumWait.
+                    let since = failingSince ?? Date()
+                    failingSince = since
+                    let waited = Date().timeIntervalSince(since)
+                    if waited >= configuration.maximumWait {
+                        let last: String
+                        if case .unreachable(_, let reason) = error { last = reason } else { last = error.description }
+                        throw FlowerClientError.superlinkGone(address: configuration.superlink, seconds: waited, lastError: last)
+                    }
                     events(.retrying(reason: error.description, delay: delay))
                     sleep(delay)
                     delay = min(delay * 2, 30)
@@ -252,10 +281,10 @@ public final class FlowerClient: @unchecked Sendable {
         state.node = nil
         var deactivate = Flower_Fleet_DeactivateNodeRequest()
         deactivate.nodeID = node
-        _ = try? transport.call(.deactivateNode, deactivate, as: Flower_Fleet_DeactivateNodeResponse.self, timeout: 5)
+        _ = try? transport.call(.deactivateNode, deactivate, as: Flower_Fleet_DeactivateNodeResponse.self, timeout: min(5, configuration.requestTimeout))
         var unregister = Flower_Fleet_UnregisterNodeFleetRequest()
         unregister.nodeID = node
-        _ = try? transport.call(.unregisterNode, unregister, as: Flower_Fleet_UnregisterNodeFleetResponse.self, timeout: 5)
+        _ = try? transport.call(.unregisterNode, unregister, as: Flower_Fleet_UnregisterNodeFleetResponse.self, timeout: min(5, configuration.requestTimeout))
         events(.left)
     }
 
@@ -288,17 +317,17 @@ public final class FlowerClient: @unchecked Sendable {
         }
         profile?.record("poll", at: polled, [("type", .string(metadata.messageType)), ("group", .string(metadata.groupID))])
         note("message")
-        let (objects, fetched) = try cache.objects(of: tree) { id in try pullObject(id, node: node, run: metadata.runID) }
-        note("objects", [("fetched", .integer(fetched)), ("cached", .integer(objects.count - fetched))])
-        var confirm = Flower_Fleet_ConfirmMessageReceivedRequest()
-        confirm.node.nodeID = node
-        confirm.runID = metadata.runID
-        confirm.messageObjectID = metadata.messageID
-        let _: Flower_Fleet_ConfirmMessageReceivedResponse = try transport.call(.confirmMessageReceived, confirm)
-        note("confirmed")
-        let message = try ObjectGraph.inflateMessage(tree: tree, objects: objects, metadata: metadata)
-        cache.keep(objects)
-        note("inflated")
+        // An instruction that cannot be taken in (over a limit, malformed, a tree that loops) gets
+        // an error reply below; the SuperLink not answering is the run loop's to retry.
+        let arrived: Result<FlowerMessage, FlowerClientError>
+        do {
+            arrived = .success(try receive(tree: tree, metadata: metadata, node: node, note: note))
+        } catch let error as FlowerClientError {
+            switch error {
+            case .unreachable, .rejected: throw error
+            default: arrived = .failure(error)
+            }
+        }
         var received = Date().timeIntervalSince(started)
         instructionsPulled += 1
         if let crashAfterInstructions, instructionsPulled >= crashAfterInstructions {
@@ -308,10 +337,11 @@ public final class FlowerClient: @unchecked Sendable {
         }
 
         // FedAvg puts the round in the config record (`server-round`); other apps may use the group.
-        let round = Self.roundLabel(message.content?.config["server-round"]?.number, groupID: metadata.groupID)
+        let round = Self.roundLabel((try? arrived.get())?.content?.config["server-round"]?.number, groupID: metadata.groupID)
         let reply: FlowerMessage
         var report: Event
         do {
+            let message = try arrived.get()
             guard let content = message.content else {
                 throw FlowerClientError.badInstruction("the instruction carries an error, not content")
             }
@@ -375,10 +405,36 @@ public final class FlowerClient: @unchecked Sendable {
         return true
     }
 
-    /// The content of object `id` of a message; an object the SuperLink has not received yet (the
-    /// ServerApp lists a message before it has pushed its objects) is asked for again after 0.01 s,
-    /// doubling up to 0.2 s.
-    private func pullObject(_ id: String, node: UInt64, run: UInt64) throws -> Data {
+    /// The instruction `metadata` names, rebuilt from the objects of `tree` (those not held are
+    /// pulled) within ``limits``; its receipt confirmed.
+    private func receive(tree: Flower_Fleet_ObjectTree, metadata: MessageMetadata, node: UInt64,
+                         note: (String, [(String, PythonJSON.Value)]) -> Void) throws -> FlowerMessage {
+        var pulled = 0
+        let (objects, fetched) = try cache.objects(of: tree, limits: limits) { id in
+            // No answer may take the objects past the message's limit (a little over it for the
+            // answer's own fields: the object's size is what the cache refuses).
+            let left = limits.bytes - pulled
+            let content = try pullObject(id, node: node, run: metadata.runID, maximumBytes: left > Int.max - 4096 ? Int.max : left + 4096)
+            pulled += content.count
+            return content
+        }
+        note("objects", [("fetched", .integer(fetched)), ("cached", .integer(objects.count - fetched))])
+        var confirm = Flower_Fleet_ConfirmMessageReceivedRequest()
+        confirm.node.nodeID = node
+        confirm.runID = metadata.runID
+        confirm.messageObjectID = metadata.messageID
+        let _: Flower_Fleet_ConfirmMessageReceivedResponse = try transport.call(.confirmMessageReceived, confirm)
+        note("confirmed", [])
+        let message = try ObjectGraph.inflateMessage(tree: tree, objects: objects, metadata: metadata, limits: limits)
+        cache.keep(objects)
+        note("inflated", [])
+        return message
+    }
+
+    /// The content of object `id` of a message, its answer at most `maximumBytes`; an object the
+    /// SuperLink has not received yet (the ServerApp lists a message before it has pushed its
+    /// objects) is asked for again after 0.01 s, doubling up to 0.2 s.
+    private func pullObject(_ id: String, node: UInt64, run: UInt64, maximumBytes: Int) throws -> Data {
         var request = Flower_Fleet_PullObjectRequest()
         request.node.nodeID = node
         request.runID = run
@@ -386,7 +442,7 @@ public final class FlowerClient: @unchecked Sendable {
         var wait = 0.01
         let deadline = Date().addingTimeInterval(configuration.requestTimeout)
         while true {
-            let response: Flower_Fleet_PullObjectResponse = try transport.call(.pullObject, request)
+            let response: Flower_Fleet_PullObjectResponse = try transport.call(.pullObject, request, maximumBytes: maximumBytes)
             guard response.objectFound else {
                 throw FlowerClientError.protocolViolation("the SuperLink has no object \(id) of the message it sent")
             }
@@ -461,19 +517,28 @@ public final class FlowerClient: @unchecked Sendable {
     private func train(_ content: RecordDict, replyingIn recordName: String, packed: Bool) throws -> Outcome {
         let config = content.config
         var parameters: [MLParameterKey: Any] = [:]
-        if let epochs = try Self.whole(config, ["local-epochs", "epochs"], atLeast: 1) { parameters[.epochs] = epochs }
-        if let batch = try Self.whole(config, ["batch-size"], atLeast: 0), batch > 0 { parameters[.miniBatchSize] = batch }
+        // The config keys and values the parameters came from, for an error naming them as the app sent them.
+        var asked: [String] = []
+        func key(_ keys: [String]) -> String { keys.first { config[$0] != nil } ?? keys[0] }
+        if let epochs = try Self.whole(config, ["local-epochs", "epochs"], atLeast: 1) {
+            parameters[.epochs] = epochs
+            asked.append("\(key(["local-epochs", "epochs"])) \(epochs)")
+        }
+        if let batch = try Self.whole(config, ["batch-size"], atLeast: 0), batch > 0 {
+            parameters[.miniBatchSize] = batch
+            asked.append("batch-size \(batch)")
+        }
         if let rate = try Self.number(config, ["learning-rate", "lr"]) {
-            guard rate > 0, rate.isFinite else { throw FlowerClientError.badInstruction("config learning-rate is \(rate); it must be a positive number") }
+            guard rate > 0, rate.isFinite else { throw FlowerClientError.badInstruction("config \(key(["learning-rate", "lr"])) is \(rate); it must be a positive number") }
             parameters[.learningRate] = rate
+            asked.append("\(key(["learning-rate", "lr"])) \(rate)")
         }
         let started = Date()
         let result: MLUpdateResult
         do {
             result = try model.updated(with: training, parameters: parameters)
         } catch {
-            let asked = parameters.map { "\($0.key.name) \($0.value)" }.sorted().joined(separator: ", ")
-            throw FlowerClientError.badInstruction("local training with \(asked.isEmpty ? "the model's settings" : asked) failed: \(error)")
+            throw FlowerClientError.badInstruction("local training with \(asked.isEmpty ? "the model's settings" : "config " + asked.joined(separator: ", ")) failed: \(error)")
         }
         let seconds = Date().timeIntervalSince(started)
         model = result.model

@@ -75,7 +75,8 @@ enum ModelArrays {
     }
 
     /// `model` with its exchanged arrays replaced by the values of `packed` (the packed form):
-    /// exactly as many float32 values as the model's arrays hold together, all finite.
+    /// exactly as many float32 (or float16 / float64) values as the model's arrays hold together,
+    /// all finite.
     /// `shapes`: the model's ``shapes(of:)`` when the caller holds them (they never change).
     /// `layout`: the app's ``layoutKey`` value, when it sent one; it must be this model's
     /// ``layoutDigest(of:shapes:)``.
@@ -94,6 +95,7 @@ enum ModelArrays {
         guard packed.shape == [total] else {
             throw FlowerClientError.badInstruction("array '\(packedName)' has shape \(packed.shape); the model's \(keys.count) arrays hold \(total) values together (the app's run config `packed = false` sends the arrays named, so a mismatch names the array)")
         }
+        try NumPyArrays.check(packed, name: packedName)
         var overrides: [MLParameterKey: Any] = [:]
         do {
             try NumPyArrays.withFloat32Values(packed.data, count: total) { values in
@@ -148,7 +150,8 @@ enum ModelArrays {
     }
 
     /// `model` with its exchanged arrays replaced by `arrays`: the same names (every one, no
-    /// other), the same shapes, float32 / float16 / float64 `.npy` values, all finite.
+    /// other), the same shapes (in each Array and its `.npy` header), float32 / float16 / float64
+    /// `.npy` values as each Array's dtype says, all finite (``NumPyArrays/check(_:name:)``).
     static func applying(_ arrays: [(String, FlowerArray)], to model: MLModel) throws -> MLModel {
         let keys = model.updatableWeightKeys
         let byName = Dictionary(keys.map { (name(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
@@ -168,19 +171,18 @@ enum ModelArrays {
             guard array.stype == FlowerArray.numpyStype else {
                 throw FlowerClientError.badInstruction("array '\(name)' is serialized as '\(array.stype)'; expected \(FlowerArray.numpyStype)")
             }
-            let value: MLMultiArray
-            do {
-                value = try NumPyArrays.multiArray(array.data)
-            } catch {
-                throw FlowerClientError.badInstruction("array '\(name)': \(error)")
-            }
             let current = try model.parameterValue(for: key) as? MLMultiArray
             let expected = current?.shape.map(\.intValue) ?? []
             let received = array.shape
             guard received == expected else {
                 throw FlowerClientError.badInstruction("array '\(name)' has shape \(received); the model's is \(expected)")
             }
-            overrides[key] = value
+            try NumPyArrays.check(array, name: name)
+            do {
+                overrides[key] = try NumPyArrays.multiArray(array.data)
+            } catch {
+                throw FlowerClientError.badInstruction("array '\(name)': \(error)")
+            }
         }
         let configuration = MLModelConfiguration()
         configuration.parameters = overrides

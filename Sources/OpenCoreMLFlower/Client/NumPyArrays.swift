@@ -17,6 +17,33 @@ enum NumPyArrays {
         NPYFile.data(type: .float32, shape: shape, elements: UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
+    /// Checks an array from the server before any of its values is read: a readable `.npy` header,
+    /// a floating-point element type (float16, float32 or float64; the model's float32 takes any of
+    /// them) that is the one the Array's `dtype` says, the shape the Array says, and exactly the
+    /// bytes that shape needs. A header claiming more values than memory holds costs nothing.
+    /// - Throws: ``FlowerClientError/badInstruction(_:)`` naming the array (`name`) and what is wrong.
+    static func check(_ array: FlowerArray, name: String) throws {
+        let header: NPYFile.Header
+        do {
+            header = try NPYFile.header(array.data, path: "npy data")
+        } catch {
+            throw FlowerClientError.badInstruction("array '\(name)': \(error)")
+        }
+        guard header.type.isFloatingPoint else {
+            throw FlowerClientError.badInstruction("array '\(name)' holds \(header.type.numpyName) values ('\(header.descr)'); the model's weights take float32, float16 or float64")
+        }
+        guard header.type.numpyName == array.dtype else {
+            throw FlowerClientError.badInstruction("array '\(name)' says dtype \(array.dtype) but its .npy data is \(header.type.numpyName) ('\(header.descr)')")
+        }
+        guard header.shape == array.shape else {
+            throw FlowerClientError.badInstruction("array '\(name)' has shape \(array.shape) but its .npy header says \(header.shape)")
+        }
+        let available = array.data.count - header.dataOffset
+        guard let needed = header.dataCount, available == needed else {
+            throw FlowerClientError.badInstruction("array '\(name)' has \(available) bytes of .npy data; shape \(header.shape) of \(header.type.numpyName) needs \(header.dataCount.map(String.init) ?? "more than memory holds")")
+        }
+    }
+
     /// A float32 array with the values and shape of `.npy` bytes (any element type the reader
     /// takes); every value must be finite.
     static func multiArray(_ data: Data) throws -> MLMultiArray {
@@ -54,9 +81,9 @@ enum NumPyArrays {
                 return try finite(values).withUnsafeBufferPointer(body)
             }
         }
-        // Any other layout NPYFile reads (float16/float64, Fortran order, and the integer
-        // dtypes, whose values are taken as numbers as NumPy's astype(float32) would): FedAvg's mean
-        // of such arrays is float anyway, so a well-formed vector of the right length is accepted.
+        // Any other layout NPYFile reads (float16/float64, another header padding; a client checks
+        // arrays with `check(_:name:)` first, which refuses integer dtypes): FedAvg's mean of such
+        // arrays is float anyway, so a well-formed vector of the right length is accepted.
         let (values, shape) = try NPYFile.read(data, path: "npy data")
         guard shape.count == 1, shape[0] == count else {
             throw FormatError("npy data", "shape \(shape); expected [\(count)]")

@@ -124,43 +124,65 @@ enum ObjectGraph {
 
     /// The message whose objects are `objects` (by id), rooted at `tree`, with `metadata` as the
     /// SuperLink delivered it (message id set).
-    static func inflateMessage(tree: Flower_Fleet_ObjectTree, objects: [String: FlowerObject], metadata: MessageMetadata) throws -> FlowerMessage {
+    ///
+    /// `limits`: a record or array body may list at most ``ObjectLimits/objects`` entries, and the
+    /// arrays once assembled may hold at most ``ObjectLimits/bytes`` together (an array listing one
+    /// chunk many times is refused before its bytes are put together).
+    static func inflateMessage(tree: Flower_Fleet_ObjectTree, objects: [String: FlowerObject], metadata: MessageMetadata,
+                               limits: ObjectLimits = .none) throws -> FlowerMessage {
         let root = try object(tree.objectID, in: objects, type: "Message")
-        let proto = try Flower_Fleet_Message(serializedBytes: root.body)
+        let proto: Flower_Fleet_Message = try decode(root.body, "Message \(tree.objectID)")
         var message = FlowerMessage(metadata: metadata, content: nil, error: proto.hasError ? proto.error : nil)
         if !proto.hasError {
             guard root.children.count == 1 else {
                 throw FlowerClientError.protocolViolation("message \(tree.objectID) has \(root.children.count) children; expected its content")
             }
-            message.content = try inflateRecordDict(root.children[0], objects: objects)
+            var budget = ByteBudget(limits.bytes)
+            message.content = try inflateRecordDict(root.children[0], objects: objects, limits: limits, budget: &budget)
         }
         return message
     }
 
-    static func inflateRecordDict(_ id: String, objects: [String: FlowerObject]) throws -> RecordDict {
+    static func inflateRecordDict(_ id: String, objects: [String: FlowerObject], limits: ObjectLimits, budget: inout ByteBudget) throws -> RecordDict {
         let object = try object(id, in: objects, type: "RecordDict")
-        return RecordDict(try references(object, id: id).map { name, childID in
+        var items: [(String, FlowerRecord)] = []
+        for (name, childID) in try references(object, id: id, limits: limits) {
             let child = try self.object(childID, in: objects, type: nil)
             switch child.type {
-            case "ArrayRecord": return (name, .arrays(try inflateArrayRecord(childID, objects: objects)))
+            case "ArrayRecord":
+                items.append((name, .arrays(try inflateArrayRecord(childID, objects: objects, limits: limits, budget: &budget))))
             case "ConfigRecord":
-                let proto = try Flower_Fleet_ConfigRecord(serializedBytes: child.body)
-                return (name, .config(proto.items.map { ($0.key, ConfigValue($0.value)) }))
+                let proto: Flower_Fleet_ConfigRecord = try decode(child.body, "ConfigRecord \(childID) ('\(name)')")
+                try limits.checkEntries(proto.items.count, of: "ConfigRecord \(childID) ('\(name)')")
+                items.append((name, .config(proto.items.map { ($0.key, ConfigValue($0.value)) })))
             case "MetricRecord":
-                let proto = try Flower_Fleet_MetricRecord(serializedBytes: child.body)
-                return (name, .metrics(proto.items.map { ($0.key, MetricValue($0.value)) }))
+                let proto: Flower_Fleet_MetricRecord = try decode(child.body, "MetricRecord \(childID) ('\(name)')")
+                try limits.checkEntries(proto.items.count, of: "MetricRecord \(childID) ('\(name)')")
+                items.append((name, .metrics(proto.items.map { ($0.key, MetricValue($0.value)) })))
             default:
                 throw FlowerClientError.protocolViolation("record '\(name)' is a \(child.type), not a record")
             }
-        })
+        }
+        return RecordDict(items)
     }
 
-    static func inflateArrayRecord(_ id: String, objects: [String: FlowerObject]) throws -> [(String, FlowerArray)] {
+    /// The arrays of an ArrayRecord; an error about one names it.
+    static func inflateArrayRecord(_ id: String, objects: [String: FlowerObject], limits: ObjectLimits,
+                                   budget: inout ByteBudget) throws -> [(String, FlowerArray)] {
         let object = try object(id, in: objects, type: "ArrayRecord")
-        return try references(object, id: id).map { name, arrayID in (name, try inflateArray(arrayID, objects: objects)) }
+        var arrays: [(String, FlowerArray)] = []
+        for (name, arrayID) in try references(object, id: id, limits: limits) {
+            do {
+                arrays.append((name, try inflateArray(arrayID, objects: objects, limits: limits, budget: &budget)))
+            } catch FlowerClientError.protocolViolation(let text) {
+                throw FlowerClientError.protocolViolation("array '\(name)': \(text)")
+            }
+        }
+        return arrays
     }
 
-    static func inflateArray(_ id: String, objects: [String: FlowerObject]) throws -> FlowerArray {
+    /// An Array: its chunks put together once their sizes, added up, fit in `budget`.
+    static func inflateArray(_ id: String, objects: [String: FlowerObject], limits: ObjectLimits, budget: inout ByteBudget) throws -> FlowerArray {
         let object = try object(id, in: objects, type: "Array")
         guard case .object(let fields) = try PythonJSON.parse(object.body) else {
             throw FlowerClientError.protocolViolation("array \(id): the body is not a JSON object")
@@ -172,17 +194,36 @@ enum ObjectGraph {
         }
         var shape: [Int] = []
         for case .integer(let size) in shapeItems { shape.append(size) }
-        var data = Data()
+        guard shape.count == shapeItems.count else { throw FlowerClientError.protocolViolation("array \(id): the shape holds a non-integer") }
+        try limits.checkEntries(chunkItems.count, of: "array \(id)'s chunk list")
+        var chunks: [Data] = []
+        var total = 0
         for item in chunkItems {
             guard case .integer(let index) = item, object.children.indices.contains(index) else {
                 throw FlowerClientError.protocolViolation("array \(id): a chunk index is not one of its \(object.children.count) children")
             }
+            // Data shares the chunk's bytes: nothing is copied until the sizes are known to fit.
             let chunk = try self.object(object.children[index], in: objects, type: "ArrayChunk").body
-            // One chunk (every array up to 5 MiB) is the data itself: shared, not copied.
-            if chunkItems.count == 1 { data = chunk } else { data.append(chunk) }
+            chunks.append(chunk)
+            total = total.addingReportingOverflow(chunk.count).overflow ? .max : total + chunk.count
         }
-        guard shape.count == shapeItems.count else { throw FlowerClientError.protocolViolation("array \(id): the shape holds a non-integer") }
+        try budget.spend(total, on: "array \(id) (\(chunks.count) chunks, \(total) bytes once put together)", total: limits.bytes)
+        // One chunk (every array up to 5 MiB) is the data itself: shared, not copied.
+        var data = chunks.count == 1 ? chunks[0] : Data()
+        if chunks.count > 1 {
+            data.reserveCapacity(total)
+            for chunk in chunks { data.append(chunk) }
+        }
         return FlowerArray(dtype: dtype, shape: shape, stype: stype, data: data)
+    }
+
+    /// `body` as a `Message`, or an error naming `what` it is the body of.
+    private static func decode<Message: SwiftProtobuf.Message>(_ body: Data, _ what: String) throws -> Message {
+        do {
+            return try Message(serializedBytes: body)
+        } catch {
+            throw FlowerClientError.protocolViolation("\(what): the body is not a \(Message.protoMessageName) protobuf (\(error))")
+        }
     }
 
     private static func object(_ id: String, in objects: [String: FlowerObject], type: String?) throws -> FlowerObject {
@@ -194,12 +235,14 @@ enum ObjectGraph {
     }
 
     /// The `name → child id` pairs of a RecordDict or ArrayRecord body, each id one of the object's children.
-    private static func references(_ object: FlowerObject, id: String) throws -> [(String, String)] {
+    private static func references(_ object: FlowerObject, id: String, limits: ObjectLimits) throws -> [(String, String)] {
         guard case .object(let pairs) = try PythonJSON.parse(object.body) else {
             throw FlowerClientError.protocolViolation("\(object.type) \(id): the body is not a JSON object")
         }
+        try limits.checkEntries(pairs.count, of: "\(object.type) \(id)")
+        let children = Set(object.children)
         return try pairs.map { name, value in
-            guard case .string(let childID) = value, object.children.contains(childID) else {
+            guard case .string(let childID) = value, children.contains(childID) else {
                 throw FlowerClientError.protocolViolation("\(object.type) \(id): '\(name)' does not name one of its children")
             }
             return (name, childID)

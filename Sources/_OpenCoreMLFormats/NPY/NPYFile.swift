@@ -9,6 +9,22 @@ package enum NPYFile {
     package enum ElementType: String, CaseIterable, Sendable {
         case float16 = "<f2", float32 = "<f4", float64 = "<f8", int32 = "<i4", int64 = "<i8", uint8 = "|u1", int8 = "|i1"
 
+        /// NumPy's name for the type (`str(dtype)`: `float32`, `int64`, …), as Flower's Array `dtype` says it.
+        package var numpyName: String {
+            switch self {
+            case .float16: return "float16"
+            case .float32: return "float32"
+            case .float64: return "float64"
+            case .int32: return "int32"
+            case .int64: return "int64"
+            case .uint8: return "uint8"
+            case .int8: return "int8"
+            }
+        }
+
+        /// Whether the elements are floating-point numbers.
+        package var isFloatingPoint: Bool { [.float16, .float32, .float64].contains(self) }
+
         package var size: Int {
             switch self {
             case .float16: return 2
@@ -35,29 +51,50 @@ package enum NPYFile {
 
     private static let magic: [UInt8] = [0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59]  // \x93NUMPY
 
-    /// The elements of the array in `data` (the contents of `path`), as Doubles, and its shape.
-    package static func read(_ data: Data, path: String) throws(FormatError) -> (values: [Double], shape: [Int]) {
-        let bytes = [UInt8](data)
-        guard bytes.count >= 10 else {
-            throw FormatError(path, bytes.starts(with: magic) ? "truncated .npy header" : "not a .npy file (no \\x93NUMPY magic)")
+    /// What a `.npy` header says, read without touching the elements.
+    package struct Header: Equatable, Sendable {
+        /// The element type.
+        package var type: ElementType
+        /// `descr` as the header spells it (`<f4`, `=f4`, `|u1`, …).
+        package var descr: String
+        /// The shape (`()` for a scalar).
+        package var shape: [Int]
+        /// Where the elements start: the magic, version, length and header before them.
+        package var dataOffset: Int
+
+        /// The bytes the elements take, or nil when that is more than an `Int` holds.
+        package var dataCount: Int? {
+            guard let count = sizeProduct(shape) else { return nil }
+            let (bytes, overflow) = count.multipliedReportingOverflow(by: type.size)
+            return overflow ? nil : bytes
         }
-        guard bytes.starts(with: magic) else { throw FormatError(path, "not a .npy file (no \\x93NUMPY magic)") }
-        let major = bytes[6], minor = bytes[7]
+    }
+
+    /// The header of the `.npy` bytes in `data` (the contents of `path`): only the header is read,
+    /// so a shape claiming more elements than memory holds costs nothing.
+    package static func header(_ data: Data, path: String) throws(FormatError) -> Header {
+        let lead = [UInt8](data.prefix(12))
+        guard lead.count >= 10 else {
+            throw FormatError(path, lead.starts(with: magic) ? "truncated .npy header" : "not a .npy file (no \\x93NUMPY magic)")
+        }
+        guard lead.starts(with: magic) else { throw FormatError(path, "not a .npy file (no \\x93NUMPY magic)") }
+        let major = lead[6], minor = lead[7]
         let headerStart: Int
         let headerLength: Int
         switch major {
         case 1:
             headerStart = 10
-            headerLength = Int(bytes[8]) | Int(bytes[9]) << 8
+            headerLength = Int(lead[8]) | Int(lead[9]) << 8
         case 2, 3:
-            guard bytes.count >= 12 else { throw FormatError(path, "truncated .npy header") }
+            guard lead.count >= 12 else { throw FormatError(path, "truncated .npy header") }
             headerStart = 12
-            headerLength = (8..<12).reversed().reduce(0) { $0 << 8 | Int(bytes[$1]) }
+            headerLength = (8..<12).reversed().reduce(0) { $0 << 8 | Int(lead[$1]) }
         default:
             throw FormatError(path, ".npy format version \(major).\(minor) is not supported (1.0, 2.0 and 3.0 are)")
         }
-        guard bytes.count >= headerStart + headerLength else { throw FormatError(path, "truncated .npy header") }
-        let headerText = String(decoding: bytes[headerStart..<(headerStart + headerLength)], as: UTF8.self)
+        guard data.count >= headerStart + headerLength else { throw FormatError(path, "truncated .npy header") }
+        let first = data.index(data.startIndex, offsetBy: headerStart)
+        let headerText = String(decoding: data[first..<data.index(first, offsetBy: headerLength)], as: UTF8.self)
 
         var parser = HeaderParser(text: headerText)
         let header: [String: HeaderParser.Value]
@@ -84,10 +121,17 @@ package enum NPYFile {
             throw FormatError(path, ".npy element type '\(descr)' is not supported; use \(supported)")
         }
         guard shape.allSatisfy({ $0 >= 0 }) else { throw FormatError(path, ".npy shape \(shape) has a negative size") }
-        guard let count = sizeProduct(shape), count <= bytes.count else {
+        return Header(type: type, descr: descr, shape: shape, dataOffset: headerStart + headerLength)
+    }
+
+    /// The elements of the array in `data` (the contents of `path`), as Doubles, and its shape.
+    package static func read(_ data: Data, path: String) throws(FormatError) -> (values: [Double], shape: [Int]) {
+        let header = try header(data, path: path)
+        let (type, descr, shape, dataStart) = (header.type, header.descr, header.shape, header.dataOffset)
+        guard let count = sizeProduct(shape), count <= data.count else {
             throw FormatError(path, "truncated .npy data: shape \(shape) needs more bytes than the file has")
         }
-        let dataStart = headerStart + headerLength
+        let bytes = [UInt8](data)
         let available = bytes.count - dataStart
         let needed = count * type.size
         if available < needed {
