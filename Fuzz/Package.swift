@@ -32,6 +32,15 @@ let package = Package(
                 .product(name: "OpenCoreML", package: "OpenCoreML"),
             ]
         ),
+        /// CSV tables through the tabular trainers: read, train (each of the eight), write, load, predict.
+        .executableTarget(
+            name: "FuzzTabular",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "OpenCreateML", package: "OpenCoreML"),
+                .product(name: "OpenCoreML", package: "OpenCoreML"),
+            ]
+        ),
         /// Writes the seed corpus (`Fuzz/make-seeds.sh`): small models of each layer type the engine
         /// runs, and small data files of each format FuzzData reads.
         .executableTarget(

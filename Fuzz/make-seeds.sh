@@ -5,9 +5,11 @@
 #           Tests/Fixtures/mlprogram as self-contained .mlmodel files; not the 2.3 MB
 #           lenet_updatable.mlmodel, whose shape gen-lenet-tiny-*.mlmodel keep at 1 KB, nor five
 #           large ML Programs with smaller twins), one generated model per layer type and variant,
-#           and generated ML Programs, gen-mil-* (MakeSeeds)
+#           and generated ML Programs, gen-mil-* (MakeSeeds), and hostile-classic-* for the
+#           classic model types' checks (Fuzz/make-classic-seeds.py)
 #   data/   FuzzData inputs (format byte, options byte, file): generated CSV, JSON, IDX, NPY
 #           files (MakeSeeds) and the small test images, as image inputs
+#   tabular/ FuzzTabular inputs (trainer byte, options byte, CSV): Fuzz/make-tabular-seeds.py
 #
 # Needs the fuzz build (Fuzz/run.sh build), which MakeSeeds is part of. Libfuzzer's own corpus
 # grows in Fuzz/.fuzz-work/, never here; to fold its useful inputs in, see FUZZING.md.
@@ -61,4 +63,10 @@ for image in Tests/Fixtures/images/*.jpg Tests/Fixtures/images/*.png; do
 done
 
 python3 Fuzz/make-dict.py
+# The classic model types' checks: one small model breaking each rule, and a few stressing
+# evaluation within the rules (Fuzz/make-classic-seeds.py needs coremltools 9.0's protobuf classes:
+# set COREMLTOOLS_PYTHON to a venv's python that has it, as for Tests/Fixtures/make_classic.py).
+"${COREMLTOOLS_PYTHON:-python3}" Fuzz/make-classic-seeds.py Fuzz/corpus/model
+# FuzzTabular: small tables for each trainer.
+python3 Fuzz/make-tabular-seeds.py Fuzz/corpus/tabular
 echo "corpus: $(find Fuzz/corpus -type f | wc -l) files, $(cat Fuzz/corpus/*/* | wc -c) bytes"

@@ -2,12 +2,12 @@
 # Builds a fuzz target with libFuzzer and AddressSanitizer and fuzzes it for a while, or replays
 # inputs through it.
 #
-#   Fuzz/run.sh FuzzModel|FuzzData SECONDS [LIBFUZZER-FLAG ...]   fuzz for SECONDS (one process, one core)
-#   Fuzz/run.sh FuzzModel|FuzzData replay FILE|DIR ...            run the target once on each input
-#   Fuzz/run.sh FuzzModel|FuzzData minimize FILE OUT              shrink a reproducer that still fails
+#   Fuzz/run.sh FuzzModel|FuzzData|FuzzTabular SECONDS [LIBFUZZER-FLAG ...]   fuzz for SECONDS (one process, one core)
+#   Fuzz/run.sh FuzzModel|FuzzData|FuzzTabular replay FILE|DIR ...            run the target once on each input
+#   Fuzz/run.sh FuzzModel|FuzzData|FuzzTabular minimize FILE OUT              shrink a reproducer that still fails
 #   Fuzz/run.sh build                                             only build
 #
-# Fuzzing starts from the committed seeds (Fuzz/corpus/model or Fuzz/corpus/data) and writes new
+# Fuzzing starts from the committed seeds (Fuzz/corpus/model, data or tabular) and writes new
 # inputs only to a scratch corpus, Fuzz/.fuzz-work/TARGET/corpus (kept between runs; FUZZ_FRESH=1
 # empties it first), so the committed corpus stays as it is. A finding (trap, sanitizer report,
 # timeout over 10 s, more than 2 GB resident or a 1 GB allocation) makes the script exit 1 and
@@ -40,6 +40,7 @@ target="$1"; shift
 case "$target" in
     FuzzModel) seeds=Fuzz/corpus/model; dict=(-dict=Fuzz/model.dict); max_len=65536 ;;
     FuzzData) seeds=Fuzz/corpus/data; dict=(); max_len=16384 ;;
+    FuzzTabular) seeds=Fuzz/corpus/tabular; dict=(); max_len=8192 ;;
     *) usage ;;
 esac
 
@@ -82,8 +83,8 @@ timeout --kill-after=30 "$((seconds + 300))" \
     "$binary" "${limits[@]}" -max_len="$max_len" "${dict[@]}" -max_total_time="$seconds" \
     -print_final_stats=1 -artifact_prefix="$work/artifacts/" "${mode[@]}" "$@" \
     "$work/corpus" "$seeds" >"$log" 2>&1 || status=$?
-# FuzzData's scratch folders of processes that died on a finding.
-rm -rf /dev/shm/opencoreml-fuzzdata-* 2>/dev/null || true
+# FuzzData's and FuzzTabular's scratch folders of processes that died on a finding.
+rm -rf /dev/shm/opencoreml-fuzzdata-* /dev/shm/opencoreml-fuzztabular-* 2>/dev/null || true
 # In fork mode libFuzzer exits 0 after ignored findings; what it wrote is what counts. A
 # `slow-unit-*` file is libFuzzer's note of an input that took as long as the timeout without
 # exceeding it: kept for a look, not a finding (a hang is a `timeout-*`).

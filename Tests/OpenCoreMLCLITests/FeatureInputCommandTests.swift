@@ -86,6 +86,13 @@ struct FeatureInputCommandTests {
         #expect(notObjectStatus == 1 && notObject.contains("x.json") && notObject.contains("JSON object of numbers"), "\(notObject)")
         let (textValueStatus, _, textValue) = try predict(Self.dictVectorizer(int64Keys: false, sparse: false), ["x": #"{"a": "4"}"#])
         #expect(textValueStatus == 1 && textValue.contains("input 'x' is a dictionary"), "\(textValue)")
+
+        // NaN and infinities are values (Python's json spelling, and null for NaN).
+        let (specialStatus, special, specialError) = try predict(Self.dictVectorizer(int64Keys: false, sparse: false),
+                                                                 ["x": #"{"a": NaN, "c": -Infinity, "z": null}"#])
+        #expect(specialStatus == 0, "\(specialError)")
+        let values = (special?["y"] as? [String: Any])?["values"] as? [Any]
+        #expect(values?.map { "\($0)" } == ["NaN", "-Infinity", "0", "NaN"], "\(String(describing: values))")
     }
 
     @Test func numbersAndInt64OutputsPrintAsJSONNumbers() throws {

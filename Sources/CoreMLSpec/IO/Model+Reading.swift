@@ -78,7 +78,7 @@ extension CoreML_Specification_Model {
         case .invalidUTF8:
             return "corrupt: a text field is not valid UTF-8"
         case .messageDepthLimit:
-            return "corrupt: messages nested deeper than the decoder allows"
+            return "corrupt or hostile: messages nest more than 100 levels deep (a pipeline holds its models two levels down, so about 50 nested pipelines)"
         default:
             return "corrupt: the protobuf data could not be decoded (\(error))"
         }

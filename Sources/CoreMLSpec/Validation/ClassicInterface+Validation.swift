@@ -25,6 +25,15 @@ extension CoreML_Specification_Model {
         return width
     }
 
+    /// The output named `name` when it is a multi-array of one fixed, declared shape whose element
+    /// count is not `count`: a model that makes `count` values cannot fill it.
+    func validateOutputWidth(_ name: String, count: Int, maker: String, in context: inout ValidationContext) {
+        guard let output = description_p.output.first(where: { $0.name == name }),
+              case .multiArrayType(let array)? = output.type.type, array.shapeFlexibility == nil,
+              !array.shape.isEmpty, let declared = checkedProduct(array.shape), declared != count else { return }
+        context.fail("declares shape \(array.shape) (\(declared) values), but \(maker) makes \(count)", at: "output '\(name)'")
+    }
+
     /// A regressor's predicted feature must be named and be a number or a multi-array output.
     func validateRegressorOutput(in context: inout ValidationContext) {
         let predicted = description_p.predictedFeatureName

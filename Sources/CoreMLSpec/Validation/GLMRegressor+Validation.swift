@@ -1,7 +1,8 @@
 extension CoreML_Specification_GLMRegressor {
     /// Core ML's rules: a regressor interface with number or multi-array inputs, as many offsets as
     /// weight rows, rows of equal length; and (OpenCoreML) at least one row, a known transform,
-    /// rows as long as the inputs are wide, and a multi-array output for more than one row.
+    /// rows as long as the inputs are wide, and a multi-array output for more than one row, of one
+    /// value per row when its shape is declared.
     func validate(model: CoreML_Specification_Model, in context: inout ValidationContext) {
         model.validateRegressorOutput(in: &context)
         let width = model.validateVectorizableInputs(in: &context)
@@ -21,6 +22,9 @@ extension CoreML_Specification_GLMRegressor {
         let predicted = model.description_p.predictedFeatureName
         if weights.count > 1, let output = model.description_p.output.first(where: { $0.name == predicted }), case .doubleType? = output.type.type {
             context.fail("output '\(predicted)' is a number, but there are \(weights.count) weight rows (declare a multi-array)")
+        }
+        if !weights.isEmpty {
+            model.validateOutputWidth(predicted, count: weights.count, maker: "the GLM's \(weights.count) weight row(s)", in: &context)
         }
         if case .UNRECOGNIZED(let value) = postEvaluationTransform {
             context.fail("unknown post-evaluation transform \(value)")

@@ -7,6 +7,9 @@ func loadModel(_ path: String, configuration: MLModelConfiguration = MLModelConf
     do {
         return try MLModel(contentsOf: URL(fileURLWithPath: path), configuration: configuration)
     } catch {
-        throw CLIError.model("\(path): \(CLIError.wrap(error))")
+        // Errors about the file name it themselves (as an absolute path); others get the path given.
+        let message = "\(CLIError.wrap(error))"
+        let named = message.hasPrefix(path + ":") || message.hasPrefix(URL(fileURLWithPath: path).path + ":")
+        throw CLIError.model(named ? message : "\(path): \(message)")
     }
 }

@@ -33,12 +33,50 @@ enum JSONArray {
         return (values, shape)
     }
 
+    /// The JSON object of numbers in the file at `path`, for the dictionary input `name`: keys as
+    /// they are, or as whole numbers when `int64Keys`.
+    static func dictionary(path: String, int64Keys: Bool, name: String) throws -> [AnyHashable: NSNumber] {
+        guard URL(fileURLWithPath: path).pathExtension.lowercased() == "json" else {
+            throw CreateMLError(path, "input '\(name)' is a dictionary; give it as a .json file")
+        }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw CreateMLError(path, "cannot be read (\(error.localizedDescription))")
+        }
+        let example = int64Keys ? "{\"0\": 1.5, \"3\": 2}" : "{\"a\": 1.5, \"b\": 2}"
+        let root = try CreateMLError.reading {
+            try data.withUnsafeBytes { raw throws(FormatError) -> JSONValue in
+                var reader = JSONReader(location: path, bytes: raw.bindMemory(to: UInt8.self), allowsNonFiniteNumbers: true)
+                return try reader.readDocument()
+            }
+        }
+        guard case .object(let entries) = root else {
+            throw CreateMLError(path, "input '\(name)' is a dictionary; the file must hold one JSON object of numbers, e.g. \(example)")
+        }
+        var dictionary: [AnyHashable: NSNumber] = [:]
+        for (key, value) in entries {
+            guard let number = number(value) else {
+                throw CreateMLError(path, "key \"\(key)\": \(kind(value)), expected a number (input '\(name)' is a dictionary of numbers)")
+            }
+            if int64Keys {
+                guard let integer = Int64(key) else {
+                    throw CreateMLError(path, "key \"\(key)\" is not a whole number; input '\(name)' has Int64 keys")
+                }
+                dictionary[AnyHashable(integer)] = NSNumber(value: number)
+            } else {
+                dictionary[AnyHashable(key)] = NSNumber(value: number)
+            }
+        }
+        return dictionary
+    }
+
     /// A value that is not a number or an array, as an error message names it.
     private static func kind(_ value: JSONValue) -> String {
         switch value {
         case .bool: "a boolean"
         case .string: "a string"
         case .object: "an object"
+        case .array: "an array"
         default: "a number"
         }
     }

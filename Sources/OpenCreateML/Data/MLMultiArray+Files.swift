@@ -57,12 +57,19 @@ extension MLMultiArray {
 extension MLFeatureValue {
     /// The value in an array file (see ``MLMultiArray/init(contentsOf:dataType:)``) for a model input
     /// described by `description` (an OpenCoreML addition; what `opencoreml predict --input` reads):
+    /// a dictionary from a `.json` object of numbers (`{"a": 1.5}`; for Int64 keys the names are
+    /// whole numbers, `{"3": 1}`; `NaN`, `Infinity` and `null` as in array files),
     /// one number for an integer or double input, or a multi-array: in the file's shape when the
     /// input is flexible and accepts it, else reshaped to the input's declared shape when the
     /// element counts agree. Values that are not finite pass as they are (see
     /// ``MLMultiArray/init(contentsOf:dataType:)``); an integer input needs a whole number.
     public convenience init(contentsOf url: URL, for description: MLFeatureDescription) throws {
         let path = url.path
+        if description.type == .dictionary {
+            try self.init(dictionary: try JSONArray.dictionary(path: path, int64Keys: description.dictionaryConstraint?.keyType == .int64,
+                                                           name: description.name))
+            return
+        }
         let (numbers, shape) = try ArrayFile.read(path: path)
         switch description.type {
         case .int64 where numbers.count == 1:
