@@ -63,6 +63,31 @@ struct HostileTabularCommandTests {
         }
     }
 
+    /// An unclosed quote, bytes that are not UTF-8, and a target of one class: one error each,
+    /// naming the line and column (or the column and the count).
+    @Test func brokenQuotingInvalidTextAndOneClassAreOneErrorEach() throws {
+        try withTemporaryDirectory { folder in
+            let output = folder.appendingPathComponent("out.mlmodel")
+            try Data("keep me".utf8).write(to: output)
+            var lines = table(rows: 40) { $0 % 2 == 0 ? "yes" : "no" }.split(separator: "\n").map(String.init)
+            lines[4] = lines[4].replacingOccurrences(of: ",yes", with: ",\"yes").replacingOccurrences(of: ",no", with: ",\"no")
+            let quote = folder.appendingPathComponent("quote.csv")
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: quote)
+            try expectFailure([quote.path, "--target", "label"], mentioning: ["quote.csv", "line 5", "never closed"], output: output)
+
+            var bytes = Array(table(rows: 40) { $0 % 2 == 0 ? "yes" : "no" }.utf8)
+            let cut = bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }[9]
+            bytes.insert(contentsOf: [0xFF, 0xFE], at: cut)
+            let text = folder.appendingPathComponent("text.csv")
+            try Data(bytes).write(to: text)
+            try expectFailure([text.path, "--target", "label"], mentioning: ["text.csv", "line 10", "not valid UTF-8"], output: output)
+
+            let one = folder.appendingPathComponent("one.csv")
+            try table(rows: 40) { _ in "yes" }.write(to: one, atomically: true, encoding: .utf8)
+            try expectFailure([one.path, "--target", "label"], mentioning: ["column 'label'", "at least two classes"], output: output)
+        }
+    }
+
     /// Tree counts no memory could hold, even as single leaves, are refused before training
     /// (they used to start an endless training run).
     @Test(arguments: ["boosted-tree", "random-forest"])
