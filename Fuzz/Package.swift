@@ -41,6 +41,15 @@ let package = Package(
                 .product(name: "OpenCoreML", package: "OpenCoreML"),
             ]
         ),
+        /// The C interface's input conversion (`ocm_features_set_*`, then a prediction) through its
+        /// header, as the Python package calls it; links the library as `libOpenCoreMLC.so`.
+        .executableTarget(
+            name: "FuzzCInput",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "OpenCoreMLC", package: "OpenCoreML"),
+            ]
+        ),
         /// Writes the seed corpus (`Fuzz/make-seeds.sh`): small models of each layer type the engine
         /// runs, and small data files of each format FuzzData reads.
         .executableTarget(

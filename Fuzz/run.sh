@@ -2,12 +2,12 @@
 # Builds a fuzz target with libFuzzer and AddressSanitizer and fuzzes it for a while, or replays
 # inputs through it.
 #
-#   Fuzz/run.sh FuzzModel|FuzzData|FuzzTabular SECONDS [LIBFUZZER-FLAG ...]   fuzz for SECONDS (one process, one core)
-#   Fuzz/run.sh FuzzModel|FuzzData|FuzzTabular replay FILE|DIR ...            run the target once on each input
-#   Fuzz/run.sh FuzzModel|FuzzData|FuzzTabular minimize FILE OUT              shrink a reproducer that still fails
+#   Fuzz/run.sh FuzzModel|FuzzData|FuzzTabular|FuzzCInput SECONDS [LIBFUZZER-FLAG ...]   fuzz for SECONDS (one process, one core)
+#   Fuzz/run.sh FuzzModel|FuzzData|FuzzTabular|FuzzCInput replay FILE|DIR ...            run the target once on each input
+#   Fuzz/run.sh FuzzModel|FuzzData|FuzzTabular|FuzzCInput minimize FILE OUT              shrink a reproducer that still fails
 #   Fuzz/run.sh build                                             only build
 #
-# Fuzzing starts from the committed seeds (Fuzz/corpus/model, data or tabular) and writes new
+# Fuzzing starts from the committed seeds (Fuzz/corpus/model, data, tabular or cinput) and writes new
 # inputs only to a scratch corpus, Fuzz/.fuzz-work/TARGET/corpus (kept between runs; FUZZ_FRESH=1
 # empties it first), so the committed corpus stays as it is. A finding (trap, sanitizer report,
 # timeout over 10 s, more than 2 GB resident or a 1 GB allocation) makes the script exit 1 and
@@ -41,6 +41,7 @@ case "$target" in
     FuzzModel) seeds=Fuzz/corpus/model; dict=(-dict=Fuzz/model.dict); max_len=65536 ;;
     FuzzData) seeds=Fuzz/corpus/data; dict=(); max_len=16384 ;;
     FuzzTabular) seeds=Fuzz/corpus/tabular; dict=(); max_len=8192 ;;
+    FuzzCInput) seeds=Fuzz/corpus/cinput; dict=(); max_len=4096 ;;
     *) usage ;;
 esac
 

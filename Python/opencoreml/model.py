@@ -12,6 +12,26 @@ from .errors import Error, consume
 from .state import MLState
 
 
+class _ModelHandle(ctypes.c_void_p):
+    """An owned `ocm_model *`, freed when the last reference to it goes.
+
+    The model object holds one reference, and every call into the library holds another in a
+    local variable for the call's duration: a model dropped (`del model`, garbage collection)
+    while another thread predicts with it is freed only after that prediction returns. The C
+    interface leaves that to its caller (freeing a model in use is undefined there).
+    """
+
+    __slots__ = ()
+
+    def __del__(self):
+        try:
+            if self.value:
+                _capi.lib().ocm_model_free(self)
+                self.value = None
+        except Exception:  # interpreter shutdown: module globals may already be gone
+            pass
+
+
 class MLModel:
     """A Core ML model (.mlmodel, .mlpackage or compiled .mlmodelc) loaded by OpenCoreML.
 
@@ -28,13 +48,19 @@ class MLModel:
         # Outputs as coremltools converts them on macOS (float16 arrays as float32); set by the
         # coremltools backend, off for this package's own API, which keeps the declared type.
         self._coremltools_compat = False
+        path_bytes = os.fsencode(self.path)
+        if b"\0" in path_bytes:
+            raise ValueError(f"model path {self.path!r} holds a NUL character")
+        function = _inputs.c_string(function_name, "function_name") if function_name else None
+        limit = int(memory_limit or 0)
+        if not 0 <= limit < 2**63:
+            raise ValueError(f"memory_limit must be a number of bytes from 0 to 2**63 - 1, got {memory_limit!r}")
         lib = _capi.lib()
         error = ctypes.c_void_p()
-        handle = lib.ocm_model_load(self.path.encode(), function_name.encode() if function_name else None,
-                                    int(memory_limit or 0), ctypes.byref(error))
+        handle = lib.ocm_model_load(path_bytes, function, limit, ctypes.byref(error))
         if not handle:
             raise consume(error)
-        self._handle = ctypes.c_void_p(handle)
+        self._handle = _ModelHandle(handle)
         raw = lib.ocm_model_description_json(self._handle, ctypes.byref(error))
         if not raw:
             raise consume(error)
@@ -99,8 +125,9 @@ class MLModel:
             return self._predict_batch(data)
         inputs = _inputs.build(data, self._input_features)
         state_handle = _state_handle(state)
+        model = self._handle  # this call's reference (see _ModelHandle)
         error = ctypes.c_void_p()
-        handle = _capi.lib().ocm_model_predict(self._handle, inputs.handle, state_handle, ctypes.byref(error))
+        handle = _capi.lib().ocm_model_predict(model, inputs.handle, state_handle, ctypes.byref(error))
         if not handle:
             raise consume(error)
         # The outputs are the library's own buffers; the inputs' borrowed arrays may go now.
@@ -113,8 +140,9 @@ class MLModel:
         inputs = [_inputs.build(example, self._input_features) for example in examples]
         in_handles = (ctypes.c_void_p * count)(*(f.handle.value for f in inputs))
         out_handles = (ctypes.c_void_p * count)()
+        model = self._handle  # this call's reference (see _ModelHandle)
         error = ctypes.c_void_p()
-        if _capi.lib().ocm_model_predict_batch(self._handle, in_handles, count, out_handles,
+        if _capi.lib().ocm_model_predict_batch(model, in_handles, count, out_handles,
                                                ctypes.byref(error)) != _capi.OK:
             raise consume(error)
         owners = [Features(out_handles[i]) for i in range(count)]  # own every handle before reading any
@@ -127,14 +155,6 @@ class MLModel:
         if not handle:
             raise consume(error)
         return MLState(handle, self)
-
-    def __del__(self):
-        try:
-            handle, self._handle = self._handle, None
-            if handle is not None and handle.value:
-                _capi.lib().ocm_model_free(handle)
-        except Exception:
-            pass
 
 
 def _state_handle(state):

@@ -76,10 +76,12 @@ func status(_ error: UnsafeMutablePointer<OpaquePointer?>?, _ body: () throws ->
     }
 }
 
-/// A C string argument as a Swift string; NULL is an argument error naming `what`.
+/// A C string argument as a Swift string; NULL, or bytes that are not UTF-8 (which
+/// `String(cString:)` would quietly repair into other text), is an argument error naming `what`.
 func string(_ pointer: UnsafePointer<CChar>?, _ what: String) throws -> String {
     guard let pointer else { throw CInterfaceError.argument("\(what) is NULL") }
-    return String(cString: pointer)
+    guard let text = String(validatingCString: pointer) else { throw CInterfaceError.argument("\(what) is not UTF-8") }
+    return text
 }
 
 @_cdecl("ocm_error_code")

@@ -75,29 +75,48 @@ func dataType(_ code: ocm_dtype) throws -> MLMultiArrayDataType {
     return type
 }
 
+/// The largest rank a multi-array given to the interface may have (numpy's own limit; Core ML's
+/// layers take at most 5 dimensions, its programs not many more).
+let maximumArrayRank = 64
+
 /// A multi-array over caller memory (no copy): `rank` sizes (each at least 1) and strides in
 /// elements (NULL: contiguous).
+///
+/// The caller's memory is taken on trust, but what the arguments say about it is checked: a rank
+/// from 1 to `maximumArrayRank`, positive sizes whose product fits in memory, strides that are not
+/// negative, data aligned to its elements, and a last element (at the sum of `(size - 1) × stride`)
+/// whose bytes stay inside the address space. Anything else is `OCM_ERROR_ARGUMENT`, never a trap.
 func borrowedArray(_ dtype: ocm_dtype, _ rank: Int, _ shape: UnsafePointer<Int64>?, _ strides: UnsafePointer<Int64>?,
                    _ data: UnsafeMutableRawPointer?, what: String) throws -> MLMultiArray {
     let type = try dataType(dtype)
-    guard rank > 0, let shape else { throw CInterfaceError.argument("\(what): a multi-array needs a rank of at least 1 and a shape") }
+    guard (1...maximumArrayRank).contains(rank) else {
+        throw CInterfaceError.argument("\(what): a multi-array's rank must be from 1 to \(maximumArrayRank), got \(rank)")
+    }
+    guard let shape else { throw CInterfaceError.argument("\(what): shape is NULL") }
     guard let data else { throw CInterfaceError.argument("\(what): data is NULL") }
-    let sizes = (0..<rank).map { Int(clamping: shape[$0]) }
+    let elementSize = type.byteCount
+    guard UInt(bitPattern: data) % UInt(elementSize) == 0 else {
+        throw CInterfaceError.argument("\(what): data is not aligned to its \(elementSize)-byte elements")
+    }
+    let sizes = (0..<rank).map { Int(shape[$0]) }
     guard sizes.allSatisfy({ $0 > 0 }) else { throw CInterfaceError.argument("\(what): every size must be at least 1, got \(sizes)") }
-    guard checkedProduct(sizes + [MemoryLayout<Double>.size]) != nil else {
+    guard checkedProduct(sizes + [elementSize]) != nil else {
         throw CInterfaceError.argument("\(what): shape \(sizes) holds more elements than memory can")
     }
-    let steps = strides.map { strides in (0..<rank).map { Int(clamping: strides[$0]) } } ?? MLMultiArray.contiguousStrides(sizes)
+    let steps = strides.map { strides in (0..<rank).map { Int(strides[$0]) } } ?? MLMultiArray.contiguousStrides(sizes)
     guard steps.allSatisfy({ $0 >= 0 }) else { throw CInterfaceError.argument("\(what): strides must not be negative, got \(steps)") }
-    // The last element the strides reach must be addressable (the caller's memory is taken on trust).
+    // The offset of the last element the strides reach, then the address just past its bytes.
     var last = 0
     for (size, step) in zip(sizes, steps) {
         let (offset, overflow) = (size - 1).multipliedReportingOverflow(by: step)
         let (sum, overflowSum) = last.addingReportingOverflow(offset)
-        guard !overflow, !overflowSum, sum.multipliedReportingOverflow(by: MemoryLayout<Double>.size).overflow == false else {
-            throw CInterfaceError.argument("\(what): shape \(sizes) with strides \(steps) reaches past any buffer")
-        }
+        guard !overflow, !overflowSum else { throw CInterfaceError.argument("\(what): shape \(sizes) with strides \(steps) reaches past any buffer") }
         last = sum
+    }
+    let (end, overflowEnd) = last.multipliedReportingOverflow(by: elementSize)
+    guard !overflowEnd, end <= Int.max - elementSize,
+          !UInt(bitPattern: data).addingReportingOverflow(UInt(end + elementSize)).overflow else {
+        throw CInterfaceError.argument("\(what): shape \(sizes) with strides \(steps) reaches past the end of memory")
     }
     return try MLMultiArray(dataPointer: data, shape: sizes.map { NSNumber(value: $0) }, dataType: type,
                             strides: steps.map { NSNumber(value: $0) })
@@ -182,16 +201,35 @@ public func ocmFeaturesSetImage(_ features: OpaquePointer?, _ name: UnsafePointe
                                 _ error: UnsafeMutablePointer<OpaquePointer?>?) -> ocm_status {
     setting(features, name, error) { _, key in
         guard let pixels else { throw CInterfaceError.argument("image '\(key)': pixels is NULL") }
-        guard let buffer = PixelBuffer(width: width, height: height, pixelFormatType: pixelFormat) else {
+        // The rows the caller says it holds are checked before any pixel buffer is made: a width
+        // of 2^40 with a short row stride is refused, not allocated.
+        guard let bytes = bytesPerPixel(pixelFormat), width > 0, height > 0 else {
             throw CInterfaceError.argument("image '\(key)': \(width)×\(height) pixels of format 0x\(String(pixelFormat, radix: 16)) is not an image OpenCoreML takes")
         }
-        guard bytesPerRow >= buffer.bytesPerRow, !bytesPerRow.multipliedReportingOverflow(by: height).overflow else {
-            throw CInterfaceError.argument("image '\(key)': bytes_per_row \(bytesPerRow) is less than a row's \(buffer.bytesPerRow) bytes, or too large")
+        let (row, overflowRow) = width.multipliedReportingOverflow(by: bytes)
+        let (total, overflowTotal) = bytesPerRow.multipliedReportingOverflow(by: height)
+        guard !overflowRow, bytesPerRow >= row, !overflowTotal,
+              !UInt(bitPattern: pixels).addingReportingOverflow(UInt(total)).overflow else {
+            throw CInterfaceError.argument("image '\(key)': bytes_per_row \(bytesPerRow) is less than a row's \(overflowRow ? "" : "\(row) ")bytes, or its \(height) rows reach past the end of memory")
+        }
+        guard let buffer = PixelBuffer(width: width, height: height, pixelFormatType: pixelFormat) else {
+            throw CInterfaceError.argument("image '\(key)': \(width)×\(height) pixels of format 0x\(String(pixelFormat, radix: 16)) is not an image OpenCoreML takes")
         }
         for row in 0..<height {
             (buffer.baseAddress + row * buffer.bytesPerRow).copyMemory(from: pixels + row * bytesPerRow, byteCount: buffer.bytesPerRow)
         }
         return MLFeatureValue(pixelBuffer: buffer)
+    }
+}
+
+/// The bytes one pixel takes in each of the header's `OCM_PIXEL_` formats, the only ones the
+/// interface takes.
+func bytesPerPixel(_ format: UInt32) -> Int? {
+    switch format {
+    case OCM_PIXEL_BGRA8, OCM_PIXEL_RGBA8: return 4
+    case OCM_PIXEL_GRAY8: return 1
+    case OCM_PIXEL_GRAY_HALF: return 2
+    default: return nil
     }
 }
 

@@ -151,7 +151,11 @@ def _copy_atomically(source, destination):
 
 def load_model(location):
     """Loads a model saved by `model.save` (of this package; Turi Create's own saved models hold
-    its C++ objects and are not read)."""
+    its C++ objects and are not read).
+
+    A saved folder is read as untrusted: its state must be a JSON object of this package's format
+    no larger than `_MAX_STATE_BYTES`, with Turi's fields of the right types, and its files must
+    lie in the folder (a link out of it is refused); anything else is one ToolkitValueError."""
     location = os.path.abspath(os.path.expanduser(os.fspath(location)))
     state_path = os.path.join(location, _STATE_FILE)
     if not os.path.isfile(state_path):
@@ -159,32 +163,67 @@ def load_model(location):
             raise ToolkitValueError(f"load_model: '{location}' is a model saved by Turi Create itself, which OpenCoreML does not read; "
                                     "train it again with opencoreml.turicreate (or load its exported .mlmodel with opencoreml.MLModel)")
         raise ToolkitValueError(f"load_model: '{location}' is not a saved model (no {_STATE_FILE})")
+    _inside(location, _STATE_FILE)
+    size = os.path.getsize(state_path)
+    if size > _MAX_STATE_BYTES:
+        raise ToolkitValueError(f"load_model: '{state_path}' is too large ({size} bytes; a saved state is at most "
+                                f"{_MAX_STATE_BYTES})")
     try:
         with open(state_path, encoding="utf-8") as file:
             saved = json.load(file)
-    except (OSError, ValueError) as error:
-        raise ToolkitValueError(f"load_model: '{state_path}' cannot be read: {error}") from None
+    except (OSError, ValueError, RecursionError) as error:
+        raise ToolkitValueError(f"load_model: '{state_path}' cannot be read: {type(error).__name__}: {str(error)[:200]}") from None
     if not isinstance(saved, dict) or saved.get("format") != _FORMAT or not isinstance(saved.get("state"), dict):
         raise ToolkitValueError(f"load_model: '{state_path}' is not an OpenCoreML Turi Create model")
     if saved.get("version") != _VERSION:
-        raise ToolkitValueError(f"load_model: '{location}' was saved in format version {saved.get('version')}; this package reads {_VERSION}")
+        raise ToolkitValueError(f"load_model: '{location}' was saved in format version {saved.get('version')!r:.40}; this package reads {_VERSION}")
     # Import every toolkit so that each model class is registered.
     from . import activity_classifier, image_classifier, _supervised  # noqa: F401
 
-    cls = _MODEL_CLASSES.get(saved.get("class"))
+    name = saved.get("class")
+    cls = _MODEL_CLASSES.get(name) if isinstance(name, str) else None
     if cls is None:
-        raise ToolkitValueError(f"load_model: '{location}' holds a '{saved.get('class')}', which this package does not know")
+        raise ToolkitValueError(f"load_model: '{location}' holds a '{name!s:.80}', which this package does not know")
+    _check_fields(location, saved["state"])
     model = cls.__new__(cls)
     _Model.__init__(model, saved["state"])
     for name in cls._FILES:
         source = os.path.join(location, name)
         if not os.path.isfile(source):
             raise ToolkitValueError(f"load_model: '{location}' lacks its file {name}")
+        _inside(location, name)
         shutil.copyfile(source, model._file(name))
-    model._loaded()
     try:
+        model._loaded()
         model._mlmodel  # noqa: B018 - a corrupt model file is reported here, not at the first prediction
     except Exception as error:
-        raise ToolkitValueError(f"load_model: the Core ML model in '{location}' cannot be loaded: {error}") from None
+        raise ToolkitValueError(f"load_model: the model in '{location}' cannot be loaded: {error}") from None
     return model
 
+
+# The largest state.json `load_model` reads: states hold Turi's fields (a few numbers, names,
+# classes, a linear model's coefficients), far smaller.
+_MAX_STATE_BYTES = 64 * 1024 * 1024
+
+# Turi's fields that every toolkit reads, and the JSON types they must have.
+_FIELD_CHECKS = {
+    "target": lambda value: isinstance(value, str),
+    "feature": lambda value: isinstance(value, str),
+    "features": lambda value: isinstance(value, list) and all(isinstance(item, str) for item in value),
+    "classes": lambda value: isinstance(value, list) and all(isinstance(item, (str, int)) for item in value),
+}
+
+
+def _check_fields(location, state):
+    for field, check in _FIELD_CHECKS.items():
+        if field in state and not check(state[field]):
+            raise ToolkitValueError(f"load_model: '{location}' has a state whose field '{field}' is {state[field]!r:.80}, "
+                                    "not what a saved model holds")
+
+
+def _inside(location, name):
+    """Refuses a file of a saved folder that is a link to somewhere outside the folder."""
+    folder = os.path.realpath(location)
+    target = os.path.realpath(os.path.join(location, name))
+    if os.path.commonpath([folder, target]) != folder:
+        raise ToolkitValueError(f"load_model: '{name}' in '{location}' links to '{target}', outside the saved folder")

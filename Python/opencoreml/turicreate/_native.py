@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import _capi
+from .._inputs import c_string
 from ..errors import Error, consume
 from ._errors import ToolkitError, ToolkitTypeError, ToolkitValueError
 from ._image import IMAGE_ARROW_TYPE
@@ -45,7 +46,7 @@ class _Table:
         missing = np.ascontiguousarray(np.asarray(data.is_null(), dtype=np.uint8)) if data.null_count else None
         missing_pointer = missing.ctypes.data if missing is not None else None
         kind = data.type
-        encoded = name.encode()
+        encoded = c_string(name, f"column {name!r}")
         if pa.types.is_integer(kind) or pa.types.is_boolean(kind):
             values = np.ascontiguousarray(data.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64))
             status = lib.ocm_table_add_int64s(self.handle, encoded, values.ctypes.data, missing_pointer, count, ctypes.byref(error))

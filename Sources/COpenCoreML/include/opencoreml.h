@@ -11,6 +11,9 @@
  * error there; read it with ocm_error_code / ocm_error_message and free it with ocm_error_free.
  * On success `*error` is left untouched.
  *
+ * Strings (names, values, dictionary keys, paths) must be UTF-8: other bytes are OCM_ERROR_ARGUMENT,
+ * not repaired into different text.
+ *
  * Threads. Models may be used from any number of threads at once (load, describe, predict,
  * batch predict). A features or state object belongs to one thread at a time; a features object
  * given as input may be read by several predictions at once if no thread changes it meanwhile.
@@ -43,7 +46,7 @@ typedef struct ocm_table ocm_table;       /* named columns of one length: a trai
 typedef enum ocm_status {
     OCM_OK = 0,
     OCM_ERROR_GENERIC = 1,      /* a model that breaks one of Core ML's rules; a failed prediction */
-    OCM_ERROR_FEATURE_TYPE = 2, /* an input missing, of the wrong type or shape, or not finite */
+    OCM_ERROR_FEATURE_TYPE = 2, /* an input missing, or of the wrong type or shape (NaN and infinities are values) */
     OCM_ERROR_IO = 3,           /* a file missing, unreadable, truncated, or not a model */
     OCM_ERROR_PARAMETERS = 4,   /* a parameter the model does not have or a value it does not allow */
     OCM_ERROR_UNSUPPORTED = 5,  /* a valid model or value that OpenCoreML does not run (yet) */
@@ -174,6 +177,13 @@ void ocm_features_free(ocm_features *features);
  * Sets `name` to a multi-array over the caller's memory, without copying: `data` must stay valid
  * and unchanged until the features object is freed. `strides` are in elements (NULL: contiguous,
  * row-major). Every size must be at least 1; a scalar is rank 1, shape {1}.
+ *
+ * The memory is taken on trust, but what the arguments say about it is checked, each failure an
+ * OCM_ERROR_ARGUMENT naming the feature: a rank from 1 to 64, a known `dtype`, `shape` and `data`
+ * not NULL, `data` aligned to its element size, sizes whose product (in bytes) fits in memory,
+ * strides not negative (0 repeats an element), and the last element reached (the sum of
+ * (size - 1) × stride) inside the address space. NaN and infinities are values like any other:
+ * models get them as they are (an imputer imputes them, a tree takes its missing-value branch).
  */
 ocm_status ocm_features_set_array(ocm_features *features, const char *name, ocm_dtype dtype, size_t rank,
                                   const int64_t *shape, const int64_t *strides, void *data, ocm_error **error);
@@ -187,7 +197,11 @@ ocm_status ocm_features_set_string(ocm_features *features, const char *name, con
 ocm_status ocm_features_set_dictionary(ocm_features *features, const char *name, size_t count,
                                        const char *const *string_keys, const int64_t *int_keys,
                                        const double *values, ocm_error **error);
-/** Sets `name` to an image, copying its pixels (one of the OCM_PIXEL_ formats). */
+/**
+ * Sets `name` to an image, copying its pixels (one of the OCM_PIXEL_ formats): `height` rows
+ * `bytes_per_row` apart, each at least `width` pixels long. OCM_ERROR_ARGUMENT for another format,
+ * a zero size, a row stride shorter than a row, or rows that would reach past the end of memory.
+ */
 ocm_status ocm_features_set_image(ocm_features *features, const char *name, uint32_t pixel_format, size_t width,
                                   size_t height, size_t bytes_per_row, const void *pixels, ocm_error **error);
 
