@@ -10,6 +10,7 @@
 #   data/   FuzzData inputs (format byte, options byte, file): generated CSV, JSON, IDX, NPY
 #           files (MakeSeeds) and the small test images, as image inputs
 #   tabular/ FuzzTabular inputs (trainer byte, options byte, CSV): Fuzz/make-tabular-seeds.py
+#   cinput/ FuzzCInput call sequences: Fuzz/make-cinput-seeds.py
 #
 # Needs the fuzz build (Fuzz/run.sh build), which MakeSeeds is part of. Libfuzzer's own corpus
 # grows in Fuzz/.fuzz-work/, never here; to fold its useful inputs in, see FUZZING.md.
@@ -67,6 +68,8 @@ python3 Fuzz/make-dict.py
 # evaluation within the rules (Fuzz/make-classic-seeds.py needs coremltools 9.0's protobuf classes:
 # set COREMLTOOLS_PYTHON to a venv's python that has it, as for Tests/Fixtures/make_classic.py).
 "${COREMLTOOLS_PYTHON:-python3}" Fuzz/make-classic-seeds.py Fuzz/corpus/model
+# FuzzCInput: call sequences for the C interface's input conversion.
+python3 Fuzz/make-cinput-seeds.py
 # FuzzTabular: small tables for each trainer.
 python3 Fuzz/make-tabular-seeds.py Fuzz/corpus/tabular
 echo "corpus: $(find Fuzz/corpus -type f | wc -l) files, $(cat Fuzz/corpus/*/* | wc -c) bytes"
