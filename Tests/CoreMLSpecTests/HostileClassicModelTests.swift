@@ -2,34 +2,23 @@ import CoreMLSpec
 import Foundation
 import SwiftProtobuf
 import Testing
+import _OpenCoreMLTestSupport
 
 /// Classic models whose sizes disagree with their inputs or outputs: refused when they load, each
 /// naming the part, where they used to load and then fail (or quietly give another shape) at the
 /// first prediction. And nesting past the protobuf decoder's depth: one error that says so.
 struct HostileClassicModelTests {
     private static func array(_ name: String, _ shape: [Int64]) -> CoreML_Specification_FeatureDescription {
-        var feature = CoreML_Specification_FeatureDescription()
-        feature.name = name
-        feature.type.multiArrayType.shape = shape
-        feature.type.multiArrayType.dataType = .double
-        return feature
+        TestSpecs.array(name, shape)
     }
 
     private static func scalar(_ name: String, int64: Bool = false) -> CoreML_Specification_FeatureDescription {
-        var feature = CoreML_Specification_FeatureDescription()
-        feature.name = name
-        if int64 { feature.type.int64Type = .init() } else { feature.type.doubleType = .init() }
-        return feature
+        TestSpecs.feature(name) { if int64 { $0.int64Type = .init() } else { $0.doubleType = .init() } }
     }
 
     private static func model(_ inputs: [CoreML_Specification_FeatureDescription], _ outputs: [CoreML_Specification_FeatureDescription],
                               _ configure: (inout CoreML_Specification_Model) -> Void) -> CoreML_Specification_Model {
-        var model = CoreML_Specification_Model()
-        model.specificationVersion = 4
-        model.description_p.input = inputs
-        model.description_p.output = outputs
-        configure(&model)
-        return model
+        TestSpecs.model(inputs, outputs, configure)
     }
 
     private static func vectorizer(_ input: CoreML_Specification_FeatureDescription, dimensions: UInt64, output: [Int64] = []) -> CoreML_Specification_Model {

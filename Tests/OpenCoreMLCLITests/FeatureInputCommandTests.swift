@@ -15,12 +15,7 @@ struct FeatureInputCommandTests {
 
     private static func model(_ inputs: [CoreML_Specification_FeatureDescription], _ outputs: [CoreML_Specification_FeatureDescription],
                               _ configure: (inout CoreML_Specification_Model) -> Void) -> CoreML_Specification_Model {
-        var model = CoreML_Specification_Model()
-        model.specificationVersion = 4
-        model.description_p.input = inputs
-        model.description_p.output = outputs
-        configure(&model)
-        return model
+        TestSpecs.model(inputs, outputs, configure)
     }
 
     /// Runs `predict --json` on `model` with each input's JSON text in a file of its own; the exit

@@ -20,6 +20,17 @@ public enum TestSpecs {
         return feature
     }
 
+    /// A model (specification version 4) with these inputs and outputs, its type set by `configure`.
+    public static func model(_ inputs: [CoreML_Specification_FeatureDescription], _ outputs: [CoreML_Specification_FeatureDescription],
+                             _ configure: (inout CoreML_Specification_Model) -> Void) -> CoreML_Specification_Model {
+        var model = CoreML_Specification_Model()
+        model.specificationVersion = 4
+        model.description_p.input = inputs
+        model.description_p.output = outputs
+        configure(&model)
+        return model
+    }
+
     /// Float32 weights holding `values`.
     public static func weights(_ values: [Float], updatable: Bool = false) -> CoreML_Specification_WeightParams {
         var weights = CoreML_Specification_WeightParams()

@@ -41,20 +41,13 @@ enum Format: UInt8, CaseIterable {
     case image
 }
 
-/// A scratch folder for the files, in memory when /dev/shm exists; one per process.
-let scratch: URL = {
-    let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-    let url = URL(fileURLWithPath: base).appendingPathComponent("opencoreml-fuzzdata-\(getpid())")
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    atexit { try? FileManager.default.removeItem(atPath: scratchPath) }
-    return url
-}()
-nonisolated(unsafe) var scratchPath = ""
+/// The scratch folder for the files (FuzzSupport's `makeScratchFolder`).
+let scratch = makeScratchFolder(target: "fuzzdata")
 
 @main
 enum FuzzData {
     static func main() {
-        scratchPath = scratch.path
+        _ = scratch
         exit(runLibFuzzer { bytes in fuzzOne(bytes) })
     }
 }

@@ -23,20 +23,13 @@ enum Trainer: UInt8, CaseIterable {
     case decisionTreeClassifier, decisionTreeRegressor, logisticClassifier, linearRegressor
 }
 
-/// A scratch folder for the files, in memory when /dev/shm exists; one per process.
-let scratch: URL = {
-    let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-    let url = URL(fileURLWithPath: base).appendingPathComponent("opencoreml-fuzztabular-\(getpid())")
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    atexit { try? FileManager.default.removeItem(atPath: scratchPath) }
-    return url
-}()
-nonisolated(unsafe) var scratchPath = ""
+/// The scratch folder for the files (FuzzSupport's `makeScratchFolder`).
+let scratch = makeScratchFolder(target: "fuzztabular")
 
 @main
 enum FuzzTabular {
     static func main() {
-        scratchPath = scratch.path
+        _ = scratch
         exit(runLibFuzzer { bytes in fuzzOne(bytes) })
     }
 }

@@ -2,6 +2,7 @@ import CoreMLSpec
 import Foundation
 import OpenCoreML
 import Testing
+import _OpenCoreMLTestSupport
 
 /// Small specifications of the feature-engineering models (one-hot encoder, imputer, scaler, …),
 /// their inputs, and checks of their outputs and errors.
@@ -44,12 +45,7 @@ enum FeatureSpecs {
     /// A model with these inputs and outputs, its type set by `configure`.
     static func model(_ inputs: [CoreML_Specification_FeatureDescription], _ outputs: [CoreML_Specification_FeatureDescription],
                       _ configure: (inout CoreML_Specification_Model) -> Void) -> CoreML_Specification_Model {
-        var model = CoreML_Specification_Model()
-        model.specificationVersion = 4
-        model.description_p.input = inputs
-        model.description_p.output = outputs
-        configure(&model)
-        return model
+        TestSpecs.model(inputs, outputs, configure)
     }
 
     /// The model's outputs for one example.
