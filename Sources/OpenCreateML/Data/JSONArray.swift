@@ -13,12 +13,7 @@ import _OpenCoreMLFormats
 enum JSONArray {
     /// The numbers in `data` (the contents of `path`) in C order, and the shape.
     static func read(_ data: Data, path: String) throws -> (values: [Double], shape: [Int]) {
-        let root = try CreateMLError.reading {
-            try data.withUnsafeBytes { raw throws(FormatError) -> JSONValue in
-                var reader = JSONReader(location: path, bytes: raw.bindMemory(to: UInt8.self), allowsNonFiniteNumbers: true)
-                return try reader.readDocument()
-            }
-        }
+        let root = try document(data, path: path)
         var shape: [Int] = []
         var node = root
         while case .array(let items) = node {
@@ -39,18 +34,8 @@ enum JSONArray {
         guard URL(fileURLWithPath: path).pathExtension.lowercased() == "json" else {
             throw CreateMLError(path, "input '\(name)' is a dictionary; give it as a .json file")
         }
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw CreateMLError(path, "cannot be read (\(error.localizedDescription))")
-        }
         let example = int64Keys ? "{\"0\": 1.5, \"3\": 2}" : "{\"a\": 1.5, \"b\": 2}"
-        let root = try CreateMLError.reading {
-            try data.withUnsafeBytes { raw throws(FormatError) -> JSONValue in
-                var reader = JSONReader(location: path, bytes: raw.bindMemory(to: UInt8.self), allowsNonFiniteNumbers: true)
-                return try reader.readDocument()
-            }
-        }
-        guard case .object(let entries) = root else {
+        guard case .object(let entries) = try document(ArrayFile.contents(path: path), path: path) else {
             throw CreateMLError(path, "input '\(name)' is a dictionary; the file must hold one JSON object of numbers, e.g. \(example)")
         }
         var dictionary: [AnyHashable: NSNumber] = [:]
@@ -68,6 +53,16 @@ enum JSONArray {
             }
         }
         return dictionary
+    }
+
+    /// The one JSON value in `data` (the contents of `path`), `NaN`, `Infinity` and `-Infinity` included.
+    private static func document(_ data: Data, path: String) throws -> JSONValue {
+        try CreateMLError.reading {
+            try data.withUnsafeBytes { raw throws(FormatError) -> JSONValue in
+                var reader = JSONReader(location: path, bytes: raw.bindMemory(to: UInt8.self), allowsNonFiniteNumbers: true)
+                return try reader.readDocument()
+            }
+        }
     }
 
     /// A value that is not a number or an array, as an error message names it.

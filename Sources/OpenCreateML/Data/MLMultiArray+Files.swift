@@ -104,19 +104,23 @@ enum ArrayFile {
         guard ["npy", "json", "csv"].contains(fileExtension) else {
             throw CreateMLError(path, "unsupported array file; use .npy, .json or .csv")
         }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw CreateMLError(path, "no such file") }
-        guard !isFolder.boolValue else { throw CreateMLError(path, "a folder, not an array file") }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw CreateMLError(path, "cannot be read (\(error.localizedDescription))")
-        }
+        let data = try contents(path: path)
         switch fileExtension {
         case "npy": return try CreateMLError.reading { try NPYFile.read(data, path: path) }
         case "json": return try JSONArray.read(data, path: path)
         default: return try readCSVRow(data, path: path)
+        }
+    }
+
+    /// The bytes of the file at `path`; a missing file, a folder or a read failure is an error naming it.
+    static func contents(path: String) throws -> Data {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw CreateMLError(path, "no such file") }
+        guard !isFolder.boolValue else { throw CreateMLError(path, "a folder, not an array file") }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CreateMLError(path, "cannot be read (\(error.localizedDescription))")
         }
     }
 

@@ -102,16 +102,17 @@ struct TrainedTreeEnsemble: Sendable {
     /// training followed by a failed allocation.
     private static func checkTreesFit(_ algorithm: TreeTrainingPlan.Algorithm, outputs: Int, location: String,
                                       memoryLimit: Int = OpenCoreMLRuntime.defaultMemoryLimit) throws {
-        let (parameter, trees): (String, Int) = switch algorithm {
-        case .boosted(_, let iterations, _, _): ("maxIterations", iterations.multipliedReportingOverflow(by: outputs).partialValue)
-        case .forest(_, let treeCount): ("maxIterations", treeCount)
+        let (trees, treesOverflow) = switch algorithm {
+        case .boosted(_, let iterations, _, _): iterations.multipliedReportingOverflow(by: outputs)
+        case .forest(_, let treeCount): (treeCount, false)
         }
         // A leaf as trained (its node and one value), then as written (a protobuf node and its evaluation entry).
         let leafBytes = MemoryLayout<TrainedTree.Node>.stride + 8 + 96
-        let (bytes, overflow) = trees.multipliedReportingOverflow(by: leafBytes)
-        guard overflow || trees < 0 || bytes > memoryLimit else { return }
-        throw CreateMLError("\(location).ModelParameters.\(parameter)",
-                            "\(trees) trees would need more than \(overflow ? "\(Int.max) bytes" : "\(bytes / (1 << 20)) MiB") even as single leaves, over the memory limit of \(memoryLimit / (1 << 20)) MiB")
+        let (bytes, bytesOverflow) = trees.multipliedReportingOverflow(by: leafBytes)
+        let overflow = treesOverflow || bytesOverflow
+        guard overflow || bytes > memoryLimit else { return }
+        throw CreateMLError("\(location).ModelParameters.maxIterations",
+                            "\(treesOverflow ? "more than \(Int.max)" : "\(trees)") trees would need more than \(overflow ? "\(Int.max) bytes" : "\(bytes / (1 << 20)) MiB") even as single leaves, over the memory limit of \(memoryLimit / (1 << 20)) MiB")
     }
 
     /// The tree walk and transform of the exported model.

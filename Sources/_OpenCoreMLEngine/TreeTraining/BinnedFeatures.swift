@@ -13,7 +13,8 @@ package enum TreeFeatureKind: Sendable, Equatable {
 /// own evaluation and the written model agree on every row. Its bins are cut at up to `maxBins − 2`
 /// values taken from the rounded data (quantiles of at most 200,000 sampled rows; every distinct
 /// value when there are few): bin `b` holds the values `x` with `cuts[b − 1] <= x < cuts[b]`, so a
-/// split between bins `b − 1` and `b` is exactly `x < cuts[b − 1]` in raw units. The bin after the value bins holds missing values (NaN).
+/// split between bins `b − 1` and `b` is exactly `x < cuts[b − 1]` in raw units. The bin after the
+/// value bins holds missing values (NaN).
 /// A categorical feature's bins are its codes (up to `maxBins − 2` of them), then one bin for every
 /// other value (a code out of range, or past the bins), which no equality split picks and which
 /// therefore always takes the "not equal" branch (as a Core ML tree would), then the missing bin.
@@ -86,11 +87,12 @@ package struct BinnedFeatures: Sendable {
             let features = first..<min(featureCount, first + group)
             var columns = [[Double]]()
             for f in features {
-                let values = try column(f)
+                var values = try column(f)
                 guard values.count == rowCount else {
                     throw TreeTrainingError("feature \(f)", "has \(values.count) rows where there are \(rowCount)")
                 }
-                columns.append(kinds[f] == .numeric ? try Self.float32Rounded(values, feature: f) : values)
+                if kinds[f] == .numeric { try Self.roundToFloat32(&values, feature: f) }
+                columns.append(values)
             }
             cuts.withUnsafeMutableBufferPointer { cutsOut in
                 let cutsOut = cutsOut
@@ -140,9 +142,8 @@ package struct BinnedFeatures: Sendable {
         for (f, column) in columns.enumerated() where column.count != rows {
             throw TreeTrainingError("feature \(f)", "has \(column.count) rows where feature 0 has \(rows)")
         }
-        let columns = try columns.enumerated().map { f, column in
-            kinds[f] == .numeric ? try Self.float32Rounded(column, feature: f) : column
-        }
+        var columns = columns
+        for f in columns.indices where kinds[f] == .numeric { try Self.roundToFloat32(&columns[f], feature: f) }
         var binned = [UInt8](repeating: 0, count: try checkedProduct(rows, featureCount, "binned features"))
         try binned.withUnsafeMutableBufferPointer { out in
             try Self.bin(columns, features: 0..<featureCount, kinds: kinds, cuts: cuts, valueBinCounts: valueBinCounts,
@@ -164,19 +165,18 @@ package struct BinnedFeatures: Sendable {
         self.rowCount = rowCount
     }
 
-    /// A numeric column's values rounded to float32 (``TreeEnsembleLayout/comparedValue(_:)``); a
-    /// finite value beyond float32's range (about ±3.4e38) is an error naming the row.
-    static func float32Rounded(_ column: [Double], feature f: Int) throws -> [Double] {
-        var rounded = column
-        for r in rounded.indices {
+    /// Rounds a numeric column's values to float32 in place (``TreeEnsembleLayout/comparedValue(_:)``).
+    /// An infinite value is an error naming the row (no bin a `x < t` test keeps apart from the
+    /// finite ones holds it), and so is a finite one beyond float32's range (about ±3.4e38).
+    static func roundToFloat32(_ column: inout [Double], feature f: Int) throws {
+        for r in column.indices {
             let x = TreeEnsembleLayout.comparedValue(column[r])
-            if x.isInfinite, column[r].isFinite {
-                throw TreeTrainingError("feature \(f), row \(r)", "the value \(column[r]) is beyond float32's range (tree inputs are compared as float32)",
-                                        tableCell: (f, r))
+            if x.isInfinite {
+                let problem = column[r].isInfinite ? "is infinite" : "is beyond float32's range (tree inputs are compared as float32)"
+                throw TreeTrainingError("feature \(f), row \(r)", "the value \(column[r]) \(problem)", tableCell: (f, r))
             }
-            rounded[r] = x
+            column[r] = x
         }
-        return rounded
     }
 
     /// The rows whose values choose the cuts: all, or an even random sample of `cutSampleRows`.
@@ -213,18 +213,12 @@ package struct BinnedFeatures: Sendable {
         return cuts
     }
 
-    /// Bins `columns` (features `features`, in order) into `out[row·stride + f]`.
+    /// Bins `columns` (features `features`, in order; numeric ones rounded by
+    /// ``roundToFloat32(_:feature:)``, so finite) into `out[row·stride + f]`.
     private static func bin(_ columns: [[Double]], features: Range<Int>, kinds: [TreeFeatureKind], cuts: [[Double]],
                             valueBinCounts: [Int], into out: UnsafeMutableBufferPointer<UInt8>, stride: Int,
                             slots: Int) throws {
         let rows = columns.first?.count ?? 0
-        // Infinite values have no bin a `x < t` test keeps apart from the finite ones.
-        for (i, f) in features.enumerated() where kinds[f] == .numeric {
-            if let r = columns[i].firstIndex(where: { $0.isInfinite }) {
-                throw TreeTrainingError("feature \(f), row \(r)", "the value \(columns[i][r]) is infinite",
-                                        tableCell: (f, r))
-            }
-        }
         let blockRows = 4096
         let blocks = (rows + blockRows - 1) / blockRows
         // Each numeric feature's cuts padded with +infinity to the 255 entries the kernel's search steps over.

@@ -33,9 +33,14 @@ extension TreeEnsembleLayout {
             let run = { (index: Int) in
                 let start = index * block
                 let rowCount = min(block, count - start)
-                withUnsafeTemporaryAllocation(of: Int32.self, capacity: rowCount) { walk in
-                    pointers.evaluateBlock(rows: rows + start * width, count: rowCount, width: width,
-                                           outputs: outputs + start * pointers.dimensions, walk: walk.baseAddress!)
+                // The block's values rounded once, so the walks compare them without converting.
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: rowCount * width) { compared in
+                    let source = rows + start * width
+                    for i in 0..<(rowCount * width) { compared[i] = Self.comparedValue(source[i]) }
+                    withUnsafeTemporaryAllocation(of: Int32.self, capacity: rowCount) { walk in
+                        pointers.evaluateBlock(rows: compared.baseAddress!, count: rowCount, width: width,
+                                               outputs: outputs + start * pointers.dimensions, walk: walk.baseAddress!)
+                    }
                 }
             }
             if blocks == 1 || chunkCount(blocks) == 1 {
@@ -137,7 +142,7 @@ private struct EvaluationPointers: @unchecked Sendable {
         @inline(__always) func step(_ row: Int) -> (current: Int32, next: Int32) {
             let current = walk[row]
             let node = nodes[Int(current)]
-            let x = TreeEnsembleLayout.comparedValue(rows[row &* width &+ Int(node.feature)])
+            let x = rows[row &* width &+ Int(node.feature)]
             let fails = Int32(truncatingIfNeeded: unsafeBitCast(!(x < node.threshold), to: UInt8.self))
             return (current, node.firstChild &+ fails)
         }
@@ -151,8 +156,7 @@ private struct EvaluationPointers: @unchecked Sendable {
                 let r4 = r3 + width, r5 = r4 + width, r6 = r5 + width, r7 = r6 + width
                 @inline(__always) func next(_ current: Int32, _ row: UnsafePointer<Double>) -> Int32 {
                     let node = nodes[Int(current)]
-                    let fails = Int32(truncatingIfNeeded: unsafeBitCast(!(TreeEnsembleLayout.comparedValue(row[Int(node.feature)]) < node.threshold),
-                                                                        to: UInt8.self))
+                    let fails = Int32(truncatingIfNeeded: unsafeBitCast(!(row[Int(node.feature)] < node.threshold), to: UInt8.self))
                     return node.firstChild &+ fails
                 }
                 for _ in 0..<depth {
@@ -191,7 +195,7 @@ private struct EvaluationPointers: @unchecked Sendable {
             for row in 0..<count {
                 let current = Int(walk[row])
                 let node = nodes[current]
-                let x = TreeEnsembleLayout.comparedValue(rows[row * width + Int(node.feature)])
+                let x = rows[row * width + Int(node.feature)]
                 let slot: Int32
                 if x.isNaN {
                     slot = Int32(missing[current])
