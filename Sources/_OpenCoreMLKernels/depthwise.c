@@ -5,6 +5,7 @@
  */
 #include "ocm_internal.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ typedef struct depthwise_job {
     const float *w;
     const float *bias;
     float lo, hi;
+    ocm_gemm_epilogue epilogue; /* its HARDSWISH runs on each finished plane; other activations are lo, hi */
     int channels;
     ocm_depthwise_plan plan;
     ocm_depthwise_plane_fn plane;
@@ -96,17 +98,30 @@ static void depthwise_range(void *context, size_t begin, size_t end) {
         const ocm_depthwise_plan *p = &job->plan;
         memset(scratch, 0, sizeof(float) * ((size_t)g->sh * g->sw * p->Hq * p->Wq + OCM_DEPTHWISE_TAIL));
     }
+    const ocm_gemm_epilogue *e = &job->epilogue;
+    const bool hardswish = e->activation == OCM_EPILOGUE_HARDSWISH;
+    const size_t plane_size = (size_t)g->outH * g->outW;
     for (size_t p = begin; p < end; p++) {
         int c = (int)(p % (size_t)job->channels);
-        job->plane(job->x + p * (size_t)g->H * g->W, job->y + p * (size_t)g->outH * g->outW, job->w + (size_t)c * g->kh * g->kw,
+        float *y = job->y + p * plane_size;
+        job->plane(job->x + p * (size_t)g->H * g->W, y, job->w + (size_t)c * g->kh * g->kw,
                    job->bias ? job->bias[c] : 0.0f, job->lo, job->hi, &job->plan, scratch);
+        /* While the plane is in cache. */
+        if (hardswish) ocm_kernels()->elementwise->hardswish(y, y, plane_size, 0.0f, e->lo, e->alpha, e->beta);
     }
 }
 
-void ocm_depthwise_conv2d(const float *x, float *y, const float *w, const float *bias, int planes, int channels,
+void ocm_depthwise_conv2d(const float *x, float *y, const float *w, int planes, int channels,
                           int H, int W, int outH, int outW, int kh, int kw, int sh, int sw, int dh, int dw,
-                          int pad_top, int pad_left, float lo, float hi) {
-    depthwise_job job = {x, y, w, bias, lo, hi, channels,
+                          int pad_top, int pad_left, ocm_gemm_epilogue epilogue) {
+    /* The plane kernels clamp as they store: a ReLU's bounds are 0 and infinity. */
+    float lo = -INFINITY, hi = INFINITY;
+    if (epilogue.activation == OCM_EPILOGUE_RELU) lo = 0.0f;
+    if (epilogue.activation == OCM_EPILOGUE_CLAMP) {
+        lo = epilogue.lo;
+        hi = epilogue.hi;
+    }
+    depthwise_job job = {x, y, w, epilogue.row_bias, lo, hi, epilogue, channels,
                          {.g = {H, W, outH, outW, kh, kw, sh, sw, dh, dw, pad_top, pad_left}},
                          ocm_kernels()->depthwise->plane};
     make_plan(&job.plan);

@@ -80,6 +80,13 @@ static void add_scalar_clamp_scalar(float *y, size_t n, float value, float lo, f
     for (size_t i = 0; i < n; i++) y[i] = OCM_CLAMP(y[i] + value, lo, hi);
 }
 
+static void hardswish_scalar(const float *x, float *y, size_t n, float value, float threshold, float alpha, float beta) {
+    for (size_t i = 0; i < n; i++) {
+        const float v = value == 0.0f ? x[i] : x[i] + value, t = v > threshold ? v : 0.0f; /* −0 stays −0 */
+        y[i] = t * fminf(fmaxf(alpha * t + beta, 0.0f), 1.0f);
+    }
+}
+
 static float sum_scalar(const float *x, size_t n) {
     float s[4] = {0, 0, 0, 0};
     size_t i = 0;
@@ -173,6 +180,7 @@ const ocm_elementwise_ops ocm_elementwise_scalar = {
     .clamp = clamp_scalar,
     .clamp_backward = clamp_backward_scalar,
     .add_scalar_clamp = add_scalar_clamp_scalar,
+    .hardswish = hardswish_scalar,
     .sum = sum_scalar,
     .gelu_erf = gelu_erf_scalar,
     .gelu_tanh = gelu_tanh_scalar,
@@ -193,15 +201,16 @@ enum {
     ALIGN_UNIT = 64,  /* chunk edges fall on multiples of this many elements */
 };
 
-typedef enum { MAP_UNARY, MAP_UNARY_P, MAP_UNARY_PQ, MAP_BINARY, MAP_BINARY_P, MAP_BINARY_PQ, MAP_AXPY, MAP_FILL } map_kind;
+typedef enum { MAP_UNARY, MAP_UNARY_P, MAP_UNARY_PQ, MAP_BINARY, MAP_BINARY_P, MAP_BINARY_PQ, MAP_AXPY, MAP_FILL, MAP_HARDSWISH } map_kind;
 
 typedef struct map_job {
     map_kind kind;
     const float *a, *b;
     float *y;
-    float p, q;
+    float p, q, r;
     size_t n;
     union {
+        void (*hardswish)(const float *, float *, size_t, float, float, float, float);
         void (*unary)(const float *, float *, size_t);
         void (*unary_p)(const float *, float *, size_t, float);
         void (*unary_pq)(const float *, float *, size_t, float, float);
@@ -230,6 +239,7 @@ static void map_range(void *raw, size_t begin, size_t end) {
         break;
     case MAP_AXPY: job->fn.axpy(job->a + lo, job->y + lo, count, job->p); break;
     case MAP_FILL: job->fn.fill(job->y + lo, count, job->p); break;
+    case MAP_HARDSWISH: job->fn.hardswish(job->a + lo, job->y + lo, count, 0.0f, job->p, job->q, job->r); break;
     }
 }
 
@@ -280,6 +290,13 @@ void ocm_relu_backward(const float *x, const float *dy, float *dx, size_t n) {
 void ocm_clamp(const float *x, float *y, size_t n, float lo, float hi) {
     assert((x != NULL && y != NULL) || n == 0);
     map_job job = {.kind = MAP_UNARY_PQ, .a = x, .y = y, .p = lo, .q = hi, .n = n, .fn.unary_pq = ops()->clamp};
+    run_map(&job);
+}
+
+void ocm_hardswish(const float *x, float *y, size_t n, float threshold, float alpha, float beta) {
+    assert((x != NULL && y != NULL) || n == 0);
+    map_job job = {.kind = MAP_HARDSWISH, .a = x, .y = y, .p = threshold, .q = alpha, .r = beta, .n = n,
+                   .fn.hardswish = ops()->hardswish};
     run_map(&job);
 }
 

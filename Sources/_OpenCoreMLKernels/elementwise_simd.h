@@ -208,6 +208,17 @@ TGT static void SFX(clamp)(const float *x, float *y, size_t n, float lo, float h
     SIMD_MAP1(x, y, n, SIMD_CLAMP(vx, vlo, vhi));
 }
 
+TGT static void SFX(hardswish)(const float *x, float *y, size_t n, float value, float threshold, float alpha, float beta) {
+    const VT vv = V_SET1(value), vt = V_SET1(threshold), va = V_SET1(alpha), vb = V_SET1(beta);
+    const VT zero = V_SET1(0.0f), one = V_SET1(1.0f);
+    /* t = v > threshold ? v : 0, then t·min(max(alpha·t + beta, 0), 1), as the hard sigmoid's vector form. */
+#define HARDSWISH_OF(v) V_MUL(V_SELECT_GT((v), vt, (v), zero), V_MIN(V_MAX(V_FMA(va, V_SELECT_GT((v), vt, (v), zero), vb), zero), one))
+    /* No bias: x as it is (adding 0 would turn −0 into +0). */
+    if (value == 0.0f) SIMD_MAP1(x, y, n, HARDSWISH_OF(vx));
+    else SIMD_MAP1(x, y, n, HARDSWISH_OF(V_ADD(vx, vv)));
+#undef HARDSWISH_OF
+}
+
 TGT static void SFX(clamp_backward)(const float *y, const float *dy, float *dx, size_t n, float lo, float hi) {
     const VT vlo = V_SET1(lo), vhi = V_SET1(hi), zero = V_SET1(0.0f);
     SIMD_MAP2(y, dy, dx, n, V_SELECT_GT(va, vlo, V_SELECT_GT(vhi, va, vb, zero), zero));
@@ -433,7 +444,7 @@ static const ocm_binary_fn SFX(binary_table)[OCM_BINARY_COUNT][3] = {
         .gelu_erf = SFX(gelu_erf), .gelu_tanh = SFX(gelu_tanh),                              \
         .gelu_sigmoid = SFX(gelu_sigmoid),                                                   \
         .clamp = SFX(clamp), .clamp_backward = SFX(clamp_backward),                          \
-        .add_scalar_clamp = SFX(add_scalar_clamp),                                           \
+        .add_scalar_clamp = SFX(add_scalar_clamp), .hardswish = SFX(hardswish),              \
         .copy_rows = SFX(copy_rows), .add_rows = SFX(add_rows), .sgd = SFX(sgd),             \
         .adam = SFX(adam), .unary = SFX(unary_table), .binary = SFX(binary_table),           \
     }

@@ -123,6 +123,9 @@ static void apply_epilogue(const ocm_gemm_epilogue *e, float *c, int ldc, int ro
         case OCM_EPILOGUE_CLAMP:
             o->add_scalar_clamp(line, (size_t)n, bias, e->lo, e->hi);
             break;
+        case OCM_EPILOGUE_HARDSWISH:
+            o->hardswish(line, line, (size_t)n, bias, e->lo, e->alpha, e->beta);
+            break;
         }
     }
 }
@@ -215,7 +218,10 @@ static const double MIN_WORK_PER_PART = 8388608.0; /* multiply-adds, for more th
  * minimising the largest rectangle's cost (multiply-adds plus packing). */
 static void choose_split(gemm_job *g, int threads) {
     const ocm_gemm_arch *arch = g->arch;
-    double work = (double)g->M * g->N * g->K;
+    /* Fewer rows than a tile (a batch-1 dense layer) use each weight once or a few times: such a
+     * product is bound by reading the weights, and costs about what a full tile's rows would.
+     * Counted so, a 1000×1024 layer's weights are read by every thread instead of by one. */
+    double work = (double)OCM_MAX(g->M, arch->mr) * g->N * g->K;
     int usable = (int)OCM_MIN((double)threads, OCM_MAX(1.0, work / MIN_WORK_PER_THREAD));
     if (usable > 1) {
         usable = (int)OCM_MIN((double)(usable * PARTS_PER_THREAD), OCM_MAX((double)usable, work / MIN_WORK_PER_PART));

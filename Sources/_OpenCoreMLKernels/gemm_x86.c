@@ -2,7 +2,8 @@
  * gemm_x86.c — x86-64 GEMM micro-kernels and packers.
  *
  * AVX-512: 8 rows × 16/32/48 columns (up to 24 zmm accumulators); per depth step, 1–3 vector
- * loads of packed B and 8 broadcasts of packed A feed 8·NV fused multiply-adds.
+ * loads of packed B and 8 broadcasts of packed A feed 8·NV fused multiply-adds (a tile of 1 or
+ * up to 4 rows runs only those rows' multiply-adds).
  * AVX2+FMA: 6 rows × 8/16 columns (12 ymm accumulators).
  * Partial tiles: rows beyond m are computed on zero padding and not stored; columns beyond n
  * are masked off. The packers transpose 8×8 blocks in registers.
@@ -115,7 +116,8 @@ OCM_TARGET_AVX512 static OCM_ALWAYS_INLINE void store512(float *c, __m512 acc, _
     _mm512_mask_storeu_ps(c, mask, r);
 }
 
-OCM_TARGET_AVX512 static OCM_ALWAYS_INLINE void kernel512(const int NV, int kc,
+/* MR rows (at most K512_MR; the packed panels are K512_MR wide whatever MR is) × 16·NV columns. */
+OCM_TARGET_AVX512 static OCM_ALWAYS_INLINE void kernel512(const int MR, const int NV, int kc,
                                                           const float *restrict Ap,
                                                           const float *restrict Bp, float *C,
                                                           int ldc, int m, int n, float alpha,
@@ -132,7 +134,7 @@ OCM_TARGET_AVX512 static OCM_ALWAYS_INLINE void kernel512(const int NV, int kc,
         __m512 b0 = _mm512_loadu_ps(Bp);
         __m512 b1 = NV > 1 ? _mm512_loadu_ps(Bp + 16) : b0;
         __m512 b2 = NV > 2 ? _mm512_loadu_ps(Bp + 32) : b0;
-        for (int i = 0; i < K512_MR; i++) {
+        for (int i = 0; i < MR; i++) {
             __m512 a = _mm512_set1_ps(Ap[i]);
             c0[i] = _mm512_fmadd_ps(a, b0, c0[i]);
             if (NV > 1) c1[i] = _mm512_fmadd_ps(a, b1, c1[i]);
@@ -154,12 +156,21 @@ OCM_TARGET_AVX512 static OCM_ALWAYS_INLINE void kernel512(const int NV, int kc,
     }
 }
 
+/* Tiles of one row (a batch-1 dense layer) or up to four skip the padding rows' multiply-adds. */
+#define KERNEL512_COLUMNS(MR)                                                                     \
+    do {                                                                                          \
+        if (n > 32) kernel512(MR, 3, kc, Ap, Bp, C, ldc, m, n, alpha, beta);                      \
+        else if (n > 16) kernel512(MR, 2, kc, Ap, Bp, C, ldc, m, n, alpha, beta);                 \
+        else kernel512(MR, 1, kc, Ap, Bp, C, ldc, m, n, alpha, beta);                             \
+    } while (0)
+
 OCM_TARGET_AVX512 static void kernel_avx512(int kc, const float *Ap, const float *Bp, float *C,
                                             int ldc, int m, int n, float alpha, float beta) {
-    if (n > 32) kernel512(3, kc, Ap, Bp, C, ldc, m, n, alpha, beta);
-    else if (n > 16) kernel512(2, kc, Ap, Bp, C, ldc, m, n, alpha, beta);
-    else kernel512(1, kc, Ap, Bp, C, ldc, m, n, alpha, beta);
+    if (m == 1) KERNEL512_COLUMNS(1);
+    else if (m <= 4) KERNEL512_COLUMNS(4);
+    else KERNEL512_COLUMNS(K512_MR);
 }
+#undef KERNEL512_COLUMNS
 
 /* MARK: - A·Bᵀ by dot products (AVX-512): tiles of 4 rows of A × 3 rows of B */
 

@@ -95,6 +95,8 @@ typedef struct ocm_elementwise_ops {
     void (*clamp)(const float *x, float *y, size_t n, float lo, float hi);
     void (*clamp_backward)(const float *y, const float *dy, float *dx, size_t n, float lo, float hi);
     void (*add_scalar_clamp)(float *y, size_t n, float value, float lo, float hi);
+    /* y = ocm_hardswish's function of x + value (y may be x). */
+    void (*hardswish)(const float *x, float *y, size_t n, float value, float threshold, float alpha, float beta);
     float (*sum)(const float *x, size_t n);
     /* GELU by erf (y = x·Φ(x)), by tanh and by sigmoid (ocm_gelu's modes). */
     void (*gelu_erf)(const float *x, float *y, size_t n);

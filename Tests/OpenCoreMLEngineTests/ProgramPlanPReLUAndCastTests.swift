@@ -102,6 +102,30 @@ struct ProgramPlanPReLUAndCastTests {
         #expect(result["c"]?.values == Self.x.values)
     }
 
+    /// `prelu(add(x, x), alpha)`, as BlazeFace's blocks end: one step, the slopes applied to the
+    /// sum in place; unfused when the sum is read elsewhere too, with the same values (PReLU of 2x
+    /// is twice PReLU of x).
+    @Test func aPReLUAfterAnAddRunsInTheAddsStep() throws {
+        func program(slopes: [Float], shape: [Int]) -> Program {
+            var p = Program()
+            p.input("x", [1, 3, 2, 2])
+            p.constant("alpha", floats: slopes, shape: shape)
+            p.operation("add", ["x": ["x"], "y": ["x"]], output: "sum")
+            p.operation("prelu", ["x": ["sum"], "alpha": ["alpha"]], output: "y")
+            return p
+        }
+        let doubled = Self.expected.map { 2 * $0 }
+        let fused = try program(slopes: Self.slopes, shape: [3]).plan(outputs: ["y"])
+        #expect(try Self.stepTypes(fused) == ["add + prelu"])
+        #expect(try fused.run(["x": Self.x])["y"]?.values == doubled)
+        let apart = try program(slopes: Self.slopes, shape: [3]).plan(outputs: ["y", "sum"])
+        #expect(try Self.stepTypes(apart) == ["add", "prelu"])
+        #expect(try apart.run(["x": Self.x])["y"]?.values == doubled)
+        // Slopes that do not fit the channels are the same error either way.
+        let wrong = try program(slopes: [0.5, 0.5], shape: [2]).plan(outputs: ["y"])
+        #expect(throws: EngineError.self) { try wrong.run(["x": Self.x]) }
+    }
+
     /// x → cast fp16 → add to itself → cast fp32: the first cast goes, the sum is float32's (the
     /// last cast, whose output leaves the program, stays: it shares the sum's storage).
     @Test func castsAroundFloat32ArithmeticAreRemoved() throws {

@@ -69,19 +69,32 @@ extension KernelTests {
             let x = random.floats(planes * g.h * g.w), w = random.floats(channels * g.kh * g.kw), bias = random.floats(channels)
             let expected = Self.reference(x, w, bias, planes: planes, channels: channels, g)
             // No clamp, a clamp whose bounds both fall inside the outputs' range (a fused clip), a
-            // fused ReLU and a fused ReLU6.
-            let clamps: [(Float, Float)] = [(-.infinity, .infinity), (-0.3, 0.4), (0, .infinity), (0, 6)]
+            // fused ReLU, a fused ReLU6 (all as clamps), and a fused hardswish (on each finished plane).
+            let hardswish: (Double) -> Double = { v in
+                let t = v > -0.5 ? v : 0
+                return t * min(max(0.75 * t + 0.25, 0), 1)
+            }
+            let activations: [(ocm_gemm_epilogue, (Double) -> Double)] = [
+                (-Float.infinity, Float.infinity), (-0.3, 0.4), (0, .infinity), (0, 6),
+            ].map { (lo, hi) in
+                (ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_CLAMP, lo: lo, hi: hi, col_bias: nil, alpha: 0, beta: 0),
+                 { min(max($0, Double(lo)), Double(hi)) })
+            } + [(ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_HARDSWISH, lo: -0.5, hi: 0, col_bias: nil, alpha: 0.75, beta: 0.25), hardswish)]
             forEachISAAndThreadCount { label in
                 for withBias in [true, false] {
-                    for (lo, hi) in clamps {
+                    for (activation, reference) in activations {
                         var y = [Float](repeating: .nan, count: planes * g.outH * g.outW)
-                        let b: [Float]? = withBias ? bias : nil
-                        ocm_depthwise_conv2d(x, &y, w, b, Int32(planes), Int32(channels), Int32(g.h), Int32(g.w), Int32(g.outH), Int32(g.outW),
-                                             Int32(g.kh), Int32(g.kw), Int32(g.sh), Int32(g.sw), Int32(g.dh), Int32(g.dw),
-                                             Int32(g.padTop), Int32(g.padLeft), lo, hi)
+                        bias.withUnsafeBufferPointer { b in
+                            var epilogue = activation
+                            epilogue.row_bias = withBias ? b.baseAddress : nil
+                            ocm_depthwise_conv2d(x, &y, w, Int32(planes), Int32(channels), Int32(g.h), Int32(g.w), Int32(g.outH), Int32(g.outW),
+                                                 Int32(g.kh), Int32(g.kw), Int32(g.sh), Int32(g.sw), Int32(g.dh), Int32(g.dw),
+                                                 Int32(g.padTop), Int32(g.padLeft), epilogue)
+                        }
                         let sums = withBias ? expected : expected.enumerated().map { $1 - Double(bias[($0 / (g.outH * g.outW)) % channels]) }
-                        let want = sums.map { min(max($0, Double(lo)), Double(hi)) }
-                        expectClose(y, want, relative: 1e-5, absolute: 1e-5, "\(label), bias \(withBias), clamp \(lo)…\(hi)")
+                        let want = sums.map(reference)
+                        expectClose(y, want, relative: 1e-5, absolute: 1e-5,
+                                    "\(label), bias \(withBias), activation \(activation.activation.rawValue) \(activation.lo)…\(activation.hi)")
                     }
                 }
             }

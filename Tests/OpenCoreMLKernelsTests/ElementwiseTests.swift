@@ -197,6 +197,49 @@ extension KernelTests {
                 #expect(dx == [0, 0, 0, 0, 0, 0, 0], "ReLU6 backward at and beyond the bounds [\(isa)]")
             }
         }
+
+        /// Every float16 bit pattern converts to the float32 Swift's `Float16` gives, at every
+        /// level (F16C's eight at a time and the bits rearranged for the rest): NaN stays NaN with
+        /// its sign (F16C quiets a signalling NaN), everything else is the same bits.
+        @Test func halfToFloat() {
+            let patterns = (0...UInt16.max).map { $0 }
+            let expected = patterns.map { Float(Float16(bitPattern: $0)) }
+            forEachISA { isa in
+                for n in [patterns.count, 13, 8, 7, 0] {
+                    var y = [Float](repeating: 7, count: n)
+                    ocm_half_to_float(patterns, &y, n)
+                    let wrong = (0..<n).filter { i in
+                        expected[i].isNaN ? !(y[i].isNaN && y[i].sign == expected[i].sign) : y[i].bitPattern != expected[i].bitPattern
+                    }
+                    #expect(wrong.isEmpty, "\(wrong.count) of \(n) patterns differ, first \(wrong.first.map { String(patterns[$0], radix: 16) } ?? "") [\(isa)]")
+                }
+            }
+        }
+
+        /// Hardswish in one pass equals the three operations converters write for it
+        /// (thresholded ReLU, hard sigmoid, product), values at the threshold and the gate's
+        /// corners included; NaN becomes 0 (as the thresholded ReLU makes it), infinity stays.
+        @Test func hardswish() {
+            let reference: (Double) -> Double = { v in
+                let t = v > -3 ? v : 0
+                return t * min(max(t / 6 + 0.5, 0), 1)
+            }
+            checkUnary("hardswish", relative: 1e-6, absolute: 1e-7, lo: -5, hi: 5, reference: reference) {
+                ocm_hardswish($0, $1, $2, -3, 1.0 / 6, 0.5)
+            }
+            forEachISA { isa in
+                let x: [Float] = [.nan, -.infinity, .infinity, -3, -3.0000002, -2.9999998, 3, 2.9999998, 0, -0.0]
+                var y = [Float](repeating: 7, count: x.count)
+                ocm_hardswish(x, &y, x.count, -3, 1.0 / 6, 0.5)
+                // Three passes as the unfused operations run: thresholded ReLU, hard sigmoid, product.
+                var t = [Float](repeating: 0, count: x.count), s = t, unfused = t
+                ocm_unary(OCM_UNARY_THRESHOLDED_RELU, x, &t, x.count, -3, 0)
+                ocm_unary(OCM_UNARY_HARD_SIGMOID, t, &s, x.count, 1.0 / 6, 0.5)
+                ocm_binary(OCM_BINARY_MUL, t, s, &unfused, x.count)
+                #expect(y.map(\.bitPattern) == unfused.map(\.bitPattern), "hardswish \(y) against \(unfused) [\(isa)]")
+                #expect(y[0] == 0 && y[2] == .infinity && y[3] == 0 && y[6] == 3, "hardswish's special values \(y) [\(isa)]")
+            }
+        }
     }
 }
 

@@ -143,6 +143,11 @@ extension KernelTests {
                 (OCM_EPILOGUE_NONE, 0, 0, { $0 }),
                 (OCM_EPILOGUE_RELU, 0, 0, { $0 > 0 ? $0 : 0 }),
                 (OCM_EPILOGUE_CLAMP, -0.4, 0.3, { min(max($0, -0.4), 0.3) }),
+                // Hardswish's threshold in lo; alpha and beta are 0.75 and 0.25 below.
+                (OCM_EPILOGUE_HARDSWISH, -0.3, 0, { v in
+                    let t = v > -0.3 ? v : 0
+                    return t * min(max(0.75 * t + 0.25, 0), 1)
+                }),
             ]
             forEachISAAndThreadCount { context in
                 var plain = c0
@@ -153,7 +158,7 @@ extension KernelTests {
                         bias.withUnsafeBufferPointer { biasPointer in
                             columnBias.withUnsafeBufferPointer { columnPointer in
                                 let epilogue = ocm_gemm_epilogue(row_bias: withBias ? biasPointer.baseAddress : nil, activation: kind, lo: lo, hi: hi,
-                                                                 col_bias: withColumnBias ? columnPointer.baseAddress : nil)
+                                                                 col_bias: withColumnBias ? columnPointer.baseAddress : nil, alpha: 0.75, beta: 0.25)
                                 ocm_sgemm_epilogue(false, transB, Int32(M), Int32(N), Int32(K), 0.5, a, Int32(max(K, 1)), b, ldb, 0.25, &c,
                                                    Int32(ldc), epilogue)
                             }
@@ -183,7 +188,7 @@ extension KernelTests {
                 let isa = ocm_sgemm_pack_a(transA, Int32(M), Int32(K), a, lda, &packed)
                 #expect(isa == ocm_isa())
                 bias.withUnsafeBufferPointer { biasPointer in
-                    let epilogue = ocm_gemm_epilogue(row_bias: biasPointer.baseAddress, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5, col_bias: nil)
+                    let epilogue = ocm_gemm_epilogue(row_bias: biasPointer.baseAddress, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5, col_bias: nil, alpha: 0, beta: 0)
                     var plain = c0
                     ocm_sgemm_epilogue(transA, transB, Int32(M), Int32(N), Int32(K), 0.75, a, lda, b, ldb, 0.5, &plain, Int32(N), epilogue)
                     expectPackedProductAtEveryLevel(plain, from: c0, isa: isa, "\(M)×\(N)×\(K) A\(transA ? "ᵀ" : "") B\(transB ? "ᵀ" : "") [\(context)]") { c in
@@ -208,7 +213,7 @@ extension KernelTests {
                 #expect(isa == ocm_isa())
                 bias.withUnsafeBufferPointer { biasPointer in
                     // A dense layer's bias: one per column.
-                    let epilogue = ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5, col_bias: biasPointer.baseAddress)
+                    let epilogue = ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_CLAMP, lo: -0.5, hi: 0.5, col_bias: biasPointer.baseAddress, alpha: 0, beta: 0)
                     var plain = c0
                     ocm_sgemm_epilogue(transA, transB, Int32(M), Int32(N), Int32(K), 0.75, a, lda, b, ldb, 0.5, &plain, Int32(N), epilogue)
                     expectPackedProductAtEveryLevel(plain, from: c0, isa: isa, "\(M)×\(N)×\(K) A\(transA ? "ᵀ" : "") B\(transB ? "ᵀ" : "") [\(context)]") { c in

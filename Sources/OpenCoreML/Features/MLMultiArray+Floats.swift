@@ -1,5 +1,6 @@
 import CoreMLSpec
 import Foundation
+import _OpenCoreMLKernels
 
 extension MLMultiArray {
     /// Copies the elements, in row-major order and converted to `Float`, to `destination`
@@ -21,8 +22,7 @@ extension MLMultiArray {
             for i in 0..<count { destination[i] = Float(source[i]) }
         case .float16:
             // The input of an fp16 program: element by element through `floatValues` it cost more than the prediction.
-            let source = dataPointer.assumingMemoryBound(to: UInt16.self)
-            for i in 0..<count { destination[i] = HalfPrecision.float(fromBits: source[i]) }
+            ocm_half_to_float(dataPointer.assumingMemoryBound(to: UInt16.self), destination, count)
         default:
             let values = floatValues()
             values.withUnsafeBufferPointer { destination.update(from: $0.baseAddress!, count: count) }

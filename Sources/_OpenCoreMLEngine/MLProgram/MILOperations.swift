@@ -178,14 +178,23 @@ enum MILOperations {
     }
 
     /// `x op y` with NumPy broadcasting (``Broadcast``) by the C kernels, into a buffer of the run's
-    /// pool; a fused activation (after `add`) is applied to the result in place.
+    /// pool; a fused activation (after `add`, a PReLU with its slopes) is applied to the result in place.
     static func binary(_ op: ocm_binary_op) -> Make {
         { arguments, outputs, context in
             let x = try argument(arguments, "x", context), y = try argument(arguments, "y", context)
-            let activation = context.fusedActivation
+            let activation = context.fusedActivation, slopes = context.fusedSlopes ?? []
             return { slots in
                 let a = fetch(x, slots), b = fetch(y, slots)
                 let broadcast = try broadcasting([a.shape, b.shape], context)
+                // A fused PReLU's slopes run along axis 1, as the `prelu` operation's.
+                var plane = 0
+                if activation == .prelu {
+                    let shape = broadcast.shape
+                    guard shape.count >= 2, slopes.count == 1 || slopes.count == shape[1] else {
+                        throw context.fail("prelu's \(slopes.count) slopes do not fit the sum \(shape) (one per channel of axis 1, or one)")
+                    }
+                    plane = shape.dropFirst(2).reduce(1, *)
+                }
                 var values = try slots.unfilledBuffer(broadcast.shape, context)
                 if !values.isEmpty {
                     a.values.withUnsafeBufferPointer { ap in
@@ -196,7 +205,11 @@ enum MILOperations {
                                 } else {
                                     broadcast.binary(op, ap.baseAddress!, bp.baseAddress!, into: out.baseAddress!)
                                 }
-                                activation?.apply(out.baseAddress!, count: out.count)
+                                if activation == .prelu {
+                                    ocm_prelu(out.baseAddress!, out.baseAddress!, out.count, slopes, slopes.count, plane)
+                                } else {
+                                    activation?.apply(out.baseAddress!, count: out.count)
+                                }
                             }
                         }
                     }
@@ -444,7 +457,7 @@ enum MILOperations {
             var values = try slots.unfilledBuffer([rows, outFeatures], context)
             // The bias, one per output feature (column), is added by the product's epilogue.
             withOptionalPointer(bias?.values) { biasValues in
-                let epilogue = ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: biasValues)
+                let epilogue = ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: biasValues, alpha: 0, beta: 0)
                 packed.withPacked { packedWeight in
                     if let packedWeight {
                         ocm_sgemm_prepacked_b(packed.isa, packedWeight, false, Int32(rows), Int32(outFeatures), Int32(inFeatures), 1,
@@ -481,7 +494,7 @@ enum MILOperations {
                 let done = packed.withPacked { packedB -> Bool in
                     guard let packedB else { return false }
                     ocm_sgemm_prepacked_b(packed.isa, packedB, false, Int32(rows), Int32(n), Int32(depth), 1, a.values, Int32(depth),
-                                          0, &values, Int32(n), ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: nil))
+                                          0, &values, Int32(n), ocm_gemm_epilogue(row_bias: nil, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: nil, alpha: 0, beta: 0))
                     return true
                 }
                 if done {

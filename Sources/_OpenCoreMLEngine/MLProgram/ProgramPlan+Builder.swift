@@ -86,7 +86,8 @@ extension ProgramPlan {
             let reads = Self.namesRead(operations)
             let readers = Self.readerCounts(reads, outputs: outputs)
             let patterns = preluPatterns(in: operations, readers: readers)
-            let deferred = Set(patterns.values.flatMap(\.deferred))
+            let hardSwishes = hardSwishPatterns(in: operations, readers: readers)
+            let deferred = Set(patterns.values.flatMap(\.deferred) + hardSwishes.values.flatMap(\.deferred))
             let castsKept = castsKept(in: operations, outputs: outputs)
             var list = StepList()
             var filled: [Int] = [], lastReader: [Int: Int] = [:]
@@ -114,10 +115,16 @@ extension ProgramPlan {
             /// next index.
             func compileOne(_ index: Int, fusing: Bool = true) throws -> Int {
                 let operation = operations[index]
-                let fused = fusing ? Self.fusion(at: index, in: operations, readers: readers) : nil
+                var fused = fusing ? Self.fusion(at: index, in: operations, readers: readers) : nil
+                // A fused PReLU's slopes: a constant, else the prelu runs on its own.
+                var slopes: [Float]?
+                if fused?.activation == .prelu {
+                    slopes = Self.binding(operations[index + 1], "alpha").flatMap { constantValue($0, at: place(index + 1)) }?.values
+                    if slopes?.isEmpty ?? true { fused = nil }
+                }
                 let covered = Array(index..<(index + (fused == nil ? 1 : 2)))
                 let read = readSlots(covered)
-                if let step = try compile(operation, fusing: fused.map { ($0.activation, $0.output) }, at: place(index)) {
+                if let step = try compile(operation, fusing: fused.map { ($0.activation, $0.output) }, slopes: slopes, at: place(index)) {
                     append(step, read: read, made: fused.map { [$0.output] } ?? operation.outputs,
                            label: (fused?.output.name ?? operation.outputs.first?.name ?? "",
                                    fused == nil ? operation.type : "\(operation.type) + \(operations[index + 1].type)"))
@@ -149,6 +156,18 @@ extension ProgramPlan {
                     // The constants do not fit: the operations the pattern held back, in their order.
                     for held in pattern.deferred.sorted() { _ = try compileOne(held, fusing: false) }
                 }
+                if let pattern = hardSwishes[index] {
+                    let covered = [index] + pattern.deferred
+                    let read = readSlots(covered)
+                    if let step = try hardSwishStep(pattern, in: operations, place: place) {
+                        let output = operations[index].outputs[0]
+                        append(step, read: read, made: [output],
+                               label: (output.name, pattern.convolution == nil ? "mul (hardswish)" : "conv + hardswish"))
+                        index += 1
+                        continue
+                    }
+                    for held in pattern.deferred.sorted() { _ = try compileOne(held, fusing: false) }
+                }
                 index = try compileOne(index)
             }
             if reads != nil {
@@ -171,7 +190,7 @@ extension ProgramPlan {
         /// output instead of its own.
         mutating func compile(_ operation: CoreML_Specification_MILSpec_Operation,
                               fusing fused: (activation: Activation?, output: CoreML_Specification_MILSpec_NamedValueType)? = nil,
-                              at place: String) throws -> Step? {
+                              slopes: [Float]? = nil, at place: String) throws -> Step? {
             switch operation.type {
             case "const", "_const_symbolic":
                 // coremltools' internal `_const_symbolic` is a const; saved without its pass pipeline it has no value (refused here).
@@ -210,6 +229,7 @@ extension ProgramPlan {
             try reservations.reserve(ProgramPlan.stepBytes, for: place)
             var context = context(for: operation, at: place)
             context.fusedActivation = fused?.activation
+            context.fusedSlopes = slopes
             let arguments = try context.arguments(reservations)
             let outputs = (fused.map { [$0.output] } ?? operation.outputs).map { newSlot(named: $0.name, type: $0.type) }
             return try make(arguments, outputs, context)

@@ -16,13 +16,18 @@ extension ProgramPlan.Builder {
     /// it can run inside that operation (``ActivationProducer``'s rule): the second is an
     /// activation with no argument but `x`, `x` is that output, and nothing else reads the output.
     /// Returns the activation and the value it defines (which the fused step writes).
+    ///
+    /// Also a `prelu` after an `add` (BlazeFace's and BlazePalm's blocks end so): the sum's step
+    /// applies the slopes (its `alpha`, which the caller reads as a constant) to the sum in place.
     static func fusion(at index: Int, in operations: [CoreML_Specification_MILSpec_Operation],
                        readers: [String: Int]?) -> (activation: Activation, output: CoreML_Specification_MILSpec_NamedValueType)? {
         guard let readers, index + 1 < operations.count else { return nil }
         let (first, next) = (operations[index], operations[index + 1])
+        let activation = next.type == "prelu" && first.type == "add" && next.inputs.count == 2 && next.inputs["alpha"] != nil
+            ? Activation.prelu : Activation(parameterlessMILType: next.type)
         guard let producer = ActivationProducer(milType: first.type), first.outputs.count == 1, first.blocks.isEmpty,
-              let activation = Activation(parameterlessMILType: next.type), producer.absorbs(activation),
-              next.outputs.count == 1, next.inputs.count == 1,
+              let activation, activation == .prelu || (producer.absorbs(activation) && next.inputs.count == 1),
+              next.outputs.count == 1,
               let x = next.inputs["x"]?.arguments, x.count == 1, case .name(let name)? = x[0].binding,
               name == first.outputs[0].name, readers[name] == 1 else { return nil }
         return (activation, next.outputs[0])
@@ -61,19 +66,8 @@ extension ProgramPlan.Builder {
     /// the read budget, as for ``fusion(at:in:readers:)``).
     func preluPatterns(in operations: [CoreML_Specification_MILSpec_Operation], readers: [String: Int]?) -> [Int: PReLUPattern] {
         guard let readers else { return [:] }
-        var producers: [String: Int] = [:]
-        for (index, operation) in operations.enumerated() where operation.outputs.count == 1 && operation.blocks.isEmpty {
-            producers[operation.outputs[0].name] = index
-        }
-        /// The single argument bound to `parameter` of `operation`.
-        func binding(_ operation: CoreML_Specification_MILSpec_Operation, _ parameter: String) -> CoreML_Specification_MILSpec_Argument.Binding? {
-            guard let arguments = operation.inputs[parameter]?.arguments, arguments.count == 1 else { return nil }
-            return arguments[0]
-        }
-        func name(_ binding: CoreML_Specification_MILSpec_Argument.Binding?) -> String? {
-            if case .name(let name)? = binding?.binding { return name }
-            return nil
-        }
+        let producers = Self.producers(of: operations)
+        let (binding, name) = (Self.binding, Self.name)
         /// Whether `binding` is a constant: bound in place, made by a `const` of the block, or
         /// a constant of an enclosing block.
         func isConstant(_ binding: CoreML_Specification_MILSpec_Argument.Binding) -> Bool {

@@ -251,6 +251,9 @@ struct OperationContext {
     /// The activation the step also applies to its output, whose slot is then the activation's
     /// (see ``ProgramPlan/Builder/fusion(at:in:readers:)``); nil for none.
     var fusedActivation: Activation? = nil
+    /// A fused PReLU's slopes (one, or one per channel of axis 1), constants of the `prelu` after
+    /// an `add` (see ``ProgramPlan/Builder/fusion(at:in:readers:)``).
+    var fusedSlopes: [Float]? = nil
 
     /// A new zero-filled buffer for a tensor of `shape`, checked against the limit: scratch for a
     /// helper that has no frame (a step's output comes from ``ProgramPlan/Frame/buffer(_:_:)``).

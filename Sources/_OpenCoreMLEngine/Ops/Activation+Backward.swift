@@ -64,6 +64,11 @@ extension Activation {
         case .gelu(.sigmoidApproximation):
             let s = Self.logistic(1.702 * x)
             return s * (1 + 1.702 * x * (1 - s))
+        case .hardSwish(let threshold, let alpha, let beta):
+            // d/dx x·g(x) = g(x) + x·g′(x) above the threshold, g the hard sigmoid; 0 below it.
+            guard x > threshold else { return 0 }
+            let v = alpha * x + beta
+            return min(max(v, 0), 1) + (v > 0 && v < 1 ? x * alpha : 0)
         }
     }
 

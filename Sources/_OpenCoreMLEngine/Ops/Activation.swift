@@ -43,6 +43,11 @@ package enum Activation: Equatable, Sendable {
     case gelu(GELUMode)
     /// `x·sigmoid(x)`.
     case silu
+    /// `t·min(max(alpha·t + beta, 0), 1)` with `t = x > threshold ? x : 0` (NaN to 0): hardswish as
+    /// converters write it, a thresholded ReLU, a hard sigmoid of it and their product (MobileNetV3's
+    /// `x·relu6(x + 3)/6` is threshold −3, alpha 1/6, beta 1/2), run as one pass (``ocm_hardswish``).
+    /// Made only by fusing those operations (``ProgramPlan/Builder/hardSwishPatterns(in:readers:)``).
+    case hardSwish(threshold: Float, alpha: Float, beta: Float)
 
     /// GELU's three forms (MIL's `mode`).
     package enum GELUMode: Sendable {
@@ -80,6 +85,7 @@ package enum Activation: Equatable, Sendable {
         case .elu(let alpha): ocm_unary(OCM_UNARY_ELU, x, y, count, alpha, 0)
         case .softsign: ocm_unary(OCM_UNARY_SOFTSIGN, x, y, count, 0, 0)
         case .softplus: ocm_unary(OCM_UNARY_SOFTPLUS, x, y, count, 0, 0)
+        case .hardSwish(let threshold, let alpha, let beta): ocm_hardswish(x, y, count, threshold, alpha, beta)
         case .prelu:
             guard let channels else { return ocm_relu(x, y, count) }
             ocm_prelu(x, y, count, channels.alpha, channels.count, channels.plane)
@@ -122,6 +128,9 @@ package enum Activation: Equatable, Sendable {
         case .gelu(.tanhApproximation): return 0.5 * x * (1 + Foundation.tanh(0.79788456080286536 * (x + 0.044715 * x * x * x)))
         case .gelu(.sigmoidApproximation): return x * Self.logistic(1.702 * x)
         case .silu: return x * Self.logistic(x)
+        case .hardSwish(let threshold, let alpha, let beta):
+            let t = x > threshold ? x : 0
+            return t * min(max(alpha * t + beta, 0), 1)
         }
     }
 
@@ -147,16 +156,19 @@ package enum Activation: Equatable, Sendable {
     }
 
     /// What a GEMM applies to each finished block of its product: `rowBias` (one value per row, or
-    /// none), then `activation`, which must be nil or have ``clampBounds`` (a ReLU is the GEMM's own,
-    /// NaN to 0 as ``relu`` is).
+    /// none), then `activation`, which must be nil, have ``clampBounds`` (a ReLU is the GEMM's own,
+    /// NaN to 0 as ``relu`` is) or be ``hardSwish(threshold:alpha:beta:)``.
     static func epilogue(_ activation: Activation?, rowBias: UnsafePointer<Float>?) -> ocm_gemm_epilogue {
+        if case .hardSwish(let threshold, let alpha, let beta)? = activation {
+            return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_HARDSWISH, lo: threshold, hi: 0, col_bias: nil, alpha: alpha, beta: beta)
+        }
         if activation == .relu {
-            return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_RELU, lo: 0, hi: 0, col_bias: nil)
+            return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_RELU, lo: 0, hi: 0, col_bias: nil, alpha: 0, beta: 0)
         }
         if let (lower, upper) = activation?.clampBounds {
-            return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_CLAMP, lo: lower, hi: upper, col_bias: nil)
+            return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_CLAMP, lo: lower, hi: upper, col_bias: nil, alpha: 0, beta: 0)
         }
-        return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: nil)
+        return ocm_gemm_epilogue(row_bias: rowBias, activation: OCM_EPILOGUE_NONE, lo: 0, hi: 0, col_bias: nil, alpha: 0, beta: 0)
     }
 }
 

@@ -11,8 +11,8 @@ import _OpenCoreMLKernels
 /// plane), Winograd F(2×2, 3×3), one GEMM over the batch when each image has one output position,
 /// a pointwise GEMM straight on the input, or im2col and one GEMM per group, in bands of output
 /// rows when the columns outgrow the cache. The bias and the fused activation run in the GEMM's
-/// epilogue (`ocm_gemm_epilogue`, supplied by the adapter) or in the depthwise and Winograd
-/// kernels' clamp.
+/// epilogue (`ocm_gemm_epilogue`, supplied by the adapter), in the depthwise kernel (which takes
+/// the same epilogue) or in the Winograd kernel's clamp.
 ///
 /// Training passes (``forward(_:)`` with `training`) take the general paths only, with the
 /// weights as they are now, so the fast paths can be checked against them.
@@ -180,11 +180,10 @@ final class Conv2DPlan: @unchecked Sendable {
         let window = pass.window
         switch path(pass) {
         case .depthwise:
-            ocm_depthwise_conv2d(pass.x, pass.y, pass.weights, pass.epilogue.row_bias, Int32(pass.images * layout.outChannels), Int32(layout.outChannels),
+            ocm_depthwise_conv2d(pass.x, pass.y, pass.weights, Int32(pass.images * layout.outChannels), Int32(layout.outChannels),
                                  Int32(window.inputHeight), Int32(window.inputWidth), Int32(window.outputHeight), Int32(window.outputWidth),
                                  Int32(layout.kernel.h), Int32(layout.kernel.w), Int32(layout.stride.h), Int32(layout.stride.w),
-                                 Int32(layout.dilation.h), Int32(layout.dilation.w), Int32(window.padTop), Int32(window.padLeft),
-                                 Self.bounds(pass.epilogue).lower, Self.bounds(pass.epilogue).upper)
+                                 Int32(layout.dilation.h), Int32(layout.dilation.w), Int32(window.padTop), Int32(window.padLeft), pass.epilogue)
         case .singlePosition:
             var epilogue = pass.epilogue
             (epilogue.col_bias, epilogue.row_bias) = (epilogue.row_bias, nil)
@@ -197,8 +196,10 @@ final class Conv2DPlan: @unchecked Sendable {
                 winograd.convolve(x, into: out, height: window.inputHeight, width: window.inputWidth, padTop: window.padTop, padLeft: window.padLeft,
                                   outH: window.outputHeight, outW: window.outputWidth, bias: pass.epilogue.row_bias,
                                   clampedTo: Self.bounds(pass.epilogue), scratch: scratch.unsafelyUnwrapped + slot * floats)
-                // A ReLU makes NaN 0 (as `ocm_relu`), which a clamp would not.
-                if pass.epilogue.activation == OCM_EPILOGUE_RELU { ocm_relu(out, out, layout.outChannels * window.outputPlane) }
+                // A ReLU makes NaN 0 (as `ocm_relu`), which a clamp would not; hardswish is no clamp.
+                let count = layout.outChannels * window.outputPlane, epilogue = pass.epilogue
+                if epilogue.activation == OCM_EPILOGUE_RELU { ocm_relu(out, out, count) }
+                if epilogue.activation == OCM_EPILOGUE_HARDSWISH { ocm_hardswish(out, out, count, epilogue.lo, epilogue.alpha, epilogue.beta) }
             }
         case .pointwise:
             eachImage(pass) { image, _, out in
@@ -240,8 +241,9 @@ final class Conv2DPlan: @unchecked Sendable {
         }
     }
 
-    /// The bounds a kernel that clamps its own output applies for `epilogue`'s activation (a
-    /// ReLU's are 0 and infinity; Winograd then runs the ReLU itself, for NaN).
+    /// The bounds the Winograd kernel, which clamps its own output, applies for `epilogue`'s
+    /// activation (a ReLU's are 0 and infinity; Winograd then runs the ReLU itself, for NaN, and a
+    /// hardswish after the clamp-free store).
     static func bounds(_ epilogue: ocm_gemm_epilogue) -> (lower: Float, upper: Float) {
         switch epilogue.activation {
         case OCM_EPILOGUE_CLAMP: return (epilogue.lo, epilogue.hi)

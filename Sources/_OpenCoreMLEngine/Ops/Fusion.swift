@@ -5,7 +5,8 @@
 package enum ActivationProducer: Sendable {
     /// A convolution: its kernels clamp as they store (the depthwise and Winograd paths) or in
     /// the GEMM epilogue with the bias (``Activation/epilogue(_:rowBias:)``), so it takes the
-    /// activations that are clamps (ReLU, ReLU6, clip). PReLU after an ML Program convolution runs
+    /// activations that are clamps (ReLU, ReLU6, clip), and hardswish, which the epilogue and the
+    /// depthwise kernel run on each finished block. PReLU after an ML Program convolution runs
     /// in the convolution's step instead, on its output in place (``ProgramPlan/Builder``).
     case convolution
     /// A residual `add`: the sum's step (the classic `AddNode`, `Network.fuseResidualAdds`)
@@ -15,7 +16,9 @@ package enum ActivationProducer: Sendable {
     /// Whether this producer can run `activation` itself.
     func absorbs(_ activation: Activation) -> Bool {
         switch self {
-        case .convolution: return activation.clampBounds != nil
+        case .convolution:
+            if case .hardSwish = activation { return true }
+            return activation.clampBounds != nil
         case .residualAdd: return !activation.isPerChannel
         }
     }

@@ -144,12 +144,15 @@ void ocm_sgemm_batched(int batch, bool transA, bool transB, int M, int N, int K,
 /* What ocm_sgemm_epilogue applies to each finished block of C while it is in cache: a bias per row
  * of C (row_bias[i], or none when NULL) and one per column (col_bias[j], or none when NULL: a dense
  * layer's, x·Wᵀ + b), then an activation. */
-typedef enum { OCM_EPILOGUE_NONE, OCM_EPILOGUE_RELU, OCM_EPILOGUE_CLAMP } ocm_epilogue_activation;
+typedef enum { OCM_EPILOGUE_NONE, OCM_EPILOGUE_RELU, OCM_EPILOGUE_CLAMP, OCM_EPILOGUE_HARDSWISH } ocm_epilogue_activation;
 typedef struct ocm_gemm_epilogue {
     const float *row_bias;
-    ocm_epilogue_activation activation; /* RELU: x > 0 ? x : 0 (as ocm_relu); CLAMP: as ocm_clamp */
-    float lo, hi;                       /* CLAMP's bounds */
+    /* RELU: x > 0 ? x : 0 (as ocm_relu); CLAMP: as ocm_clamp; HARDSWISH: as ocm_hardswish with
+     * threshold lo and alpha, beta. */
+    ocm_epilogue_activation activation;
+    float lo, hi; /* CLAMP's bounds; HARDSWISH's threshold in lo */
     const float *col_bias;
+    float alpha, beta; /* HARDSWISH's gate */
 } ocm_gemm_epilogue;
 
 /* ocm_sgemm, then C[i][j] = activation(C[i][j] + col_bias[j] + row_bias[i]) in the same parallel
@@ -234,12 +237,13 @@ void ocm_col2im_batch(const float *columns, int N, int C, int H, int W, int kh, 
 
 /* Depthwise convolution, inference: `planes` planes (images × channels) of H×W from x into y
  * (outH×outW each), plane p convolved with kernel w[p mod channels] (kh×kw each) plus
- * bias[p mod channels] (bias may be NULL); stride sh×sw, dilation dh×dw, zero padding starting at
- * pad_top / pad_left; every output then limited to [lo, hi] (a fused ReLU is 0, INFINITY; ReLU6
- * 0, 6; none −INFINITY, INFINITY). The planes are split over the thread pool. */
-void ocm_depthwise_conv2d(const float *x, float *y, const float *w, const float *bias, int planes, int channels,
+ * epilogue.row_bias[p mod channels] (may be NULL); stride sh×sw, dilation dh×dw, zero padding
+ * starting at pad_top / pad_left; then the epilogue's activation on each plane as it is finished
+ * (a ReLU and a clamp limit the stored values to [0, ∞) and [lo, hi]; col_bias is not read). The
+ * planes are split over the thread pool. */
+void ocm_depthwise_conv2d(const float *x, float *y, const float *w, int planes, int channels,
                           int H, int W, int outH, int outW, int kh, int kw, int sh, int sw, int dh, int dw,
-                          int pad_top, int pad_left, float lo, float hi);
+                          int pad_top, int pad_left, ocm_gemm_epilogue epilogue);
 
 /* Max pooling with window kh×kw, stride sh×sw, top/left padding pt/pl (padding never wins).
  * y is planes×outH×outW. argmax (same shape, may be NULL) receives the winner's index
@@ -292,6 +296,13 @@ void ocm_relu(const float *x, float *y, size_t n);
 void ocm_relu_backward(const float *x, const float *dy, float *dx, size_t n);
 /* y = min(max(x, lo), hi) (NaN stays NaN; an infinite bound is none): Core ML's clip, and ReLU6. */
 void ocm_clamp(const float *x, float *y, size_t n, float lo, float hi);
+/* y = the float32 value of each float16 bit pattern in x (exact: subnormals, infinities and NaN
+ * included). */
+void ocm_half_to_float(const uint16_t *x, float *y, size_t n);
+/* Hardswish as converters spell it, in one pass: t = x > threshold ? x : 0 (NaN to 0), then
+ * y = t·min(max(alpha·t + beta, 0), 1) (MobileNetV3's x·relu6(x + 3)/6 is threshold −3, alpha 1/6,
+ * beta 1/2). y may be x. */
+void ocm_hardswish(const float *x, float *y, size_t n, float threshold, float alpha, float beta);
 /* dx = dy where lo < y < hi, else 0, with y the clamp's output (the gradient of a clamp fused into
  * the layer before it, whose input is gone). */
 void ocm_clamp_backward(const float *y, const float *dy, float *dx, size_t n, float lo, float hi);
