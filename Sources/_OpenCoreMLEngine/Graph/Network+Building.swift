@@ -185,7 +185,7 @@ extension Network {
             }
         }
 
-        /// Fuses convolution chains and residual adds with their activation, keeping every blob someone outside the chain reads: the
+        /// Fuses convolution chains and residual adds with their activation, and hardswish's three layers into one, keeping every blob someone outside the chain reads: the
         /// model's outputs, inputs, targets, loss inputs, the last layer's outputs and a
         /// classifier's probabilities.
         func fuseConvolutionChains() {
@@ -194,6 +194,7 @@ extension Network {
             if case .neuralNetworkClassifier(let classifier)? = model.type { kept.insert(classifier.labelProbabilityLayerName) }
             Network.fuseConvolutionChains(nodes, keeping: kept)
             Network.fuseResidualAdds(nodes, keeping: kept)
+            Network.fuseHardSwishes(nodes, keeping: kept)
         }
     }
 }

@@ -44,6 +44,35 @@ extension Network {
         }
     }
 
+    /// Fuses every hardswish written as three classic layers — a thresholded ReLU, a hard sigmoid
+    /// of its output and the product of the two (as converters write `x·relu6(x + 3)/6`) — whose
+    /// in-between blobs only those layers read and that are not in `kept`: the thresholded ReLU
+    /// runs ``Activation/hardSwish(threshold:alpha:beta:)`` in one pass into the product's blob,
+    /// forward and backward, and the other two layers and their blobs go.
+    static func fuseHardSwishes(_ nodes: [LayerNode], keeping kept: Set<String>) {
+        var readers: [ObjectIdentifier: [LayerNode]] = [:]
+        for node in nodes {
+            for input in node.inputs { readers[ObjectIdentifier(input), default: []].append(node) }
+        }
+        func readersOf(_ blob: Blob) -> [LayerNode] { kept.contains(blob.name) ? [] : readers[ObjectIdentifier(blob)] ?? [] }
+        for case let threshold as ActivationNode in nodes where threshold.fusedInto == nil && threshold.outputs.count == 1 && threshold.inputs.count == 1 {
+            guard case .thresholdedReLU(let cut, let inclusive) = threshold.activation, cut.isFinite else { continue }
+            let t = threshold.output, tReaders = readersOf(t)
+            guard tReaders.count == 2,
+                  let gate = tReaders.first(where: { $0 is ActivationNode }) as? ActivationNode, gate.inputs.count == 1, gate.outputs.count == 1,
+                  case .sigmoidHard(let alpha, let beta) = gate.activation, alpha.isFinite, beta.isFinite,
+                  let product = tReaders.first(where: { $0 is MultiplyNode }) as? MultiplyNode, product.outputs.count == 1,
+                  product.inputs.count == 2, Set(product.inputs.map(ObjectIdentifier.init)) == [ObjectIdentifier(t), ObjectIdentifier(gate.output)],
+                  readersOf(gate.output).count == 1 else { continue }
+            // The kernel keeps x > threshold; an inclusive cut is the float just below it.
+            threshold.fuse(hardSwish: .hardSwish(threshold: inclusive ? cut.nextDown : cut, alpha: alpha, beta: beta), output: product.output)
+            gate.fusedInto = threshold
+            product.fusedInto = threshold
+            t.isElided = true
+            gate.output.isElided = true
+        }
+    }
+
     /// The one layer reading a blob, when exactly one does (once, as its only input) and the blob
     /// can go (it is not in `kept`).
     private static func soleReaders(of nodes: [LayerNode], keeping kept: Set<String>) -> (Blob) -> LayerNode? {

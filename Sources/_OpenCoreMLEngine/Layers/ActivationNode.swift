@@ -38,15 +38,28 @@ final class ActivationNode: LayerNode, @unchecked Sendable {
                                  betaCount: beta.map { $0.count == 1 ? 1 : min(c, $0.count) } ?? 1, plane: h * w)
     }
 
+    /// The hardswish this thresholded ReLU runs in place of itself, the hard sigmoid after it and
+    /// their product (``Network/fuseHardSwishes(_:keeping:)``), and the product's output, which it
+    /// then fills.
+    private(set) var fusedHardSwish: (activation: Activation, output: Blob)?
+
+    func fuse(hardSwish: Activation, output: Blob) {
+        fusedHardSwish = (hardSwish, output)
+    }
+
+    override var producedOutputs: [Blob] { [fusedHardSwish?.output ?? output] }
+
     override func forward(batch: Int, training: Bool) {
-        activation.forward(input.value.pointer, output.value.pointer, count: batch * input.shape.count, channels: channels)
+        let (function, y) = fusedHardSwish ?? (activation, output)
+        function.forward(input.value.pointer, y.value.pointer, count: batch * input.shape.count, channels: channels)
     }
 
     override var hasBackward: Bool { true }
 
     override func backward(batch: Int) {
         let n = batch * input.shape.count
-        let x = input.value.pointer, y = output.value.pointer, dy = output.gradient.pointer
+        let (activation, produced) = fusedHardSwish ?? (activation, output)
+        let x = input.value.pointer, y = produced.value.pointer, dy = produced.gradient.pointer
         if let channels, alpha?.isTrainable == true || beta?.isTrainable == true {
             activation.parameterGradients(x: x, dy: dy, count: n, channels: channels,
                                           alphaGradient: alpha?.isTrainable == true ? alpha?.gradient.pointer : nil,
