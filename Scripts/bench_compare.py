@@ -7,7 +7,8 @@ Markdown table: the median of each side and the ratio (new / before; below 1 is 
 BEFORE_BINARY is a release build of the commit before the change, NEW_BINARY one of the change. The
 rows are `bench lenet` (seconds per epoch, 6,000 generated digits), `bench predict` on
 EfficientNet-Lite0 (.build/models, made by Scripts/make-efficientnet.sh), ResNet-18 and the encoder
-block (.build/bench-models, made by Scripts/bench_mlprogram_ort.py), and the single-op ML Programs of
+block (.build/bench-models, made by Scripts/bench_mlprogram_ort.py), the mobile networks of
+Scripts/bench_mobile_nets.py (.build/mobile-models), and the single-op ML Programs of
 Scripts/make_op_bench_models.py in --models (default .build/op-bench-models). Rows whose model is
 missing are skipped with a note; a row one binary cannot run says why. Standard library only.
 """
@@ -28,6 +29,10 @@ def rows(models):
         for batch in (1, 16):
             out.append((f"{name}, batch {batch} (ms)", path,
                         ["bench", "predict", path, "--batch", str(batch), "--threads", "2", "--json"], "latency_ms"))
+    for name in ["blazeface", "blazepalm", "mobilenetv3"]:
+        path = f".build/mobile-models/{name}.mlpackage"
+        out.append((f"{name} (fp16 ML Program), batch 1 (ms)", path,
+                    ["bench", "predict", path, "--batch", "1", "--threads", "2", "--iterations", "50", "--json"], "latency_ms"))
     for name in ["sigmoid", "prelu_pattern", "prelu_pattern_fp16", "prelu_fp16", "pad"]:
         path = os.path.join(models, f"{name}.mlpackage")
         out.append((f"ML Program `{name}`, 1 M floats (ms)", path,

@@ -31,18 +31,8 @@ struct HardSwishFusionTests {
         return net.model
     }
 
-    /// Loss, the product's output, the output and every parameter gradient after one training
-    /// step, and then the product's output of an inference pass.
     static func step(_ model: CoreML_Specification_Model, fusing: Bool, batch: Int) throws -> (loss: Float, values: [Float], gradients: [Float], inference: [Float]) {
-        let network = try Network(model: model, fusingLayers: fusing)
-        GradientCheck.fillRandomly(network, model: model, batch: batch, seed: 9)
-        let loss = try network.trainingStep(batch: batch)
-        let r = network.blobs["r"]!, count = batch * r.shape.count
-        let values = r.value.array(count) + network.blobs["y"]!.value.array(batch * 3)
-        let gradients = network.parameters.flatMap { $0.gradient.array($0.count) }
-        for i in 0..<count { r.value.pointer[i] = .nan }
-        network.forward(batch: batch)
-        return (loss, values, gradients, r.value.array(count))
+        try ResidualAddFusionTests.step(model, fusing: fusing, batch: batch, observing: "r")
     }
 
     @Test(arguments: [false, true])

@@ -45,13 +45,15 @@ struct ResidualAddFusionTests {
         return net.model
     }
 
-    /// Loss, the activation's output, the output and every parameter gradient after one training
-    /// step, and then the activation's output of an inference pass.
-    static func step(_ model: CoreML_Specification_Model, fusing: Bool, batch: Int) throws -> (loss: Float, values: [Float], gradients: [Float], inference: [Float]) {
+    /// Loss, the observed blob's values (the activation's output `r`), the output `y` and every
+    /// parameter gradient after one training step, and then the observed blob of an inference pass
+    /// (also the classic hardswish's tests').
+    static func step(_ model: CoreML_Specification_Model, fusing: Bool, batch: Int, observing name: String = "r") throws
+        -> (loss: Float, values: [Float], gradients: [Float], inference: [Float]) {
         let network = try Network(model: model, fusingLayers: fusing)
         GradientCheck.fillRandomly(network, model: model, batch: batch, seed: 9)
         let loss = try network.trainingStep(batch: batch)
-        let r = network.blobs["r"]!, count = batch * r.shape.count
+        let r = network.blobs[name]!, count = batch * r.shape.count
         let values = r.value.array(count) + network.blobs["y"]!.value.array(batch * 3)
         let gradients = network.parameters.flatMap { $0.gradient.array($0.count) }
         for i in 0..<count { r.value.pointer[i] = .nan }

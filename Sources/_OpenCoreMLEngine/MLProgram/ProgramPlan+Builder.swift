@@ -85,9 +85,8 @@ extension ProgramPlan {
             let operations = foldingPads(operations, outputs: outputs)
             let reads = Self.namesRead(operations)
             let readers = Self.readerCounts(reads, outputs: outputs)
-            let patterns = preluPatterns(in: operations, readers: readers)
-            let hardSwishes = hardSwishPatterns(in: operations, readers: readers)
-            let deferred = Set(patterns.values.flatMap(\.deferred) + hardSwishes.values.flatMap(\.deferred))
+            let patterns = fusedPatterns(in: operations, readers: readers)
+            let deferred = Set(patterns.values.flatMap(\.deferred))
             let castsKept = castsKept(in: operations, outputs: outputs)
             var list = StepList()
             var filled: [Int] = [], lastReader: [Int: Int] = [:]
@@ -146,26 +145,13 @@ extension ProgramPlan {
                 if let pattern = patterns[index] {
                     let covered = [index] + pattern.deferred
                     let read = readSlots(covered)
-                    if let step = try preluStep(pattern, in: operations, place: place) {
+                    if let step = try fusedStep(pattern, in: operations, place: place) {
                         let output = operations[index].outputs[0]
-                        append(step, read: read, made: [output],
-                               label: (output.name, pattern.convolution == nil ? "select (prelu)" : "conv + select (prelu)"))
+                        append(step, read: read, made: [output], label: (output.name, pattern.label))
                         index += 1
                         continue
                     }
                     // The constants do not fit: the operations the pattern held back, in their order.
-                    for held in pattern.deferred.sorted() { _ = try compileOne(held, fusing: false) }
-                }
-                if let pattern = hardSwishes[index] {
-                    let covered = [index] + pattern.deferred
-                    let read = readSlots(covered)
-                    if let step = try hardSwishStep(pattern, in: operations, place: place) {
-                        let output = operations[index].outputs[0]
-                        append(step, read: read, made: [output],
-                               label: (output.name, pattern.convolution == nil ? "mul (hardswish)" : "conv + hardswish"))
-                        index += 1
-                        continue
-                    }
                     for held in pattern.deferred.sorted() { _ = try compileOne(held, fusing: false) }
                 }
                 index = try compileOne(index)

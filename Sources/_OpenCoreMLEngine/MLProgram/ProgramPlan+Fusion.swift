@@ -34,6 +34,48 @@ extension ProgramPlan.Builder {
     }
 }
 
+// MARK: - Patterns of several operations
+
+extension ProgramPlan.Builder {
+    /// A pattern of operations that runs as one step, held at its last operation's index.
+    enum FusedPattern {
+        case prelu(PReLUPattern)
+        case hardSwish(HardSwishPattern)
+
+        /// The indices compiled later than their place (at the last operation), or not at all.
+        var deferred: [Int] {
+            switch self {
+            case .prelu(let pattern): pattern.deferred
+            case .hardSwish(let pattern): pattern.deferred
+            }
+        }
+
+        /// What a profile calls the step.
+        var label: String {
+            switch self {
+            case .prelu(let pattern): pattern.convolution == nil ? "select (prelu)" : "conv + select (prelu)"
+            case .hardSwish(let pattern): pattern.convolution == nil ? "mul (hardswish)" : "conv + hardswish"
+            }
+        }
+    }
+
+    /// Every pattern of `operations` (PReLU spelled as select, hardswish as three operations), by
+    /// the index of its last operation; none when the block is over the read budget.
+    func fusedPatterns(in operations: [CoreML_Specification_MILSpec_Operation], readers: [String: Int]?) -> [Int: FusedPattern] {
+        preluPatterns(in: operations, readers: readers).mapValues(FusedPattern.prelu)
+            .merging(hardSwishPatterns(in: operations, readers: readers).mapValues(FusedPattern.hardSwish)) { first, _ in first }
+    }
+
+    /// The one step of `pattern`, nil when its constants do not fit (its operations then run one by one).
+    mutating func fusedStep(_ pattern: FusedPattern, in operations: [CoreML_Specification_MILSpec_Operation],
+                            place: (Int) -> String) throws -> ProgramPlan.Step? {
+        switch pattern {
+        case .prelu(let pattern): try preluStep(pattern, in: operations, place: place)
+        case .hardSwish(let pattern): try hardSwishStep(pattern, in: operations, place: place)
+        }
+    }
+}
+
 // MARK: - PReLU spelled as select
 
 extension ProgramPlan.Builder {
@@ -178,9 +220,21 @@ extension ProgramPlan.Builder {
                 }
             }
         }
-        let context = context(for: operations[pattern.select], at: at)
-        guard let x = argument(named: pattern.x) else { return nil }
-        try reservations.reserve(ProgramPlan.stepBytes, for: at)
+        return try elementwiseStep(reading: pattern.x, writing: operations[pattern.select], at: at, run)
+    }
+}
+
+extension ProgramPlan.Builder {
+    /// A step computing `operation`'s output from the value `x` by `run` (x, y, shape, context)
+    /// into a buffer of the run's pool: a fused pattern whose first operation is not a convolution's
+    /// to absorb. nil when `x` is not defined here.
+    mutating func elementwiseStep(reading x: String, writing operation: CoreML_Specification_MILSpec_Operation, at place: String,
+                                  _ run: @escaping @Sendable (UnsafePointer<Float>, UnsafeMutablePointer<Float>, [Int], OperationContext) throws -> Void)
+        throws -> ProgramPlan.Step? {
+        let context = context(for: operation, at: place)
+        guard let x = argument(named: x) else { return nil }
+        try reservations.reserve(ProgramPlan.stepBytes, for: place)
+        let output = operation.outputs[0]
         let slot = newSlot(named: output.name, type: output.type)
         return { frame in
             let input = MILOperations.fetch(x, frame)

@@ -70,20 +70,8 @@ extension ProgramPlan.Builder {
         if let convolution = pattern.convolution {
             return try compile(operations[convolution], fusing: (activation, output), at: place(convolution))
         }
-        let at = place(pattern.product)
-        guard let x = argument(named: pattern.x) else { return nil }
-        let context = context(for: operations[pattern.product], at: at)
-        try reservations.reserve(ProgramPlan.stepBytes, for: at)
-        let slot = newSlot(named: output.name, type: output.type)
-        return { frame in
-            let input = MILOperations.fetch(x, frame)
-            var values = try frame.unfilledBuffer(input.shape, context)
-            if !values.isEmpty {
-                input.values.withUnsafeBufferPointer { x in
-                    values.withUnsafeMutableBufferPointer { activation.forward(x.baseAddress!, $0.baseAddress!, count: $0.count) }
-                }
-            }
-            frame[slot] = MILTensor(shape: input.shape, values: values)
+        return try elementwiseStep(reading: pattern.x, writing: operations[pattern.product], at: place(pattern.product)) { x, y, shape, _ in
+            activation.forward(x, y, count: shape.reduce(1, *))
         }
     }
 }
