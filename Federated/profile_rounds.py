@@ -56,7 +56,8 @@ def main():
                     if event["event"] == "poll":
                         current = {}
                         instructions.append(current)
-                    if current is not None and event.get("type") == kind:
+                    # A confirmation sent in the background (the client goes on meanwhile) is off the path.
+                    if current is not None and event.get("type") == kind and not event.get("background"):
                         current.setdefault(event["event"], event)
                 for times in instructions:
                     if "pushed" in times and started <= times["pushed"]["t"] <= complete + 0.001:

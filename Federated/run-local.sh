@@ -27,6 +27,9 @@
 #                        packed into one
 #   --profile            write timestamped phases: DIR/server-profile.jsonl (the ServerApp) and
 #                        DIR/client-I-profile.jsonl (each client's `--profile`)
+#   --server-nice N      run the SuperLink (and the ServerApp it starts) at niceness N (e.g. -5, as
+#                        root: ahead of the clients and of other work, as a SuperLink on its own
+#                        machine would be; default: as this script)
 #
 # Needs: a venv with flwr 1.41.0 and coremltools 9.0 (FLOWER_VENV, default .venv-flower):
 #   python3 -m venv .venv-flower && .venv-flower/bin/pip install flwr==1.41.0 coremltools==9.0
@@ -35,7 +38,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 clients=3 rounds=3 model="" data="generated-digits:6000" limit="" dirichlet="" epochs=1 rate=0.001 batch=0
-min_nodes="" out="federated-run" kill_after="" poll=0.1 app_poll=0.05 profile="" packed=true
+min_nodes="" out="federated-run" kill_after="" poll=0.1 app_poll=0.05 profile="" packed=true server_nice=""
 while (( $# )); do
     case "$1" in
         --clients) clients="$2"; shift 2 ;;
@@ -54,7 +57,8 @@ while (( $# )); do
         --app-poll-interval) app_poll="$2"; shift 2 ;;
         --profile) profile=1; shift ;;
         --unpacked) packed=false; shift ;;
-        -h|--help) sed -n 2,30p "$0"; exit 0 ;;
+        --server-nice) server_nice="$2"; shift 2 ;;
+        -h|--help) sed -n 2,36p "$0"; exit 0 ;;
         *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -103,7 +107,9 @@ insecure = true
 EOF
 
 echo "SuperLink on 127.0.0.1:$port (log: $out/superlink.log)"
-(cd "$work" && exec flower-superlink --insecure --host 127.0.0.1 --port "$port" --disable-runtime-dependency-installation) \
+superlink=(flower-superlink --insecure --host 127.0.0.1 --port "$port" --disable-runtime-dependency-installation)
+[[ -n "$server_nice" ]] && superlink=(nice -n "$server_nice" "${superlink[@]}")
+(cd "$work" && exec "${superlink[@]}") \
     > "$out/superlink.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 60); do

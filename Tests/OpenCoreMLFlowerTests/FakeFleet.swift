@@ -14,6 +14,8 @@ final class FakeFleet: @unchecked Sendable {
     private var objects: [String: Data] = [:]
     private var _pushed: [Flower_Fleet_Message] = []
     private var _objectPulls = 0
+    private var _pushedObjects: [String] = []
+    private var _objectsAsked: [String] = []
     /// The test's answer to a request (`route`, `body`, how many requests came before it), or nil
     /// for the normal one.
     var hostile: (@Sendable (String, Data, Int) -> HostileSuperLink.Answer?)?
@@ -62,6 +64,12 @@ final class FakeFleet: @unchecked Sendable {
     /// How many objects the client asked for.
     var objectPulls: Int { lock.withLock { _objectPulls } }
 
+    /// The ids of the objects the client pushed, in the order they arrived.
+    var pushedObjects: [String] { lock.withLock { _pushedObjects } }
+
+    /// The ids the answers to PushMessages asked the client to push.
+    var objectsAsked: [String] { lock.withLock { _objectsAsked } }
+
     /// A normal or hostile answer to `route`.
     func answer(route: String, body: Data) -> HostileSuperLink.Answer {
         let index = lock.withLock { () -> Int in
@@ -104,8 +112,11 @@ final class FakeFleet: @unchecked Sendable {
                 func ids(_ tree: Flower_Fleet_ObjectTree) -> [String] { [tree.objectID] + tree.children.flatMap(ids) }
                 response.objectsToPush = request.messageObjectTrees.flatMap(ids)
                 response.sessionID = "session"
+                lock.withLock { _objectsAsked += response.objectsToPush }
                 return .reply(try response.serializedData())
             case "push-object":
+                let request = try Flower_Fleet_PushObjectRequest(serializedBytes: body)
+                lock.withLock { _pushedObjects.append(request.objectID) }
                 var response = Flower_Fleet_PushObjectResponse()
                 response.stored = true
                 return .reply(try response.serializedData())

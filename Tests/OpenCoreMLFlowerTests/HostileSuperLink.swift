@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// A Fleet API on loopback that answers what a compromised or buggy SuperLink could: an HTTP/1.1
-/// server on POSIX sockets, one thread per connection, each answer closing its connection.
+/// server on POSIX sockets, one thread per connection, each answer closing its connection — or,
+/// with `keepAlive`, answers that leave it open for the next request as uvicorn does.
 /// `answer` decides what every request gets (``FakeFleet/answer(route:body:)`` gives a
 /// SuperLink's normal answers and the test's hostile ones). Call ``stop()`` when done: its threads
 /// hold it until then.
@@ -22,6 +23,9 @@ final class HostileSuperLink: @unchecked Sendable {
         case endless(head: Data, chunk: Data, cap: Int)
         /// The connection closes without an answer.
         case hangUp
+        /// HTTP 200 with `body`, as a kept connection's answer (no `Connection: close`), and then
+        /// the connection closes: a server ending a kept connection while it is idle.
+        case replyThenClose(Data)
     }
 
     /// The port it listens on (127.0.0.1).
@@ -29,18 +33,22 @@ final class HostileSuperLink: @unchecked Sendable {
     /// `HOST:PORT` for ``FlowerClient/Configuration/superlink``.
     var address: String { "127.0.0.1:\(port)" }
     private let listener: Int32
+    private let keepAlive: Bool
     private let answer: @Sendable (String, Data) -> Answer
     private let lock = NSLock()
     private var stopped = false
     private var listening = true
     private var _routes: [String] = []
     private var _endlessBytes = 0
+    private var _connections = 0
     private var acceptThread: Thread?
 
     /// Listens on a free loopback port and answers every request with `answer(route, body)`,
-    /// `route` being the part of the path after `/v1/fleet/`.
-    init(answer: @escaping @Sendable (String, Data) -> Answer) throws {
+    /// `route` being the part of the path after `/v1/fleet/`. With `keepAlive`, a
+    /// ``Answer/reply(_:status:)`` leaves the connection open for the next request.
+    init(keepAlive: Bool = false, answer: @escaping @Sendable (String, Data) -> Answer) throws {
         self.answer = answer
+        self.keepAlive = keepAlive
         #if os(Linux)
         let stream = Int32(SOCK_STREAM.rawValue)
         #else
@@ -73,6 +81,9 @@ final class HostileSuperLink: @unchecked Sendable {
     /// The routes asked for so far, in order.
     var routes: [String] { lock.withLock { _routes } }
 
+    /// The connections accepted so far.
+    var connections: Int { lock.withLock { _connections } }
+
     /// The bytes of ``Answer/endless(head:chunk:cap:)`` bodies sent so far (what the client took
     /// in, up to the socket buffers).
     var endlessBytes: Int { lock.withLock { _endlessBytes } }
@@ -101,29 +112,39 @@ final class HostileSuperLink: @unchecked Sendable {
             guard poll(&ready, 1, 50) > 0 else { continue }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
+            lock.withLock { _connections += 1 }
             Thread { [self] in serve(connection) }.start()
         }
     }
 
-    /// Reads one request, answers it and closes the connection.
+    /// Reads one request, answers it and closes the connection — or, with ``keepAlive``, goes on
+    /// with the next request after a ``Answer/reply(_:status:)``.
     private func serve(_ connection: Int32) {
         defer { close(connection) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard let (route, body) = readRequest(connection) else { return }
+        while !isStopped, serveOne(connection) {}
+    }
+
+    /// Reads one request and answers it; whether the connection stays open for another.
+    private func serveOne(_ connection: Int32) -> Bool {
+        guard let (route, body) = readRequest(connection) else { return false }
         lock.withLock { _routes.append(route) }
         switch answer(route, body) {
         case .reply(let body, let status):
             var head = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Error")\r\nContent-Type: application/protobuf\r\n"
-            head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            head += "Content-Length: \(body.count)\r\n" + (keepAlive ? "" : "Connection: close\r\n") + "\r\n"
+            return write(Data(head.utf8) + body, to: connection) && keepAlive
+        case .replyThenClose(let body):
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/protobuf\r\nContent-Length: \(body.count)\r\n\r\n"
             _ = write(Data(head.utf8) + body, to: connection)
         case .raw(let bytes):
             _ = write(bytes, to: connection)
         case .stall(let head):
-            guard write(head, to: connection) else { return }
+            guard write(head, to: connection) else { return false }
             waitUntilClosedOrStopped(connection)
         case .endless(let head, let chunk, let cap):
-            guard write(head, to: connection) else { return }
+            guard write(head, to: connection) else { return false }
             var sent = 0
             while sent < cap, !isStopped, write(chunk, to: connection) {
                 sent += chunk.count
@@ -131,8 +152,9 @@ final class HostileSuperLink: @unchecked Sendable {
             }
             waitUntilClosedOrStopped(connection)
         case .hangUp:
-            return
+            break
         }
+        return false
     }
 
     /// Blocks until the peer closes `connection` (a read returns 0 or fails) or the server stops.

@@ -24,10 +24,11 @@ struct HostileSuperLinkTests {
         let events = FederationTests.Events()
 
         /// A client that polls every 0.05 s, waits `requestTimeout` for an answer, gives up after
-        /// `maximumWait` s of an unusable SuperLink and returns after 1.5 s without instructions.
-        init(requestTimeout: Double = 2, maximumWait: Double = 2) throws {
+        /// `maximumWait` s of an unusable SuperLink and returns after 1.5 s without instructions;
+        /// with `keepAlive`, the server keeps its connections open between answers.
+        init(requestTimeout: Double = 2, maximumWait: Double = 2, keepAlive: Bool = false) throws {
             let fleet = self.fleet
-            server = try HostileSuperLink { route, body in fleet.answer(route: route, body: body) }
+            server = try HostileSuperLink(keepAlive: keepAlive) { route, body in fleet.answer(route: route, body: body) }
             modelFile = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).mlmodel")
             try SmallNetwork.specification().write(to: modelFile)
             fileBytes = try Data(contentsOf: modelFile)

@@ -25,6 +25,7 @@ Run config (pyproject.toml, or `flwr run … --run-config`):
                       pulled, aggregation), to line up with the clients' `--profile` files
 """
 
+import concurrent.futures
 import functools
 import inspect
 import json
@@ -32,7 +33,7 @@ import os
 import sys
 import tempfile
 import time
-from logging import INFO
+from logging import ERROR, INFO
 
 from flwr.app import Array, ArrayRecord, ConfigRecord, Context
 from flwr.common import log
@@ -131,17 +132,84 @@ def _prompt_object_pulls(grid, first_wait):
     module.pull_objects = prompt
 
 
+# What _concurrent_pulls takes from the grid's module (flwr 1.41's flwr.superlink.grid.http_grid).
+_PULL_NAMES = ("PullAppMessagesRequest", "ConfirmMessageReceivedRequest", "iterate_object_tree",
+               "make_pull_object_fn_protobuf", "pull_objects", "inflate_object_from_contents", "ObjectPullError",
+               "make_message", "Metadata", "Error", "ErrorCode", "SYSTEM_MESSAGE_TYPE", "now", "httpx",
+               "ERROR_MESSAGE_PULL_MESSAGES_PAYLOAD_TOO_LARGE")
+
+
+def _concurrent_pulls(grid):
+    """flwr 1.41's `HttpGrid.pull_messages` with the replies it lists taken in at once, each by its
+    own worker, instead of one after another: a reply is its objects (pulled two at a time, waiting
+    for those its sender is still pushing), then a confirmation, each a request to the SuperLink, so
+    with ten replies listed together the last one waited for the nine before it. What each reply
+    becomes is flwr's: the message, or an error message when its objects stay unavailable. None
+    (logged once) for a grid that is not flwr 1.41's HTTP grid; the grid's own pull is used then."""
+    module = sys.modules.get(type(grid).__module__)
+    missing = [name for name in _PULL_NAMES if not hasattr(module, name)]
+    if missing or not hasattr(grid, "_runtime_client") or not hasattr(grid, "_run") or not hasattr(grid, "node"):
+        log(INFO, "the grid %s is not flwr 1.41's HTTP grid (no %s); replies are pulled one after another",
+            type(grid).__name__, ", ".join(missing) or "_runtime_client/_run/node")
+        return None
+    flwr = module
+
+    def take(client, run_id, message, tree):
+        message_id = message.metadata.message_id
+        try:
+            contents = flwr.pull_objects(
+                object_ids=[node.object_id for node in flwr.iterate_object_tree(tree)],
+                pull_object_fn=flwr.make_pull_object_fn_protobuf(
+                    pull_object_protobuf=client.PullObject, node=grid.node, run_id=run_id),
+            )
+        except flwr.ObjectPullError as error:
+            return flwr.make_message(
+                metadata=flwr.Metadata(
+                    run_id=run_id, message_id="", src_node_id=grid.node.node_id, dst_node_id=grid.node.node_id,
+                    message_type=flwr.SYSTEM_MESSAGE_TYPE, group_id="", ttl=0,
+                    reply_to_message_id=message.metadata.reply_to_message_id, created_at=flwr.now().timestamp()),
+                error=flwr.Error(code=flwr.ErrorCode.MESSAGE_UNAVAILABLE,
+                                 reason="Reply message objects are unavailable. The sender may not have completed the "
+                                        f"upload before the object-push session expired. {error}"),
+            )
+        client.ConfirmMessageReceived(
+            flwr.ConfirmMessageReceivedRequest(node=grid.node, run_id=run_id, message_object_id=message_id))
+        reply = flwr.inflate_object_from_contents(message_id, contents)
+        reply.metadata.__dict__["_message_id"] = message_id
+        return reply
+
+    def pull(message_ids):
+        client = grid._runtime_client
+        run_id = grid._run.run_id
+        try:
+            listed = client.PullMessages(flwr.PullAppMessagesRequest(message_ids=message_ids))
+            pairs = list(zip(listed.messages_list, listed.message_object_trees, strict=True))
+            if len(pairs) <= 1:
+                return [take(client, run_id, message, tree) for message, tree in pairs]
+            with concurrent.futures.ThreadPoolExecutor(max_workers=len(pairs)) as workers:
+                return list(workers.map(lambda pair: take(client, run_id, *pair), pairs))
+        except flwr.httpx.HTTPStatusError as error:
+            if error.response.status_code == flwr.httpx.codes.REQUEST_ENTITY_TOO_LARGE:
+                log(ERROR, flwr.ERROR_MESSAGE_PULL_MESSAGES_PAYLOAD_TOO_LARGE)
+                return []
+            raise
+
+    return pull
+
+
 class PromptGrid:
     """The run's Grid, but waiting for replies by asking every `interval` seconds rather than every
-    3 s (flwr 1.41's HTTP grid), so a round ends soon after its last reply, and asking again for a
-    reply's objects still being pushed after `interval` rather than 1 s (_prompt_object_pulls).
-    Everything else is the Grid's own."""
+    3 s (flwr 1.41's HTTP grid), so a round ends soon after its last reply, asking again for a
+    reply's objects still being pushed after `interval` rather than 1 s (_prompt_object_pulls), and
+    taking in the replies found together at once (_concurrent_pulls). Everything else is the Grid's
+    own."""
 
     def __init__(self, grid: Grid, interval: float, profile=None):
         self._grid = grid
         self._interval = interval
         self._profile = profile or Profile("")
         _prompt_object_pulls(grid, interval)
+        self._pull = _concurrent_pulls(grid) or grid.pull_messages
 
     def __getattr__(self, name):
         return getattr(self._grid, name)
@@ -158,7 +226,7 @@ class PromptGrid:
         polls = 0
         while pending and (end is None or time.time() < end):
             started = time.time()
-            received = list(self._grid.pull_messages(pending))
+            received = list(self._pull(pending))
             polls += 1
             if received:
                 profile("pulled", type=kind, replies=len(received), seconds=time.time() - started)

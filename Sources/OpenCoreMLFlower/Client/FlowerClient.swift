@@ -312,16 +312,22 @@ public final class FlowerClient: @unchecked Sendable {
         }
         let started = Date()
         let metadata = delivered.metadata
-        func note(_ event: String, _ fields: [(String, PythonJSON.Value)] = []) {
-            profile?.record(event, [("type", .string(metadata.messageType)), ("group", .string(metadata.groupID))] + fields)
-        }
+        let profile = self.profile
+        let labels: [(String, PythonJSON.Value)] = [("type", .string(metadata.messageType)), ("group", .string(metadata.groupID))]
+        let record: @Sendable (String, [(String, PythonJSON.Value)]) -> Void = { event, fields in profile?.record(event, labels + fields) }
+        func note(_ event: String, _ fields: [(String, PythonJSON.Value)] = []) { record(event, fields) }
         profile?.record("poll", at: polled, [("type", .string(metadata.messageType)), ("group", .string(metadata.groupID))])
         note("message")
         // An instruction that cannot be taken in (over a limit, malformed, a tree that loops) gets
         // an error reply below; the SuperLink not answering is the run loop's to retry.
         let arrived: Result<FlowerMessage, FlowerClientError>
+        // Confirming the receipt runs while the instruction is carried out; its outcome is waited
+        // for before the reply is pushed.
+        var confirmation: BackgroundCall?
         do {
-            arrived = .success(try receive(tree: tree, metadata: metadata, node: node, note: note))
+            let (message, confirming) = try receive(tree: tree, metadata: metadata, node: node, note: record)
+            arrived = .success(message)
+            confirmation = confirming
         } catch let error as FlowerClientError {
             switch error {
             case .unreachable, .rejected: throw error
@@ -331,6 +337,7 @@ public final class FlowerClient: @unchecked Sendable {
         var received = Date().timeIntervalSince(started)
         instructionsPulled += 1
         if let crashAfterInstructions, instructionsPulled >= crashAfterInstructions {
+            try? confirmation?.wait()
             state.crashed = true
             state.stopRequested = true
             return true
@@ -338,7 +345,7 @@ public final class FlowerClient: @unchecked Sendable {
 
         // FedAvg puts the round in the config record (`server-round`); other apps may use the group.
         let round = Self.roundLabel((try? arrived.get())?.content?.config["server-round"]?.number, groupID: metadata.groupID)
-        let reply: FlowerMessage
+        var reply: FlowerMessage
         var report: Event
         do {
             let message = try arrived.get()
@@ -386,6 +393,20 @@ public final class FlowerClient: @unchecked Sendable {
             report = .failed(round: round, type: metadata.messageType, reason: "\(error)")
         }
         note("done")
+        do {
+            try confirmation?.wait()
+        } catch let error as FlowerClientError {
+            switch error {
+            case .unreachable, .rejected: throw error
+            default:
+                // An answer to the confirmation that is not Flower's: the work is not sent.
+                var failure = Flower_Fleet_Error()
+                failure.code = 2
+                failure.reason = "OpenCoreML client: \(error)"
+                reply = .reply(to: metadata, content: nil, error: failure, now: Date().timeIntervalSince1970)
+                report = .failed(round: round, type: metadata.messageType, reason: "\(error)")
+            }
+        }
         guard reply.metadata.ttl > 0 else {
             events(.failed(round: round, type: metadata.messageType, reason: "the instruction expired before the reply was ready"))
             return true
@@ -406,9 +427,10 @@ public final class FlowerClient: @unchecked Sendable {
     }
 
     /// The instruction `metadata` names, rebuilt from the objects of `tree` (those not held are
-    /// pulled) within ``limits``; its receipt confirmed.
+    /// pulled) within ``limits``, and its receipt being confirmed (on its own thread: nothing the
+    /// client does next waits for it, and the SuperLink answers it with nothing).
     private func receive(tree: Flower_Fleet_ObjectTree, metadata: MessageMetadata, node: UInt64,
-                         note: (String, [(String, PythonJSON.Value)]) -> Void) throws -> FlowerMessage {
+                         note: @escaping @Sendable (String, [(String, PythonJSON.Value)]) -> Void) throws -> (FlowerMessage, BackgroundCall) {
         var pulled = 0
         let (objects, fetched) = try cache.objects(of: tree, limits: limits) { id in
             // No answer may take the objects past the message's limit (a little over it for the
@@ -423,12 +445,21 @@ public final class FlowerClient: @unchecked Sendable {
         confirm.node.nodeID = node
         confirm.runID = metadata.runID
         confirm.messageObjectID = metadata.messageID
-        let _: Flower_Fleet_ConfirmMessageReceivedResponse = try transport.call(.confirmMessageReceived, confirm)
-        note("confirmed", [])
-        let message = try ObjectGraph.inflateMessage(tree: tree, objects: objects, metadata: metadata, limits: limits)
-        cache.keep(objects)
-        note("inflated", [])
-        return message
+        let transport = self.transport
+        let confirmation = BackgroundCall("Flower confirm") { [confirm] in
+            let _: Flower_Fleet_ConfirmMessageReceivedResponse = try transport.call(.confirmMessageReceived, confirm)
+            note("confirmed", [("background", .integer(1))])
+        }
+        do {
+            let message = try ObjectGraph.inflateMessage(tree: tree, objects: objects, metadata: metadata, limits: limits)
+            cache.keep(objects)
+            note("inflated", [])
+            return (message, confirmation)
+        } catch {
+            // Not carried out: the error reply follows the confirmation as before.
+            try confirmation.wait()
+            throw error
+        }
     }
 
     /// The content of object `id` of a message, its answer at most `maximumBytes`; an object the
@@ -456,8 +487,8 @@ public final class FlowerClient: @unchecked Sendable {
     }
 
     /// Sends `reply`: the message (content travels as objects) and its object tree, then every
-    /// object the SuperLink asks for (it asks only for those it does not hold); returns how many
-    /// objects were sent. `packed` is called once the reply is deflated.
+    /// object the SuperLink asks for (it asks only for those it does not hold), ``transfers`` at a
+    /// time; returns how many objects were sent. `packed` is called once the reply is deflated.
     private func push(_ reply: FlowerMessage, node: UInt64, packed: () -> Void) throws -> Int {
         let root = try ObjectGraph.deflate(reply)
         packed()
@@ -467,23 +498,28 @@ public final class FlowerClient: @unchecked Sendable {
         request.messageObjectTrees = [root.tree]
         let response: Flower_Fleet_PushMessagesResponse = try transport.call(.pushMessages, request)
         let wanted = Set(response.objectsToPush)
-        var sent = 0
-        for object in root.postOrder where wanted.contains(object.id) {
-            sent += 1
+        let objects = root.postOrder.filter { wanted.contains($0.id) }
+        let transport = self.transport, run = reply.metadata.runID, session = response.sessionID
+        // The SuperLink registered every object with PushMessages, so they may arrive in any order.
+        try concurrently(objects, width: Self.transfers) { object in
             var push = Flower_Fleet_PushObjectRequest()
             push.node.nodeID = node
-            push.runID = reply.metadata.runID
+            push.runID = run
             push.objectID = object.id
             push.objectContent = object.content
-            push.sessionID = response.sessionID
+            push.sessionID = session
             let stored: Flower_Fleet_PushObjectResponse = try transport.call(.pushObject, push)
             guard stored.stored else {
                 throw FlowerClientError.protocolViolation("the SuperLink did not store object \(object.id) of the reply")
             }
         }
         cache.add(root)
-        return sent
+        return objects.count
     }
+
+    /// Objects pushed at once (flwr's own SuperNode pushes and pulls two at a time,
+    /// `FLWR_PRIVATE_MAX_CONCURRENT_OBJ_PUSHES`).
+    static let transfers = 2
 
     // MARK: Training and evaluation
 

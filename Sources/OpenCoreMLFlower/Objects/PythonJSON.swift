@@ -7,7 +7,7 @@ import _OpenCoreMLFormats
 /// ArrayRecord's arrays is the order of its JSON body).
 enum PythonJSON {
     /// A value of the subset Flower's object bodies use.
-    indirect enum Value: Equatable {
+    indirect enum Value: Equatable, Sendable {
         case string(String)
         case integer(Int)
         case array([Value])

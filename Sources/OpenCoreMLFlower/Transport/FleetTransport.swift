@@ -28,7 +28,7 @@ enum FleetRoute: String {
 /// without any byte), and no call waits longer than the resource timeout in all.
 ///
 /// Plain HTTP (`--insecure`, what is tested) goes through ``PlainHTTP``, which reads no byte past a
-/// limit. HTTPS goes through URLSession, which on Linux reads an answer ahead of its delegate: the
+/// limit and keeps its connections open between calls (one per thread calling at once). HTTPS goes through URLSession, which on Linux reads an answer ahead of its delegate: the
 /// client keeps no more than the limit and gives up on the answer there, and the session is
 /// replaced (ending its transfers), but some bytes past the limit may have been read meanwhile.
 final class FleetTransport: @unchecked Sendable {
@@ -39,6 +39,8 @@ final class FleetTransport: @unchecked Sendable {
     /// The most bytes one answer may hold.
     let maximumAnswerBytes: Int
     private let sessionConfiguration: URLSessionConfiguration
+    /// The plain-HTTP connections (nil for HTTPS).
+    private let plain: PlainHTTP?
     private let receiver: AnswerReceiver
     private let sessionLock = NSLock()
     private var _session: URLSession
@@ -69,6 +71,7 @@ final class FleetTransport: @unchecked Sendable {
         sessionConfiguration = configuration
         receiver = AnswerReceiver()
         _session = URLSession(configuration: configuration, delegate: receiver, delegateQueue: nil)
+        plain = secure ? nil : PlainHTTP(host: url.host!, port: url.port!)
     }
 
     deinit { session.invalidateAndCancel() }
@@ -107,14 +110,12 @@ final class FleetTransport: @unchecked Sendable {
         let origin = "the answer to \(route.rawValue) from \(baseURL.absoluteString)"
         let status: Int
         let body: Data
-        if secure {
-            (status, body) = try callThroughURLSession(http, route: route, limit: limit, origin: origin, timeout: timeout ?? self.timeout)
-        } else {
+        if let plain {
             do {
-                let answer = try PlainHTTP.post(host: baseURL.host!, port: baseURL.port!, path: http.url!.path,
-                                                headers: (http.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                                                body: http.httpBody ?? Data(), idleTimeout: timeout ?? self.timeout,
-                                                totalTimeout: resourceTimeout, maximumBytes: limit)
+                let answer = try plain.post(path: http.url!.path,
+                                            headers: (http.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                                            body: http.httpBody ?? Data(), idleTimeout: timeout ?? self.timeout,
+                                            totalTimeout: resourceTimeout, maximumBytes: limit)
                 (status, body) = (answer.status, answer.body)
             } catch {
                 switch error {
@@ -125,6 +126,8 @@ final class FleetTransport: @unchecked Sendable {
                 case .malformed(let text): throw FlowerClientError.protocolViolation("\(origin): \(text)")
                 }
             }
+        } else {
+            (status, body) = try callThroughURLSession(http, route: route, limit: limit, origin: origin, timeout: timeout ?? self.timeout)
         }
         guard (200..<300).contains(status) else {
             throw FlowerClientError.rejected(route.rawValue, status: status, Self.errorText(body))

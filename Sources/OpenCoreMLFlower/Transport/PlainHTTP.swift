@@ -5,15 +5,26 @@ import Glibc
 import Darwin
 #endif
 
-/// One HTTP/1.1 POST over a plain TCP connection (a SuperLink's `--insecure` Fleet API), read
-/// under the client's control: the head up to 64 KiB, a Content-Length over the limit refused
-/// before any byte of the body is read, a body (plain or chunked) read only up to the limit, each
-/// wait for bytes bounded by the idle timeout and the whole exchange by the total one. The
-/// connection closes after the answer (`Connection: close`).
+/// HTTP/1.1 POSTs over plain TCP connections to one host and port (a SuperLink's `--insecure`
+/// Fleet API), each answer read under the client's control: the head up to 64 KiB, a
+/// Content-Length over the limit refused before any byte of the body is read, a body (plain or
+/// chunked) read only up to the limit, each wait for bytes bounded by the idle timeout and the
+/// whole exchange by the total one.
+///
+/// Connections are kept open between requests (HTTP/1.1 keep-alive; uvicorn, which serves flwr's
+/// SuperLink, keeps an idle one for 5 s): an answer read to its end, with a length or chunks and
+/// without `Connection: close`, leaves its connection for the next request — at most
+/// ``maximumIdleConnections`` of them, each for at most ``keepAliveSeconds`` unused. Any other end
+/// (an error, a limit, a timeout, an answer without a length) closes the connection. A kept
+/// connection the server has closed meanwhile is noticed before the request is sent (it is
+/// readable); one it closes as the request goes out — the race between its idle timeout and the
+/// request — ends before any byte of the answer, and the request is sent again once, on a new
+/// connection (a server closes an idle connection only when no request is in progress on it, so
+/// the first one was not read). A new connection that ends so is an error like any other.
 ///
 /// URLSession on Linux reads an answer ahead of its delegate, on and on, so it cannot stop where a
 /// limit says; HTTPS still goes through it (``FleetTransport``).
-enum PlainHTTP {
+final class PlainHTTP: @unchecked Sendable {
     /// What the server answered.
     struct Response {
         var status: Int
@@ -32,25 +43,84 @@ enum PlainHTTP {
         case malformed(String)
     }
 
-    /// Sends `body` to `path` at `host`:`port` and reads the answer.
+    let host: String
+    let port: Int
+    /// Seconds a connection may sit unused and still be used again (below uvicorn's 5 s, so
+    /// that the server rarely closes one as a request goes out on it).
+    let keepAliveSeconds: Double
+    /// The most unused connections kept open.
+    let maximumIdleConnections: Int
+
+    private let lock = NSLock()
+    /// Open connections not in use, the most recently used last.
+    private var idle: [(socket: Int32, since: Date)] = []
+
+    init(host: String, port: Int, keepAliveSeconds: Double = 3, maximumIdleConnections: Int = 4) {
+        self.host = host
+        self.port = port
+        self.keepAliveSeconds = keepAliveSeconds
+        self.maximumIdleConnections = maximumIdleConnections
+    }
+
+    deinit { closeIdleConnections() }
+
+    /// Closes every connection not in use.
+    func closeIdleConnections() {
+        let sockets = lock.withLock { () -> [Int32] in
+            defer { idle = [] }
+            return idle.map(\.socket)
+        }
+        for socket in sockets { close(socket) }
+    }
+
+    /// The number of connections kept open for the next requests.
+    var idleConnections: Int { lock.withLock { idle.count } }
+
+    /// Sends `body` to `path` and reads the answer, on a kept connection when there is one.
     /// - Parameters:
     ///   - idleTimeout: Seconds to wait for the connection or for any byte.
-    ///   - totalTimeout: Seconds the whole exchange may take.
+    ///   - totalTimeout: Seconds the whole exchange may take (a second try included).
     ///   - maximumBytes: The most bytes the answer's body may hold.
-    static func post(host: String, port: Int, path: String, headers: [(String, String)], body: Data,
-                     idleTimeout: Double, totalTimeout: Double, maximumBytes: Int) throws(Failure) -> Response {
+    func post(path: String, headers: [(String, String)], body: Data,
+              idleTimeout: Double, totalTimeout: Double, maximumBytes: Int) throws(Failure) -> Response {
         let deadline = Date().addingTimeInterval(totalTimeout)
-        let socket = try connect(host: host, port: port, timeout: idleTimeout)
-        defer { close(socket) }
-        var connection = Connection(socket: socket, idleTimeout: idleTimeout, deadline: deadline)
         var request = "POST \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        request += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        try connection.send(Data(request.utf8) + body)
+        request += "Content-Length: \(body.count)\r\n\r\n"
+        let bytes = Data(request.utf8) + body
 
+        if let kept = takeIdleConnection() {
+            var connection = Connection(socket: kept, idleTimeout: idleTimeout, deadline: deadline)
+            do {
+                let (response, reusable) = try exchange(bytes, on: &connection, maximumBytes: maximumBytes)
+                finish(kept, reusable: reusable)
+                return response
+            } catch {
+                close(kept)
+                // Closed by the server before any byte of the answer: sent again below, once.
+                guard connection.closedByPeer, connection.received == 0 else { throw error }
+            }
+        }
+        let socket = try Self.connect(host: host, port: port, timeout: idleTimeout)
+        var connection = Connection(socket: socket, idleTimeout: idleTimeout, deadline: deadline)
+        do {
+            let (response, reusable) = try exchange(bytes, on: &connection, maximumBytes: maximumBytes)
+            finish(socket, reusable: reusable)
+            return response
+        } catch {
+            close(socket)
+            throw error
+        }
+    }
+
+    /// Sends `request` on `connection` and reads the answer; also whether the connection can carry
+    /// the next request.
+    private func exchange(_ request: Data, on connection: inout Connection, maximumBytes: Int) throws(Failure) -> (Response, Bool) {
+        try connection.send(request)
         var head = try connection.head()
         while head.status == 100 { head = try connection.head() }  // 100 Continue: the real head follows
         let data: Data
+        var delimited = true
         if head.chunked {
             data = try connection.chunkedBody(maximumBytes: maximumBytes)
         } else if let length = head.contentLength {
@@ -58,8 +128,33 @@ enum PlainHTTP {
             data = try connection.bytes(length)
         } else {
             data = try connection.bodyToEnd(maximumBytes: maximumBytes)
+            delimited = false
         }
-        return Response(status: head.status, body: data)
+        // Bytes past the answer are not the start of another one this client asked for.
+        let reusable = delimited && head.keepAlive && connection.buffer.isEmpty
+        return (Response(status: head.status, body: data), reusable)
+    }
+
+    /// Keeps `socket` for the next request when it can carry one and there is room, else closes it.
+    private func finish(_ socket: Int32, reusable: Bool) {
+        let kept = reusable && lock.withLock { () -> Bool in
+            guard idle.count < maximumIdleConnections else { return false }
+            idle.append((socket, Date()))
+            return true
+        }
+        if !kept { close(socket) }
+    }
+
+    /// The most recently used kept connection that is still usable: unused for less than
+    /// ``keepAliveSeconds`` and with nothing to read (a server that closed it made it readable:
+    /// the end of the stream). Others are closed on the way.
+    private func takeIdleConnection() -> Int32? {
+        while let (socket, since) = lock.withLock({ idle.popLast() }) {
+            var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            if Date().timeIntervalSince(since) < keepAliveSeconds, poll(&ready, 1, 0) == 0 { return socket }
+            close(socket)
+        }
+        return nil
     }
 
     /// A connected TCP socket to `host`:`port`, within `timeout` seconds.
@@ -90,6 +185,9 @@ enum PlainHTTP {
                 var error: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
                 if polled > 0, getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 {
+                    // Requests are small writes answered at once: no waiting to fill a segment.
+                    var yes: Int32 = 1
+                    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
                     return fd
                 }
                 reason = polled == 0 ? "no connection within \(seconds(timeout)) s" : (error == ECONNREFUSED ? "connection refused" : String(cString: strerror(error)))
@@ -100,13 +198,30 @@ enum PlainHTTP {
     }
 
     static func seconds(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
+}
+
+extension PlainHTTP {
+    /// The head of an answer, as far as reading its body and keeping its connection need.
+    struct Head {
+        var status: Int
+        var contentLength: Int?
+        var chunked: Bool
+        /// Whether the server keeps the connection open after this answer: HTTP/1.1 without
+        /// `Connection: close` (HTTP/1.0 closes unless it says `keep-alive`).
+        var keepAlive: Bool
+    }
 
     /// A socket being read: bytes read ahead of what was taken, and the time limits.
-    private struct Connection {
+    struct Connection {
         let socket: Int32
         let idleTimeout: Double
         let deadline: Date
         var buffer = Data()
+        /// Bytes of the answer received so far.
+        private(set) var received = 0
+        /// Whether the server ended the connection (end of stream, reset, or a refused send)
+        /// rather than a timeout or a malformed answer.
+        private(set) var closedByPeer = false
 
         init(socket: Int32, idleTimeout: Double, deadline: Date) {
             self.socket = socket
@@ -136,7 +251,10 @@ enum PlainHTTP {
                 let flags: Int32 = 0
                 #endif
                 let sent = data.withUnsafeBytes { systemSend(socket, $0.baseAddress! + offset, data.count - offset, flags) }
-                guard sent > 0 else { throw .unreachable("the connection closed while the request was sent") }
+                guard sent > 0 else {
+                    closedByPeer = true
+                    throw .unreachable("the connection closed while the request was sent")
+                }
                 offset += sent
             }
         }
@@ -146,7 +264,12 @@ enum PlainHTTP {
             try wait(for: Int32(POLLIN))
             var chunk = [UInt8](repeating: 0, count: max(1, min(limit, 65_536)))
             let count = recv(socket, &chunk, chunk.count, 0)
-            guard count >= 0 else { throw .unreachable("reading failed: \(String(cString: strerror(errno)))") }
+            guard count >= 0 else {
+                if errno == ECONNRESET || errno == EPIPE { closedByPeer = true }
+                throw .unreachable("reading failed: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { closedByPeer = true }
+            received += count
             buffer.append(contentsOf: chunk[0..<count])
             return count > 0
         }
@@ -165,18 +288,17 @@ enum PlainHTTP {
         }
 
         /// The status line and headers.
-        mutating func head() throws(Failure) -> (status: Int, contentLength: Int?, chunked: Bool) {
+        mutating func head() throws(Failure) -> Head {
             let statusLine = try line()
             let parts = statusLine.split(separator: " ", maxSplits: 2)
             guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
                 throw .malformed("the answer does not start with an HTTP/1.x status line ('\(statusLine.prefix(80))')")
             }
-            var length: Int?
-            var chunked = false
+            var head = Head(status: status, contentLength: nil, chunked: false, keepAlive: parts[0] == "HTTP/1.1")
             var headerBytes = statusLine.utf8.count
             while true {
                 let header = try line()
-                if header.isEmpty { return (status, length, chunked) }
+                if header.isEmpty { return head }
                 headerBytes += header.utf8.count
                 guard headerBytes < 65_536 else { throw .malformed("the answer's head is longer than 64 KiB") }
                 let pair = header.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -188,9 +310,12 @@ enum PlainHTTP {
                         guard pair[1].allSatisfy(\.isNumber) else { throw .malformed("Content-Length '\(pair[1].prefix(40))'") }
                         throw .announcedTooMuch(declared: .max)
                     }
-                    length = value
+                    head.contentLength = value
                 case "transfer-encoding":
-                    chunked = pair[1].lowercased().contains("chunked")
+                    head.chunked = pair[1].lowercased().contains("chunked")
+                case "connection":
+                    let tokens = pair[1].lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                    if tokens.contains("close") { head.keepAlive = false } else if tokens.contains("keep-alive") { head.keepAlive = true }
                 default: break
                 }
             }
