@@ -134,6 +134,20 @@ struct ClassicLoweringTests {
         try Self.expectSameOutputs(model, Self.input([4, 9, 8], seed: 2))
     }
 
+    /// The classic thresholded ReLU keeps x > alpha; MIL's keeps x ≥ alpha: the lowered layer gives
+    /// 0 at x = alpha, as the classic engine does.
+    @Test func aThresholdedReLUDropsTheThresholdItself() throws {
+        let model = Self.network(input: [4], [Self.layer("thresholded") { $0.activation.thresholdedReLu.alpha = 0.25 }])
+        let array = try MLMultiArray(shape: [4], dataType: .float32)
+        let values: [Float] = [0.25, Float(0.25).nextUp, Float(0.25).nextDown, -1]
+        for (index, value) in values.enumerated() { array[index] = NSNumber(value: value) }
+        let input = try MLDictionaryFeatureProvider(dictionary: ["x": MLFeatureValue(multiArray: array)])
+        let lowered = try MLModel(specification: ClassicLowering.program(for: model)).prediction(from: input)
+        let y = try #require(lowered.featureValue(for: "thresholded")?.multiArrayValue)
+        #expect((0..<4).map { y[$0].floatValue } == [0, Float(0.25).nextUp, 0, 0])
+        try Self.expectSameOutputs(model, input, tolerance: 0)
+    }
+
     @Test func activationsUnaryFunctionsAndNormalizationAgreeWithTheClassicEngine() throws {
         var random = TestRandom(seed: 3)
         var layers: [Layer] = []

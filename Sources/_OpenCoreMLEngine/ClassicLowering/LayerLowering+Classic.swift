@@ -132,7 +132,9 @@ extension LayerLowering {
         case .linear(let a)?: y = op("linear_activation", ["x": x.name, "alpha": e(&self, a.alpha), "beta": e(&self, a.beta)])
         case .reLu?: y = op("relu", ["x": x.name])
         case .leakyReLu(let a)?: y = op("leaky_relu", ["x": x.name, "alpha": e(&self, a.alpha)])
-        case .thresholdedReLu(let a)?: y = op("thresholded_relu", ["x": x.name, "alpha": e(&self, a.alpha)])
+        case .thresholdedReLu(let a)?:
+            // The classic layer keeps x > alpha, MIL's x ≥ alpha: the same for the float just above alpha.
+            y = op("thresholded_relu", ["x": x.name, "alpha": e(&self, a.alpha.isFinite ? a.alpha.nextUp : a.alpha)])
         case .preLu(let a)?:
             // max(x, 0) + α·min(x, 0), α per channel or shared.
             let alpha = perChannel(try weights(a.alpha, "alpha"))
