@@ -64,28 +64,34 @@ package struct GradientBoostedTrees: Sendable {
             return [-sums[0] / (h + lambda) * eta]
         }
 
+        // One pass over the rows per round makes the next round's gradients and this round's
+        // training loss and metric from the same scores (the first round's gradients on their own).
+        func gradientsAndMeasure(gradients wanted: Bool, measure: Bool) -> (loss: Double, metric: Double) {
+            scores.withUnsafeBufferPointer { scoreBuffer in
+                targets.withUnsafeBufferPointer { targetBuffer in
+                    gradients.withUnsafeMutableBufferPointer { gradientBuffer in
+                        objective.gradientsAndMeasure(scores: scoreBuffer.baseAddress!, targets: targetBuffer.baseAddress!, rows: n,
+                                                      gradients: wanted ? gradientBuffer.baseAddress! : nil, measure: measure,
+                                                      slots: slots)
+                    }
+                }
+            }
+        }
+        _ = gradientsAndMeasure(gradients: true, measure: false)
+
         var trees = [TrainedTree]()
         var bestIteration = -1, bestLoss = Double.infinity
         for iteration in 0..<iterations {
             let start = Date()
             let rows = sampledRows < n ? random.sample(sampledRows, of: n) : allRows
             var grownTrees = [(TreeGrower.Grown, Int)]()
-            try scores.withUnsafeBufferPointer { scoreBuffer in
-                try targets.withUnsafeBufferPointer { targetBuffer in
-                    try gradients.withUnsafeMutableBufferPointer { gradientBuffer in
-                        for k in 0..<d {
-                            objective.gradients(scores: scoreBuffer.baseAddress!, targets: targetBuffer.baseAddress!,
-                                                rows: n, output: k, into: gradientBuffer.baseAddress! + k * 2 * n, slots: slots)
-                        }
-                        for k in 0..<d {
-                            let features = sampledFeatures < featureCount
-                                ? random.choose(sampledFeatures, of: featureCount).map { Int32($0) }
-                                : (0..<featureCount).map { Int32($0) }
-                            let grown = try grower.grow(rows: rows, values: gradientBuffer.baseAddress! + k * 2 * n,
-                                                        features: features)
-                            grownTrees.append((grown, k))
-                        }
-                    }
+            try gradients.withUnsafeBufferPointer { gradientBuffer in
+                for k in 0..<d {
+                    let features = sampledFeatures < featureCount
+                        ? random.choose(sampledFeatures, of: featureCount).map { Int32($0) }
+                        : (0..<featureCount).map { Int32($0) }
+                    let grown = try grower.grow(rows: rows, values: gradientBuffer.baseAddress! + k * 2 * n, features: features)
+                    grownTrees.append((grown, k))
                 }
             }
             for (grown, k) in grownTrees {
@@ -104,9 +110,7 @@ package struct GradientBoostedTrees: Sendable {
                     }
                 }
             }
-            let (trainingLoss, trainingMetric) = scores.withUnsafeBufferPointer {
-                objective.evaluate(scores: $0.baseAddress!, targets: targets, slots: slots)
-            }
+            let (trainingLoss, trainingMetric) = gradientsAndMeasure(gradients: iteration + 1 < iterations, measure: true)
             var validationLoss: Double?, validationMetric: Double?
             if let (_, y) = validation {
                 (validationLoss, validationMetric) = validationScores.withUnsafeBufferPointer {

@@ -53,8 +53,9 @@ struct GradientHistograms {
         guard !jobs.isEmpty else { return }
         let parts = jobs.map { max(1, min(partLimit, ($0.count + Self.blockRows - 1) / Self.blockRows)) }
         let capacity = partLimit - 1
-        var scratch = [Double](repeating: 0, count: try checkedProduct(min(capacity, parts.reduce(0) { $0 + $1 - 1 }),
-                                                                       size, "histogram parts"))
+        // Uninitialized: each part's histogram is zeroed where it is built.
+        let scratchCount = try checkedProduct(min(capacity, parts.reduce(0) { $0 + $1 - 1 }), size, "histogram parts")
+        var scratch = [Double](unsafeUninitializedCapacity: scratchCount) { _, initialized in initialized = scratchCount }
         var first = 0
         while first < jobs.count {
             // (job, part, scratch histogram or −1 for the job's own output) of this batch.
