@@ -130,10 +130,16 @@ package struct GradientBoostedTrees: Sendable {
             if !keepGoing { break }
         }
         if earlyStoppingRounds == nil || validation == nil { bestIteration = trees.count / d - 1 }
+        let allKept = trees.count == (bestIteration + 1) * d
         trees.removeSubrange(((bestIteration + 1) * d)...)
-        return TreeEnsembleFit(trees: trees, baseValues: base, dimensions: d,
-                               transform: objective == .squaredError ? .none : (d == 1 ? .logistic : .softmax),
-                               bestIteration: bestIteration)
+        var fit = TreeEnsembleFit(trees: trees, baseValues: base, dimensions: d,
+                                  transform: objective == .squaredError ? .none : (d == 1 ? .logistic : .softmax),
+                                  bestIteration: bestIteration)
+        if allKept {
+            fit.trainingScores = scores
+            if validation != nil { fit.validationScores = validationScores }
+        }
+        return fit
     }
 }
 
