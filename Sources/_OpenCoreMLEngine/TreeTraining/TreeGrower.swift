@@ -16,12 +16,15 @@ struct TreeGrower {
     /// The two levels' histograms (a level's and its children's), kept from tree to tree: no
     /// allocation, page faults or zeroing per level (every histogram is written whole before it is read).
     private let levelBuffers = LevelHistogramBuffers()
+    /// The bins feature-major, for parting rows (made once per grower, so once per fit).
+    private let columns: ColumnBins
 
     init(data: BinnedFeatures, outputs: Int, growth: TreeGrowthParameters, lambda: Double) {
         self.data = data
         self.outputs = outputs
         self.growth = growth
         self.lambda = lambda
+        columns = ColumnBins(data, slots: growth.slots)
     }
 
     struct Node {
@@ -103,7 +106,7 @@ struct TreeGrower {
             let splitting = level.indices.filter { candidates[$0] != nil }
             if splitting.isEmpty { break }
             // Part the rows of each split node.
-            let partition = RowPartition(data: data, slots: growth.slots)
+            let partition = RowPartition(data: data, columns: columns, slots: growth.slots)
             let leftCounts = rows.withUnsafeMutableBufferPointer { rowsBuffer in
                 scratch.withUnsafeMutableBufferPointer { scratchBuffer in
                     partition.part(rows: rowsBuffer.baseAddress!, scratch: scratchBuffer.baseAddress!,
