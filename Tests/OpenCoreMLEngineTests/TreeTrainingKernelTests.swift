@@ -163,6 +163,27 @@ struct TreeTrainingKernelTests {
         #expect(found > 1_000)
     }
 
+    @Test("Histograms from the feature-major bins equal the row-major kernel's to the bit")
+    func columnHistograms() {
+        var random = TreeTrainingRandom(seed: 8)
+        let rowCount = 6_000, featureCount = 7
+        let bins = (0..<(rowCount * featureCount)).map { i in UInt8(i % featureCount == 0 ? Int(random.unit() * 3) : Int(random.unit() * 200)) }
+        var columns = [UInt8](repeating: 0, count: bins.count)
+        for r in 0..<rowCount { for f in 0..<featureCount { columns[f * rowCount + r] = bins[r * featureCount + f] } }
+        let offsets = (0..<featureCount).map { UInt32($0 * 256) }
+        let values = (0..<(2 * rowCount)).map { _ in Float(random.unit() - 0.3) }
+        for features: [Int32] in [[0, 1, 2, 3, 4, 5, 6], [6, 2, 0], [3], [1, 2, 3, 4, 5]] {
+            for rows in [(0..<rowCount).map { UInt32($0) }, (0..<rowCount).filter { _ in random.unit() < 0.3 }.map { UInt32($0) }] {
+                var expected = [Double](repeating: 0, count: 2 * 256 * featureCount)
+                var got = expected
+                ocm_histogram_accumulate(bins, featureCount, rows, rows.count, values, 2, features, Int32(features.count), offsets, &expected)
+                ocm_histogram_accumulate_columns(columns, rowCount, rows, rows.count, values, features, Int32(features.count), offsets, &got)
+                #expect(got.map(\.bitPattern) == expected.map(\.bitPattern), "features \(features), \(rows.count) rows")
+                #expect(expected.contains { $0 != 0 })
+            }
+        }
+    }
+
     @Test("The row partition keeps each side's rows in order")
     func partition() {
         var random = TreeTrainingRandom(seed: 2)

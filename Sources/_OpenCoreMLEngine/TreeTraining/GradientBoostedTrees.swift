@@ -96,15 +96,17 @@ package struct GradientBoostedTrees: Sendable {
             }
             for (grown, k) in grownTrees {
                 trees.append(grown.trained(training, outputDimension: k, leafValues: leafValue))
-                let routing = BinnedTreeRouting(grown, data: training, width: 1, leafValues: leafValue)
+                // Routing tables only for rows the tree did not train on.
+                let routing = sampledRows < n || validation != nil
+                    ? BinnedTreeRouting(grown, data: training, width: 1, leafValues: leafValue) : nil
                 scores.withUnsafeMutableBufferPointer { out in
-                    if sampledRows == n {
-                        addLeafValues(grown, leafValue: leafValue, to: out.baseAddress!, dimensions: d, output: k)
-                    } else {
+                    if let routing, sampledRows < n {
                         routing.addScores(training, to: out.baseAddress!, dimensions: d, outputDimension: k, slots: slots)
+                    } else {
+                        addLeafValues(grown, leafValue: leafValue, to: out.baseAddress!, dimensions: d, output: k, slots: slots)
                     }
                 }
-                if let (data, _) = validation {
+                if let (data, _) = validation, let routing {
                     validationScores.withUnsafeMutableBufferPointer { out in
                         routing.addScores(data, to: out.baseAddress!, dimensions: d, outputDimension: k, slots: slots)
                     }
@@ -143,15 +145,18 @@ package struct GradientBoostedTrees: Sendable {
     }
 }
 
-/// Adds each leaf's value to the scores of the rows it holds (every row trained on, once).
+/// Adds each leaf's value to the scores of the rows it holds (every row trained on, once), the
+/// leaves on every thread (each row is in one leaf: no two threads add to one score).
 func addLeafValues(_ grown: TreeGrower.Grown, leafValue: ([Double]) -> [Double], to scores: UnsafeMutablePointer<Double>,
-                   dimensions: Int, output: Int) {
-    for leaf in grown.leaves {
-        let node = grown.nodes[leaf]
-        let values = leafValue(node.sums)
-        for i in node.begin..<node.end {
-            let r = Int(grown.rows[i])
-            for (k, v) in values.enumerated() { scores[r * dimensions + output + k] += v }
+                   dimensions: Int, output: Int, slots: Int) {
+    let leaves = grown.leaves.map { (node: grown.nodes[$0], values: leafValue(grown.nodes[$0].sums)) }
+    grown.rows.withUnsafeBufferPointer { rows in
+        parallelForEach(leaves.count, slots: slots) { _, l in
+            let (node, values) = leaves[l]
+            for i in node.begin..<node.end {
+                let r = Int(rows[i])
+                for (k, v) in values.enumerated() { scores[r * dimensions + output + k] += v }
+            }
         }
     }
 }

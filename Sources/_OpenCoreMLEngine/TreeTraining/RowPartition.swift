@@ -7,7 +7,8 @@ import _OpenCoreMLKernels
 ///
 /// The bins are read from a feature-major copy (``ColumnBins``): a node's rows ascend, so the
 /// split feature's bins are read forward through one column of `rowCount` bytes instead of one
-/// cache line of the row-major matrix per row (partitioning took about a third less time).
+/// cache line of the row-major matrix per row (parting a random quarter of 200,000 rows × 30
+/// features: 1.3–1.9 ns a row instead of 3.7–5.5).
 struct RowPartition {
     let data: BinnedFeatures
     let columns: ColumnBins

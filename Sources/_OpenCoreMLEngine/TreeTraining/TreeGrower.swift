@@ -16,7 +16,7 @@ struct TreeGrower {
     /// The two levels' histograms (a level's and its children's), kept from tree to tree: no
     /// allocation, page faults or zeroing per level (every histogram is written whole before it is read).
     private let levelBuffers = LevelHistogramBuffers()
-    /// The bins feature-major, for parting rows (made once per grower, so once per fit).
+    /// The bins feature-major, for parting rows and boosting's histograms (made once per grower, so once per fit).
     private let columns: ColumnBins
 
     init(data: BinnedFeatures, outputs: Int, growth: TreeGrowthParameters, lambda: Double) {
@@ -50,7 +50,7 @@ struct TreeGrower {
         let width = outputs + 1
         var rows = initialRows
         var scratch = [UInt32](repeating: 0, count: rows.count)
-        let histograms = try GradientHistograms(data: data, width: width, features: features, slots: growth.slots)
+        let histograms = try GradientHistograms(data: data, width: width, features: features, slots: growth.slots, columns: columns)
         let finder = SplitFinder(data: data, outputs: outputs, lambda: lambda, minChildWeight: growth.minChildWeight)
         var nodes = [Node(begin: 0, end: rows.count, sums: rootSums(rows, values: values, width: width), depth: 0)]
         var level = [0]

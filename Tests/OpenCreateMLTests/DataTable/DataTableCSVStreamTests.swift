@@ -95,6 +95,31 @@ import Glibc
         #expect(table["exact"][1] == .double(9_007_199_254_740_992))
     }
 
+    @Test func thousandsOfMixedLinesReadAsTheWholeFileReaderReadsThem() throws {
+        // Blank lines, comments, Windows line ends and spaces anywhere; a few quoted line breaks late.
+        var random = SystemRandomNumberGenerator()
+        var lines = ["id , x,y ,label"]
+        for r in 0..<3_000 {
+            switch Int.random(in: 0..<40, using: &random) {
+            case 0: lines.append("")
+            case 1: lines.append("   ")
+            case 2: lines.append("# a comment, with a comma")
+            case 3 where r > 2_000: lines.append("\(r),\"1.5\",\"two\nlines\",q")
+            default:
+                let x = Double.random(in: -1e3...1e3, using: &random)
+                lines.append("\(r), \(x),\(Int.random(in: -9...9, using: &random)) ,L\(r % 7)\(Bool.random(using: &random) ? "\r" : "")")
+            }
+        }
+        var options = MLDataTable.ParsingOptions()
+        options.comment = "#"
+        try expectSame(lines.joined(separator: "\n"), options: options)
+        try expectSame(lines.joined(separator: "\n") + "\n", options: options)
+        // A short row far into the file: left to the whole-file reader, as every error.
+        var short = lines
+        short[2_500] = "1,2"
+        #expect(try streamed(short.joined(separator: "\n"), chunk: 512, spans: 64, options: options) == nil)
+    }
+
     @Test func aFieldLongerThanTheBufferGrowsIt() throws {
         let long = String(repeating: "y", count: 5_000)
         try expectSame("a,b\n1,\"\(long)\nstill \(long)\"\n2,\(long)\n3,z\n")
