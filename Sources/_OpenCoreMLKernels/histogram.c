@@ -134,57 +134,90 @@ void ocm_histogram_accumulate(const uint8_t *bins, size_t stride, const uint32_t
 }
 
 /* Gradient–hessian histograms from the bins feature-major (feature f's bin of row r at
- * columns[f·column_rows + r]): the rows in runs of SUB, each run's pairs gathered once into a
- * small buffer, then four features at a time over the run — each feature's part of the histogram
+ * columns[f·column_rows + r]): the rows in runs of COLUMN_RUN, each run's pairs gathered once into
+ * a small buffer, then six features at a time over the run — each feature's part of the histogram
  * (256 bins, 4 KB) stays in L1 and its column is read forward. Every bin's sums are added in the
- * rows' order, as in the row-major kernel, so the two give the same bits. About 25 % faster than
- * the row-major kernel on 200,000 × 30 (0.55–0.85 ns a cell against 0.8–1.0). */
+ * rows' order, as in the row-major kernel, so the two give the same bits. Consecutive rows (a
+ * root on every row) need no gathering. On 200,000 × 30 (every row, a random half, quarter and
+ * sixteenth of them): 0.45, 0.53, 0.57 and 0.73 ns a cell, against 0.8–1.0 for the row-major
+ * kernel; six features at a time beat four by about 10 %, eight were no better. */
 enum { COLUMN_RUN = 2048 };
 
-void ocm_histogram_accumulate_columns(const uint8_t *columns, size_t column_rows, const uint32_t *rows, size_t count,
-                                      const float *values, const int32_t *features, int nfeatures,
+/* G features (features[0..<G]) over the rows of one run: rows[0..<m] (or, dense, first_row ..< +m)
+ * and their pairs (pairs[2i], pairs[2i + 1]). */
+#define ACCUMULATE_GROUP(G)                                                                                      \
+    static void accumulate_rows_##G(const uint8_t *columns, size_t column_rows, const uint32_t *rows, size_t m,  \
+                                    const float *pairs, const int32_t *features, const uint32_t *offsets,        \
+                                    double *hist) {                                                              \
+        const uint8_t *c[G];                                                                                     \
+        double *h[G];                                                                                            \
+        for (int j = 0; j < G; j++) {                                                                            \
+            c[j] = columns + (size_t)features[j] * column_rows;                                                  \
+            h[j] = hist + 2 * (size_t)offsets[features[j]];                                                      \
+        }                                                                                                        \
+        for (size_t i = 0; i < m; i++) {                                                                         \
+            size_t r = rows[i];                                                                                  \
+            double g = pairs[2 * i], hh = pairs[2 * i + 1];                                                      \
+            _Pragma("clang loop unroll(full)") for (int j = 0; j < G; j++) {                                     \
+                double *bin = h[j] + 2 * (size_t)c[j][r];                                                        \
+                bin[0] += g;                                                                                     \
+                bin[1] += hh;                                                                                    \
+            }                                                                                                    \
+        }                                                                                                        \
+    }                                                                                                            \
+    static void accumulate_dense_##G(const uint8_t *columns, size_t column_rows, size_t first_row, size_t m,     \
+                                     const float *pairs, const int32_t *features, const uint32_t *offsets,       \
+                                     double *hist) {                                                             \
+        const uint8_t *c[G];                                                                                     \
+        double *h[G];                                                                                            \
+        for (int j = 0; j < G; j++) {                                                                            \
+            c[j] = columns + (size_t)features[j] * column_rows + first_row;                                      \
+            h[j] = hist + 2 * (size_t)offsets[features[j]];                                                      \
+        }                                                                                                        \
+        for (size_t i = 0; i < m; i++) {                                                                         \
+            double g = pairs[2 * i], hh = pairs[2 * i + 1];                                                      \
+            _Pragma("clang loop unroll(full)") for (int j = 0; j < G; j++) {                                     \
+                double *bin = h[j] + 2 * (size_t)c[j][i];                                                        \
+                bin[0] += g;                                                                                     \
+                bin[1] += hh;                                                                                    \
+            }                                                                                                    \
+        }                                                                                                        \
+    }
+ACCUMULATE_GROUP(6)
+ACCUMULATE_GROUP(4)
+ACCUMULATE_GROUP(2)
+ACCUMULATE_GROUP(1)
+
+/* Six features at a time, then four, two and one for the rest. */
+#define ACCUMULATE_RUN(KIND, ROWS)                                                                               \
+    do {                                                                                                         \
+        int k = 0;                                                                                               \
+        for (; k + 6 <= nfeatures; k += 6)                                                                       \
+            accumulate_##KIND##_6(columns, column_rows, ROWS, m, pairs, features + k, offsets, hist);            \
+        for (; k + 4 <= nfeatures; k += 4)                                                                       \
+            accumulate_##KIND##_4(columns, column_rows, ROWS, m, pairs, features + k, offsets, hist);            \
+        for (; k + 2 <= nfeatures; k += 2)                                                                       \
+            accumulate_##KIND##_2(columns, column_rows, ROWS, m, pairs, features + k, offsets, hist);            \
+        for (; k < nfeatures; k++)                                                                               \
+            accumulate_##KIND##_1(columns, column_rows, ROWS, m, pairs, features + k, offsets, hist);            \
+    } while (0)
+
+void ocm_histogram_accumulate_columns(const uint8_t *columns, size_t column_rows, const uint32_t *rows, size_t first_row,
+                                      size_t count, const float *values, const int32_t *features, int nfeatures,
                                       const uint32_t *offsets, double *hist) {
+    if (rows == NULL) {
+        /* Consecutive rows: the columns and the pairs read straight through. */
+        size_t m = count;
+        const float *pairs = values + 2 * first_row;
+        ACCUMULATE_RUN(dense, first_row);
+        return;
+    }
     float pairs[2 * COLUMN_RUN];
     for (size_t start = 0; start < count; start += COLUMN_RUN) {
         size_t m = count - start < COLUMN_RUN ? count - start : COLUMN_RUN;
         const uint32_t *run = rows + start;
         for (size_t i = 0; i < m; i++) memcpy(pairs + 2 * i, values + 2 * (size_t)run[i], 2 * sizeof(float));
-        int k = 0;
-        for (; k + 4 <= nfeatures; k += 4) {
-            const uint8_t *c0 = columns + (size_t)features[k] * column_rows;
-            const uint8_t *c1 = columns + (size_t)features[k + 1] * column_rows;
-            const uint8_t *c2 = columns + (size_t)features[k + 2] * column_rows;
-            const uint8_t *c3 = columns + (size_t)features[k + 3] * column_rows;
-            double *h0 = hist + 2 * (size_t)offsets[features[k]];
-            double *h1 = hist + 2 * (size_t)offsets[features[k + 1]];
-            double *h2 = hist + 2 * (size_t)offsets[features[k + 2]];
-            double *h3 = hist + 2 * (size_t)offsets[features[k + 3]];
-            for (size_t i = 0; i < m; i++) {
-                size_t r = run[i];
-                double g = pairs[2 * i], h = pairs[2 * i + 1];
-                double *b0 = h0 + 2 * (size_t)c0[r];
-                double *b1 = h1 + 2 * (size_t)c1[r];
-                double *b2 = h2 + 2 * (size_t)c2[r];
-                double *b3 = h3 + 2 * (size_t)c3[r];
-                b0[0] += g;
-                b0[1] += h;
-                b1[0] += g;
-                b1[1] += h;
-                b2[0] += g;
-                b2[1] += h;
-                b3[0] += g;
-                b3[1] += h;
-            }
-        }
-        for (; k < nfeatures; k++) {
-            const uint8_t *c = columns + (size_t)features[k] * column_rows;
-            double *hb = hist + 2 * (size_t)offsets[features[k]];
-            for (size_t i = 0; i < m; i++) {
-                double *b = hb + 2 * (size_t)c[run[i]];
-                b[0] += pairs[2 * i];
-                b[1] += pairs[2 * i + 1];
-            }
-        }
+        ACCUMULATE_RUN(rows, run);
     }
 }
 
@@ -376,6 +409,9 @@ int ocm_best_numeric_split(const double *hist, int value_bins, double total_g, d
     for (int b = 0; b < value_bins; b++) {
         ag += hist[2 * b];
         ah += hist[2 * b + 1];
+        /* An empty bin's cut parts the rows as the one before it (or leaves one side empty, for
+         * the first): the same gain, never above the best so far. */
+        if (hist[2 * b] == 0 && hist[2 * b + 1] == 0) continue;
         double lg = ag, lh = ah, rg = total_g - ag, rh = total_h - ah;
         if (lh >= min_child_weight && rh >= min_child_weight && lh > 0 && rh > 0) {
             double gain = pair_score(lg, lh, lambda) + pair_score(rg, rh, lambda) - parent_score;
@@ -399,6 +435,7 @@ int ocm_best_numeric_split(const double *hist, int value_bins, double total_g, d
     for (int b = value_bins - 1; b >= 0; b--) {
         ag += hist[2 * b];
         ah += hist[2 * b + 1];
+        if (hist[2 * b] == 0 && hist[2 * b + 1] == 0) continue;
         double rg = ag, rh = ah, lg = total_g - ag, lh = total_h - ah;
         if (lh >= min_child_weight && rh >= min_child_weight && lh > 0 && rh > 0) {
             double gain = pair_score(lg, lh, lambda) + pair_score(rg, rh, lambda) - parent_score;

@@ -135,7 +135,8 @@ struct TreeTrainingKernelTests {
         var random = TreeTrainingRandom(seed: 21)
         var found = 0
         for trial in 0..<2_000 {
-            let valueBins = 1 + Int(random.unit() * 40)
+            // Up to 40 bins, and every tenth trial up to 600 (beyond the kernel's 256-candidate pieces).
+            let valueBins = 1 + Int(random.unit() * (trial % 10 == 0 ? 600 : 40))
             var hist = [Double](repeating: 0, count: 2 * (valueBins + 1))
             for b in 0...valueBins {
                 let rows = random.unit() < 0.2 ? 0 : random.unit() * 30
@@ -177,10 +178,17 @@ struct TreeTrainingKernelTests {
                 var expected = [Double](repeating: 0, count: 2 * 256 * featureCount)
                 var got = expected
                 ocm_histogram_accumulate(bins, featureCount, rows, rows.count, values, 2, features, Int32(features.count), offsets, &expected)
-                ocm_histogram_accumulate_columns(columns, rowCount, rows, rows.count, values, features, Int32(features.count), offsets, &got)
+                ocm_histogram_accumulate_columns(columns, rowCount, rows, 0, rows.count, values, features, Int32(features.count), offsets, &got)
                 #expect(got.map(\.bitPattern) == expected.map(\.bitPattern), "features \(features), \(rows.count) rows")
                 #expect(expected.contains { $0 != 0 })
             }
+            // Consecutive rows given by their first (no row list): rows 100 ..< 5,100.
+            let range = (100..<5_100).map { UInt32($0) }
+            var expected = [Double](repeating: 0, count: 2 * 256 * featureCount)
+            var got = expected
+            ocm_histogram_accumulate(bins, featureCount, range, range.count, values, 2, features, Int32(features.count), offsets, &expected)
+            ocm_histogram_accumulate_columns(columns, rowCount, nil, 100, range.count, values, features, Int32(features.count), offsets, &got)
+            #expect(got.map(\.bitPattern) == expected.map(\.bitPattern), "features \(features), consecutive rows")
         }
     }
 

@@ -45,6 +45,9 @@ struct GradientHistograms {
         var rows: UnsafePointer<UInt32>
         var count: Int
         var output: UnsafeMutablePointer<Double>
+        /// Whether `rows` are 0, 1, …, count − 1 (a root on every row): the feature-major kernel
+        /// then reads the columns straight through.
+        var consecutive = false
     }
 
     /// The rows (positions in a node's row list) of part `part` of a node of `count` rows cut into `parts`.
@@ -97,9 +100,9 @@ struct GradientHistograms {
                         target.update(repeating: 0, count: size)
                         let rows = Self.partRows(item.part, of: parts[item.job], count: job.count)
                         if columns != nil {
-                            ocm_histogram_accumulate_columns(bins.baseAddress, rowCount, job.rows + rows.lowerBound, rows.count,
-                                                             values, features.baseAddress, Int32(features.count),
-                                                             offsets.baseAddress, target)
+                            ocm_histogram_accumulate_columns(bins.baseAddress, rowCount, job.consecutive ? nil : job.rows + rows.lowerBound,
+                                                             rows.lowerBound, rows.count, values, features.baseAddress,
+                                                             Int32(features.count), offsets.baseAddress, target)
                         } else {
                             ocm_histogram_accumulate(bins.baseAddress, stride, job.rows + rows.lowerBound, rows.count, values,
                                                      Int32(width), features.baseAddress, Int32(features.count),

@@ -60,7 +60,11 @@ struct TreeGrower {
         var levelBuffer = 0
         var levelHistograms: UnsafeMutablePointer<Double>? = try levelBuffers.buffer(levelBuffer, count: histograms.size)
         try rows.withUnsafeBufferPointer { rowsBuffer in
-            try histograms.build([.init(rows: rowsBuffer.baseAddress!, count: rowsBuffer.count, output: levelHistograms!)],
+            // Every row once, in order (boosting without subsampling): the root's rows are consecutive.
+            var consecutive = rowsBuffer.count == data.rowCount
+            for (i, row) in rowsBuffer.enumerated() where consecutive && Int(row) != i { consecutive = false }
+            try histograms.build([.init(rows: rowsBuffer.baseAddress!, count: rowsBuffer.count, output: levelHistograms!,
+                                        consecutive: consecutive)],
                                  values: values)
         }
         let budgetNodes = max(1, histogramBudget / 8 / histograms.size)

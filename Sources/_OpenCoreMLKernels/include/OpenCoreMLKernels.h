@@ -149,10 +149,11 @@ int ocm_best_numeric_split(const double *hist, int value_bins, double total_g, d
                            double min_child_weight, double parent_score, double epsilon, ocm_split_result *out);
 
 /* ocm_histogram_accumulate for width 2 (a gradient and a hessian per row) from the binned matrix
- * feature-major: feature f's bin of row r is columns[f·column_rows + r]. The same sums, added in
- * the same order, as ocm_histogram_accumulate on the row-major matrix. */
-void ocm_histogram_accumulate_columns(const uint8_t *columns, size_t column_rows, const uint32_t *rows, size_t count,
-                                      const float *values, const int32_t *features, int nfeatures,
+ * feature-major: feature f's bin of row r is columns[f·column_rows + r]. The rows are rows[0..<count],
+ * or, when `rows` is NULL, first_row ..< first_row + count. The same sums, added in the same
+ * order, as ocm_histogram_accumulate on the row-major matrix. */
+void ocm_histogram_accumulate_columns(const uint8_t *columns, size_t column_rows, const uint32_t *rows, size_t first_row,
+                                      size_t count, const float *values, const int32_t *features, int nfeatures,
                                       const uint32_t *offsets, double *hist);
 
 /* MARK: - GEMM */
