@@ -2,18 +2,21 @@
 """Tabular trainers: `opencoreml tabular train` against XGBoost and LightGBM (and scikit-learn for
 forests and single trees), same data, same hyperparameters, one run.
 
-usage: python Scripts/bench_tabular.py [--rows 1000000] [--only breast_cancer,wine,digits,iris,diabetes,
-           synthetic_classification,synthetic_regression] [--algorithms boosted,forest,tree]
+usage: python Scripts/bench_tabular.py [--rows 1000000] [--features 50] [--only breast_cancer,wine,digits,iris,
+           diabetes,synthetic_classification,synthetic_regression] [--algorithms boosted,forest,tree]
            [--iterations 100] [--depth 6] [--threads 2] [--binary .build/release/opencoreml]
            [--workdir /tmp/bench-tabular] [--json results.json]
 
-Builds nothing: run `swift build -c release --product opencoreml` first. Needs numpy, scikit-learn,
-xgboost 3.x and lightgbm (pip install lightgbm).
+Builds nothing: run `swift build -c release --product opencoreml` first. Needs numpy, scikit-learn and
+xgboost 3.x; lightgbm (pip install lightgbm) is compared too when it is installed, skipped when not.
 
 Data: scikit-learn's bundled breast_cancer, wine, digits, iris (classification) and diabetes
 (regression), split 80/20 with train_test_split(random_state=0, stratified for classes); and
-synthetic make_classification(--rows, 50 features, 20 informative, 10 redundant, seed 0) and
-make_regression(--rows, 50 features, 20 informative, noise 10, seed 0), first 80 % for training.
+synthetic make_classification(--rows, --features features (50), 20 informative, 10 redundant, seed 0)
+and make_regression(--rows, --features features, 20 informative, noise 10, seed 0); --rows counts all
+the rows of a synthetic set, the first 80 % train and the rest test (so `--rows 250000 --features 30`
+is issue 43's case: 200,000 training rows × 30 features). With fewer than 30 features the informative
+and redundant counts shrink (two fifths and one fifth of the features).
 Features are float32 (every tool sees the same values: the CSV files hold them with 9 significant
 digits, which read back exactly). The data is written once into --workdir as CSV (for our command
 line) and .npy (for the peers) and reused.
@@ -41,7 +44,14 @@ DMatrix/Dataset construction included) on in-memory float32 arrays. Wall = the w
 Peak memory = the RSS high-water mark of each run's own process (os.wait4's ru_maxrss): ours counts
 the whole command (reading the CSV into an MLDataTable, training, writing the model); a peer's
 counts Python, the library, the train and test arrays loaded from .npy, fitting and predicting.
+CPU seconds (in --json only, and the last table column): ours = the whole command's user + system time
+(reading, training, the final metrics, writing the model); a peer's = its fit() call's process time. On a
+machine shared with other work these move less than wall times, but a peer's OpenMP threads count
+their spinning while they wait for each other; with --threads 1 the two are comparable.
 Accuracy/RMSE: on the test rows; ours from `opencoreml tabular evaluate --json` on the written model.
+Ratios: "ours/peer 1" is our fit time over XGBoost's (LightGBM's when XGBoost is not a peer); "(read+fit)/
+XGBoost" counts our CSV read too (issue 43's goal: the command's reading and training against XGBoost's
+fit on arrays already in memory).
 """
 import argparse
 import json
@@ -58,7 +68,14 @@ SYNTHETIC = {"synthetic_classification": "classification", "synthetic_regression
 
 # ---------------------------------------------------------------- data
 
-def make_data(name, rows):
+def informative_counts(features):
+    """make_classification's informative and redundant feature counts: 20 and 10, fewer for narrow sets."""
+    if features >= 30:
+        return 20, 10
+    return max(1, features * 2 // 5), features // 5
+
+
+def make_data(name, rows, features=50):
     import numpy as np
     from sklearn.model_selection import train_test_split
     if name in BUNDLED:
@@ -68,12 +85,15 @@ def make_data(name, rows):
         x_train, x_test, y_train, y_test = train_test_split(x, y, test_size=0.2, random_state=0, stratify=stratify)
     elif name == "synthetic_classification":
         from sklearn.datasets import make_classification
-        x, y = make_classification(n_samples=rows, n_features=50, n_informative=20, n_redundant=10, random_state=0)
+        informative, redundant = informative_counts(features)
+        x, y = make_classification(n_samples=rows, n_features=features, n_informative=informative, n_redundant=redundant,
+                                   random_state=0)
         cut = rows * 4 // 5
         x_train, x_test, y_train, y_test = x[:cut], x[cut:], y[:cut], y[cut:]
     else:
         from sklearn.datasets import make_regression
-        x, y = make_regression(n_samples=rows, n_features=50, n_informative=20, noise=10.0, random_state=0)
+        x, y = make_regression(n_samples=rows, n_features=features, n_informative=min(20, features), noise=10.0,
+                               random_state=0)
         cut = rows * 4 // 5
         x_train, x_test, y_train, y_test = x[:cut], x[cut:], y[:cut], y[cut:]
     x_train, x_test = x_train.astype(np.float32), x_test.astype(np.float32)
@@ -99,16 +119,23 @@ def write_csv(path, x, y, task):
     os.replace(temporary, path)
 
 
-def prepare(name, rows, workdir):
-    """The data set's folder with train/test .csv and .npy files (made once)."""
+def prepare(name, rows, workdir, features=50):
+    """The data set's folder with train/test .csv and .npy files (made once, in a child process: a
+    child's ru_maxrss starts at its parent's RSS when it was spawned, so this process stays small)."""
+    folder = os.path.join(workdir, name if name in BUNDLED else f"{name}_{rows}" + ("" if features == 50 else f"x{features}"))
+    if not os.path.exists(os.path.join(folder, "done")):
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--prepare", name, "--rows", str(rows), "--features",
+                        str(features), "--workdir", workdir], check=True)
+    return folder
+
+
+def prepare_main(name, rows, workdir, features):
     import numpy as np
-    folder = os.path.join(workdir, name if name in BUNDLED else f"{name}_{rows}")
+    folder = os.path.join(workdir, name if name in BUNDLED else f"{name}_{rows}" + ("" if features == 50 else f"x{features}"))
     done = os.path.join(folder, "done")
-    if os.path.exists(done):
-        return folder
     os.makedirs(folder, exist_ok=True)
     task = BUNDLED.get(name, SYNTHETIC.get(name))
-    x_train, x_test, y_train, y_test = make_data(name, rows)
+    x_train, x_test, y_train, y_test = make_data(name, rows, features)
     for part, x, y in (("train", x_train, y_train), ("test", x_test, y_test)):
         np.save(os.path.join(folder, f"x_{part}.npy"), x)
         np.save(os.path.join(folder, f"y_{part}.npy"), y)
@@ -120,8 +147,9 @@ def prepare(name, rows, workdir):
 # ---------------------------------------------------------------- one measured process
 
 def run_measured(command):
-    """Runs `command` (an absolute path first); its stdout, wall seconds and peak RSS in MB: the
-    child's own ru_maxrss from os.wait4 (subprocess would reap the child itself and lose it)."""
+    """Runs `command` (an absolute path first); its stdout, wall seconds, peak RSS in MB and CPU
+    seconds (user + system): the child's own rusage from os.wait4 (subprocess would reap the child
+    itself and lose it)."""
     start = time.perf_counter()
     out_path = f"/tmp/bench-tabular-{os.getpid()}.out"
     err_path = f"/tmp/bench-tabular-{os.getpid()}.err"
@@ -136,7 +164,7 @@ def run_measured(command):
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise RuntimeError(f"{' '.join(command)} failed ({code}):\n{errors[-3000:]}")
-    return output, wall, usage.ru_maxrss / 1024
+    return output, wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def ours(args, folder, task, algorithm):
@@ -149,20 +177,20 @@ def ours(args, folder, task, algorithm):
         command += ["--max-iterations", str(args.iterations)]
     if algorithm == "boosted-tree":
         command += ["--step-size", "0.3"]
-    _, wall, peak = run_measured(command)
+    _, wall, peak, cpu = run_measured(command)
     summary = [json.loads(line) for line in open(log) if '"fitSeconds"' in line][-1]
     evaluated = subprocess.run([args.binary, "tabular", "evaluate", model, os.path.join(folder, "test.csv"),
                                 "--target", "target", "--json"], check=True, capture_output=True, text=True)
     metrics = json.loads(evaluated.stdout)
     score = metrics["accuracy"] if task == "classification" else metrics["rootMeanSquaredError"]
-    return {"score": score, "fit": summary["fitSeconds"], "load": summary["loadSeconds"], "wall": wall, "peak_mb": peak,
+    return {"score": score, "fit": summary["fitSeconds"], "load": summary["loadSeconds"], "wall": wall, "peak_mb": peak, "cpu": cpu,
             "peak_mb_after_read": summary.get("peakMBAfterRead"), "resident_mb_after_read": summary.get("residentMBAfterRead")}
 
 
 def peer(args, folder, task, name):
     command = [sys.executable, os.path.abspath(__file__), "--peer", name, "--folder", folder, "--task", task,
                "--iterations", str(args.iterations), "--depth", str(args.depth), "--threads", str(args.threads)]
-    out, wall, peak = run_measured(command)
+    out, wall, peak, _ = run_measured(command)
     result = json.loads(out.strip().splitlines()[-1])
     result.update({"wall": wall, "peak_mb": peak})
     return result
@@ -201,15 +229,20 @@ def peer_main(args):
         model = kind(max_depth=depth, random_state=0)
     else:
         raise SystemExit(f"unknown peer {args.peer}")
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     model.fit(x_train, y_train)
-    fit = time.perf_counter() - start
+    fit, fit_cpu = time.perf_counter() - start, time.process_time() - start_cpu
     predicted = model.predict(x_test)
     score = float(np.mean(predicted == y_test)) if classify else float(np.sqrt(np.mean((predicted - y_test) ** 2)))
-    print(json.dumps({"score": score, "fit": fit}))
+    print(json.dumps({"score": score, "fit": fit, "fit_cpu": fit_cpu}))
 
 
 # ---------------------------------------------------------------- table
+
+def installed(module):
+    import importlib.util
+    return importlib.util.find_spec(module) is not None
+
 
 PEERS = {"boosted-tree": ["xgboost", "lightgbm"], "random-forest": ["sklearn-rf", "xgboost-rf"], "decision-tree": ["sklearn-tree"]}
 PEER_NAMES = {"xgboost": "XGBoost", "lightgbm": "LightGBM", "sklearn-rf": "sklearn RF", "xgboost-rf": "XGBRF", "sklearn-tree": "sklearn tree"}
@@ -221,8 +254,8 @@ def score_text(task, value):
 
 def table(rows):
     lines = ["| data set (train/test rows) | algorithm | metric | ours | peer 1 | peer 2 | fit s: ours | peer 1 | peer 2 | ours/peer 1 "
-             "| peak MB: ours | peer 1 | peer 2 | ours: CSV read s, wall s |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| peak MB: ours | peer 1 | peer 2 | ours: CSV read s, wall s | (read+fit)/XGBoost | CPU s: ours (whole command) / XGBoost fit |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
         task, o, peers = row["task"], row["ours"], row["peers"]
         names = list(peers)
@@ -235,13 +268,17 @@ def table(rows):
         cells += [f"{o['peak_mb']:.0f}" + (f" ({after_read:.0f} after reading)" if after_read else "")]
         cells += [f"{peers[p]['peak_mb']:.0f}" for p in names] + [""] * (2 - len(names))
         cells += [f"{o['load']:.2f}, {o['wall']:.2f}"]
+        cells += [f"**{(o['load'] + o['fit']) / peers['xgboost']['fit']:.2f}×**" if "xgboost" in peers else ""]
+        cells += [f"{o['cpu']:.2f} / {peers['xgboost']['fit_cpu']:.2f}" if "xgboost" in peers else ""]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rows", type=int, default=1_000_000, help="rows of each synthetic set (80 %% train)")
+    parser.add_argument("--rows", type=int, default=1_000_000, help="rows of each synthetic set (the first 80 %% train)")
+    parser.add_argument("--features", type=int, default=50, help="features of each synthetic set")
+    parser.add_argument("--repeat", type=int, default=1, help="run each measurement this many times (a table per run)")
     parser.add_argument("--only", default=",".join(list(BUNDLED) + list(SYNTHETIC)), help="comma-separated data sets")
     parser.add_argument("--algorithms", default="boosted,forest,tree",
                         help="boosted (all sets), forest and tree (bundled sets only)")
@@ -252,12 +289,15 @@ def main():
     parser.add_argument("--workdir", default="/tmp/bench-tabular")
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--peer", help=argparse.SUPPRESS)
+    parser.add_argument("--prepare", help=argparse.SUPPRESS)
     parser.add_argument("--folder", help=argparse.SUPPRESS)
     parser.add_argument("--task", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.binary = os.path.abspath(args.binary)
     if args.peer:
         return peer_main(args)
+    if args.prepare:
+        return prepare_main(args.prepare, args.rows, args.workdir, args.features)
 
     names = [name.strip() for name in args.only.split(",") if name.strip()]
     for name in names:
@@ -266,34 +306,45 @@ def main():
     algorithms = {"boosted": "boosted-tree", "forest": "random-forest", "tree": "decision-tree"}
     chosen = [algorithms[a.strip()] for a in args.algorithms.split(",") if a.strip()]
     os.makedirs(args.workdir, exist_ok=True)
-    load_before = os.getloadavg()
-    rows = []
-    for name in names:
-        task = BUNDLED.get(name, SYNTHETIC.get(name))
-        folder = prepare(name, args.rows, args.workdir)
-        import numpy as np
-        train_rows = len(np.load(os.path.join(folder, "y_train.npy"), mmap_mode="r"))
-        test_rows = len(np.load(os.path.join(folder, "y_test.npy"), mmap_mode="r"))
-        for algorithm in chosen:
-            if algorithm != "boosted-tree" and name in SYNTHETIC:
-                continue
-            print(f"{name}: {algorithm} …", file=sys.stderr, flush=True)
-            row = {"dataset": name, "task": task, "algorithm": algorithm, "train_rows": train_rows, "test_rows": test_rows,
-                   "ours": ours(args, folder, task, algorithm), "peers": {}}
-            for peer_name in PEERS[algorithm]:
-                row["peers"][peer_name] = peer(args, folder, task, peer_name)
-            print(json.dumps(row), file=sys.stderr, flush=True)
-            rows.append(row)
-    load_after = os.getloadavg()
-    print(table(rows))
-    print(f"\nload average (1, 5, 15 min) before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}; "
-          f"after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; {os.cpu_count()} cores; "
-          f"{args.threads} threads each; {args.iterations} rounds, depth {args.depth}")
+    peer_modules = {"xgboost": "xgboost", "xgboost-rf": "xgboost", "lightgbm": "lightgbm", "sklearn-rf": "sklearn",
+                    "sklearn-tree": "sklearn"}
+    missing = sorted({p for peers in PEERS.values() for p in peers if not installed(peer_modules[p])})
+    if missing:
+        print(f"not installed, skipped: {', '.join(missing)}", file=sys.stderr)
+    runs = []
+    for run in range(max(1, args.repeat)):
+        load_before = os.getloadavg()
+        rows = []
+        for name in names:
+            task = BUNDLED.get(name, SYNTHETIC.get(name))
+            folder = prepare(name, args.rows, args.workdir, args.features)
+            import numpy as np
+            train_rows = len(np.load(os.path.join(folder, "y_train.npy"), mmap_mode="r"))
+            test_rows = len(np.load(os.path.join(folder, "y_test.npy"), mmap_mode="r"))
+            for algorithm in chosen:
+                if algorithm != "boosted-tree" and name in SYNTHETIC:
+                    continue
+                print(f"{name}: {algorithm} …", file=sys.stderr, flush=True)
+                row = {"dataset": name, "task": task, "algorithm": algorithm, "train_rows": train_rows, "test_rows": test_rows,
+                       "ours": ours(args, folder, task, algorithm), "peers": {}}
+                for peer_name in PEERS[algorithm]:
+                    if peer_name not in missing:
+                        row["peers"][peer_name] = peer(args, folder, task, peer_name)
+                print(json.dumps(row), file=sys.stderr, flush=True)
+                rows.append(row)
+        load_after = os.getloadavg()
+        if run > 0:
+            print()
+        print(table(rows))
+        print(f"\nload average (1, 5, 15 min) before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}; "
+              f"after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; {os.cpu_count()} cores; "
+              f"{args.threads} threads each; {args.iterations} rounds, depth {args.depth}", flush=True)
+        runs.append({"rows": rows, "load_before": load_before, "load_after": load_after})
     if args.json:
         with open(args.json, "w") as file:
-            json.dump({"rows": rows, "load_before": load_before, "load_after": load_after, "threads": args.threads,
-                       "iterations": args.iterations, "depth": args.depth}, file, indent=1)
-
+            json.dump({"runs": runs, "rows": runs[-1]["rows"], "load_before": runs[0]["load_before"],
+                       "load_after": runs[-1]["load_after"], "threads": args.threads, "iterations": args.iterations,
+                       "depth": args.depth, "features": args.features}, file, indent=1)
 
 if __name__ == "__main__":
     main()

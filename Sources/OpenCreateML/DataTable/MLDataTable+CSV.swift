@@ -17,7 +17,16 @@ extension MLDataTable {
     ///   Unreadable files, empty files, invalid UTF-8, unterminated quotes, rows with too few or too
     ///   many fields, duplicate column names, and values that do not fit a forced column type all
     ///   throw; none of them traps.
+    ///
+    /// A CSV file is read a few megabytes at a time and its columns parsed in parallel
+    /// (``CSVStreamReader``); the whole file is read at once only to report an error in it.
     public init(contentsOf url: URL, options: MLDataTable.ParsingOptions = ParsingOptions()) throws {
+        if url.isFileURL, url.pathExtension.lowercased() != "json",
+           let reader = try? CSVReader(location: url.path, options: options.csvOptions),
+           let table = CSVStreamReader(path: url.path, reader: reader, columnTypes: options.columnTypes).read() {
+            self = table
+            return
+        }
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw CreateMLError(url.path, "cannot read the file (\(error.localizedDescription))")
@@ -95,16 +104,32 @@ struct CSVColumnBuilder {
     var intsInexactAsDoubles = false
     /// The first value error (a value not fitting the forced type, or text that is not UTF-8).
     var error: CreateMLError?
+    /// Whether the earlier blocks' texts are gone (``CSVStreamReader``): a widening that would read
+    /// them again sets ``restartAs`` instead and stops.
+    var streaming = false
+    /// Streaming: the kind to start this column as when the file is read again.
+    var restartAs: Kind?
 
-    init(name: String, forced: MLDataValue.ValueType?) {
+    /// `initial`: the kind to start as without a forced type (a streaming reader's second pass).
+    init(name: String, forced: MLDataValue.ValueType?, initial: Kind? = nil) {
         self.name = name
         self.forced = forced
-        kind = forced == .double ? .double : forced == .string ? .string : .int
+        kind = forced == .double ? .double : forced == .string ? .string : forced == .int ? .int : initial ?? .int
+    }
+
+    /// Room for `rows` values of the present kind and their missing marks.
+    mutating func reserve(_ rows: Int) {
+        missing.reserveCapacity(rows)
+        switch kind {
+        case .int: ints.reserveCapacity(rows)
+        case .double: doubles.reserveCapacity(rows)
+        case .string: strings.reserveCapacity(rows)
+        }
     }
 
     mutating func append(_ spans: [CSVReader.Span], stride: Int, offset: Int, rows: Int, base: Int, reader: CSVReader,
                          bytes: UnsafeBufferPointer<UInt8>, blockRows: Int) throws {
-        if error != nil { return }
+        if error != nil || restartAs != nil { return }
         var r = 0
         while r < rows {
             let span = spans[r * stride + offset]
@@ -122,15 +147,19 @@ struct CSVColumnBuilder {
                 }
                 if forced == .int { error = fail(span, "an integer", reader, bytes); return }
                 // Widen to doubles (or strings, below, when this value is no number either).
+                if intsInexactAsDoubles, streaming, base > 0 {
+                    restartAs = reader.fastDouble(span, bytes) == nil ? .string : .double
+                    return
+                }
                 if intsInexactAsDoubles {
                     doubles = []
                     doubles.reserveCapacity(ints.count + 1)
                     try rescan(rows: base, reader: reader, bytes: bytes, blockRows: blockRows) { span in
-                        doubles.append(reader.isMissing(span, bytes) ? 0 : reader.parseDouble(span, bytes) ?? 0)
+                        doubles.append(reader.isMissing(span, bytes) ? 0 : reader.fastDouble(span, bytes) ?? 0)
                     }
                     for q in 0..<r {
                         let earlier = spans[q * stride + offset]
-                        doubles.append(reader.isMissing(earlier, bytes) ? 0 : reader.parseDouble(earlier, bytes) ?? 0)
+                        doubles.append(reader.isMissing(earlier, bytes) ? 0 : reader.fastDouble(earlier, bytes) ?? 0)
                     }
                 } else {
                     doubles = ints.map { Double($0) }
@@ -140,8 +169,12 @@ struct CSVColumnBuilder {
                 continue  // this row again, as a double
             case .double:
                 if isMissing { doubles.append(0); break }
-                if let v = reader.parseDouble(span, bytes) { doubles.append(v); break }
+                if let v = reader.fastDouble(span, bytes) { doubles.append(v); break }
                 if forced == .double { error = fail(span, "a number", reader, bytes); return }
+                if streaming, base > 0 {
+                    restartAs = .string
+                    return
+                }
                 doubles = []
                 kind = .string
                 strings.reserveCapacity(base + r + 1)

@@ -45,6 +45,7 @@ struct TrainedTreeEnsemble: Sendable {
         var iterations: [TabularTrainingIteration] = []
         let metric: TabularTrainingIteration.Metric = classCount == nil ? .rmse : .accuracy
         let fit: TreeEnsembleFit
+        var validationTargets: [Double]?
         do {
             // Binned a few columns at a time: the table's columns are never all held as doubles.
             let vectors = TabularColumns.VectorCache()
@@ -52,7 +53,8 @@ struct TrainedTreeEnsemble: Sendable {
             var validationSet: (BinnedFeatures, [Double])?
             if let validationTable {
                 let encoded = try columns.encodeFeatures(validationTable)
-                validationSet = (try binned.binning(columns: encoded), try columns.encodeTargets(validationTable))
+                validationTargets = try columns.encodeTargets(validationTable)
+                validationSet = (try binned.binning(columns: encoded), validationTargets!)
             }
             let report: (TreeTrainingIteration) -> Bool = { step in
                 let iteration = TabularTrainingIteration(
@@ -86,11 +88,21 @@ struct TrainedTreeEnsemble: Sendable {
         self.task = task
         self.iterations = iterations
         (layout, transform) = try Self.evaluator(fit, classifier: classCount != nil, width: columns.features.count)
-        // The metrics use the finished model's predictions (the same as the exported model's).
+        // The metrics use the finished model's predictions (the same as the exported model's):
+        // boosting's from the raw scores it kept while training (the same sums, see
+        // `TreeEnsembleFit.trainingScores`), others' by evaluating the model on the rows.
         let measuring = Self.Partial(columns: columns, layout: layout, transform: transform)
-        trainingMetrics = measuring.metrics(on: training)
+        if let scores = fit.trainingScores {
+            trainingMetrics = measuring.metrics(rawScores: scores, targets: trainingTargets)
+        } else {
+            trainingMetrics = measuring.metrics(on: training)
+        }
         if let validationTable {
-            validationMetrics = measuring.metrics(on: validationTable)
+            if let scores = fit.validationScores, let validationTargets {
+                validationMetrics = measuring.metrics(rawScores: scores, targets: validationTargets)
+            } else {
+                validationMetrics = measuring.metrics(on: validationTable)
+            }
         } else {
             validationMetrics = measuring.empty
         }
@@ -238,6 +250,21 @@ struct TrainedTreeEnsemble: Sendable {
                 targets = try columns.encodeTargets(table)
             } catch {
                 return failed(error)
+            }
+            return metrics(outputs: outputs, targets: targets)
+        }
+
+        /// The metrics of raw scores (rows × dimensions, before the transform) for rows with these targets.
+        func metrics(rawScores: [Double], targets: [Double]) -> TreeModelMetrics {
+            let dimensions = layout.dimensions
+            guard rawScores.count == targets.count * dimensions else {
+                return failed(CreateMLError("tree ensemble", "\(rawScores.count) scores for \(targets.count) rows of \(dimensions) outputs"))
+            }
+            var outputs = rawScores
+            outputs.withUnsafeMutableBufferPointer { outputs in
+                for row in 0..<targets.count {
+                    transform.apply(to: UnsafeMutableBufferPointer(rebasing: outputs[(row * dimensions)..<((row + 1) * dimensions)]))
+                }
             }
             return metrics(outputs: outputs, targets: targets)
         }

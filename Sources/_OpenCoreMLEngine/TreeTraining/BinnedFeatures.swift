@@ -196,7 +196,7 @@ package struct BinnedFeatures: Sendable {
             values = column.filter { $0.isFinite }
         }
         guard !values.isEmpty else { return [] }
-        values.sort()
+        values = sortedStably(values)
         var distinct = [Double]()
         distinct.reserveCapacity(min(values.count, maxValueBins + 1))
         for v in values where distinct.last != v {
@@ -211,6 +211,20 @@ package struct BinnedFeatures: Sendable {
             if v > values[0], cuts.last.map({ v > $0 }) ?? true { cuts.append(v) }
         }
         return cuts
+    }
+
+    /// `values` (finite) ascending, as a stable sort by `<` orders them (−0 and +0 in their input
+    /// order): a radix sort, a few times faster than the standard library's merge sort on these.
+    static func sortedStably(_ values: [Double]) -> [Double] {
+        var scratch = [UInt64](repeating: 0, count: values.count)
+        return [Double](unsafeUninitializedCapacity: values.count) { out, initialized in
+            values.withUnsafeBufferPointer { input in
+                scratch.withUnsafeMutableBufferPointer { scratch in
+                    ocm_sort_doubles(input.baseAddress, input.count, out.baseAddress, scratch.baseAddress)
+                }
+            }
+            initialized = values.count
+        }
     }
 
     /// Bins `columns` (features `features`, in order; numeric ones rounded by

@@ -64,49 +64,55 @@ package struct GradientBoostedTrees: Sendable {
             return [-sums[0] / (h + lambda) * eta]
         }
 
+        // One pass over the rows per round makes the next round's gradients and this round's
+        // training loss and metric from the same scores (the first round's gradients on their own).
+        func gradientsAndMeasure(gradients wanted: Bool, measure: Bool) -> (loss: Double, metric: Double) {
+            scores.withUnsafeBufferPointer { scoreBuffer in
+                targets.withUnsafeBufferPointer { targetBuffer in
+                    gradients.withUnsafeMutableBufferPointer { gradientBuffer in
+                        objective.gradientsAndMeasure(scores: scoreBuffer.baseAddress!, targets: targetBuffer.baseAddress!, rows: n,
+                                                      gradients: wanted ? gradientBuffer.baseAddress! : nil, measure: measure,
+                                                      slots: slots)
+                    }
+                }
+            }
+        }
+        _ = gradientsAndMeasure(gradients: true, measure: false)
+
         var trees = [TrainedTree]()
         var bestIteration = -1, bestLoss = Double.infinity
         for iteration in 0..<iterations {
             let start = Date()
             let rows = sampledRows < n ? random.sample(sampledRows, of: n) : allRows
             var grownTrees = [(TreeGrower.Grown, Int)]()
-            try scores.withUnsafeBufferPointer { scoreBuffer in
-                try targets.withUnsafeBufferPointer { targetBuffer in
-                    try gradients.withUnsafeMutableBufferPointer { gradientBuffer in
-                        for k in 0..<d {
-                            objective.gradients(scores: scoreBuffer.baseAddress!, targets: targetBuffer.baseAddress!,
-                                                rows: n, output: k, into: gradientBuffer.baseAddress! + k * 2 * n, slots: slots)
-                        }
-                        for k in 0..<d {
-                            let features = sampledFeatures < featureCount
-                                ? random.choose(sampledFeatures, of: featureCount).map { Int32($0) }
-                                : (0..<featureCount).map { Int32($0) }
-                            let grown = try grower.grow(rows: rows, values: gradientBuffer.baseAddress! + k * 2 * n,
-                                                        features: features)
-                            grownTrees.append((grown, k))
-                        }
-                    }
+            try gradients.withUnsafeBufferPointer { gradientBuffer in
+                for k in 0..<d {
+                    let features = sampledFeatures < featureCount
+                        ? random.choose(sampledFeatures, of: featureCount).map { Int32($0) }
+                        : (0..<featureCount).map { Int32($0) }
+                    let grown = try grower.grow(rows: rows, values: gradientBuffer.baseAddress! + k * 2 * n, features: features)
+                    grownTrees.append((grown, k))
                 }
             }
             for (grown, k) in grownTrees {
                 trees.append(grown.trained(training, outputDimension: k, leafValues: leafValue))
-                let routing = BinnedTreeRouting(grown, data: training, width: 1, leafValues: leafValue)
+                // Routing tables only for rows the tree did not train on.
+                let routing = sampledRows < n || validation != nil
+                    ? BinnedTreeRouting(grown, data: training, width: 1, leafValues: leafValue) : nil
                 scores.withUnsafeMutableBufferPointer { out in
-                    if sampledRows == n {
-                        addLeafValues(grown, leafValue: leafValue, to: out.baseAddress!, dimensions: d, output: k)
-                    } else {
+                    if let routing, sampledRows < n {
                         routing.addScores(training, to: out.baseAddress!, dimensions: d, outputDimension: k, slots: slots)
+                    } else {
+                        addLeafValues(grown, leafValue: leafValue, to: out.baseAddress!, dimensions: d, output: k, slots: slots)
                     }
                 }
-                if let (data, _) = validation {
+                if let (data, _) = validation, let routing {
                     validationScores.withUnsafeMutableBufferPointer { out in
                         routing.addScores(data, to: out.baseAddress!, dimensions: d, outputDimension: k, slots: slots)
                     }
                 }
             }
-            let (trainingLoss, trainingMetric) = scores.withUnsafeBufferPointer {
-                objective.evaluate(scores: $0.baseAddress!, targets: targets, slots: slots)
-            }
+            let (trainingLoss, trainingMetric) = gradientsAndMeasure(gradients: iteration + 1 < iterations, measure: true)
             var validationLoss: Double?, validationMetric: Double?
             if let (_, y) = validation {
                 (validationLoss, validationMetric) = validationScores.withUnsafeBufferPointer {
@@ -126,22 +132,31 @@ package struct GradientBoostedTrees: Sendable {
             if !keepGoing { break }
         }
         if earlyStoppingRounds == nil || validation == nil { bestIteration = trees.count / d - 1 }
+        let allKept = trees.count == (bestIteration + 1) * d
         trees.removeSubrange(((bestIteration + 1) * d)...)
-        return TreeEnsembleFit(trees: trees, baseValues: base, dimensions: d,
-                               transform: objective == .squaredError ? .none : (d == 1 ? .logistic : .softmax),
-                               bestIteration: bestIteration)
+        var fit = TreeEnsembleFit(trees: trees, baseValues: base, dimensions: d,
+                                  transform: objective == .squaredError ? .none : (d == 1 ? .logistic : .softmax),
+                                  bestIteration: bestIteration)
+        if allKept {
+            fit.trainingScores = scores
+            if validation != nil { fit.validationScores = validationScores }
+        }
+        return fit
     }
 }
 
-/// Adds each leaf's value to the scores of the rows it holds (every row trained on, once).
+/// Adds each leaf's value to the scores of the rows it holds (every row trained on, once), the
+/// leaves on every thread (each row is in one leaf: no two threads add to one score).
 func addLeafValues(_ grown: TreeGrower.Grown, leafValue: ([Double]) -> [Double], to scores: UnsafeMutablePointer<Double>,
-                   dimensions: Int, output: Int) {
-    for leaf in grown.leaves {
-        let node = grown.nodes[leaf]
-        let values = leafValue(node.sums)
-        for i in node.begin..<node.end {
-            let r = Int(grown.rows[i])
-            for (k, v) in values.enumerated() { scores[r * dimensions + output + k] += v }
+                   dimensions: Int, output: Int, slots: Int) {
+    let leaves = grown.leaves.map { (node: grown.nodes[$0], values: leafValue(grown.nodes[$0].sums)) }
+    grown.rows.withUnsafeBufferPointer { rows in
+        parallelForEach(leaves.count, slots: slots) { _, l in
+            let (node, values) = leaves[l]
+            for i in node.begin..<node.end {
+                let r = Int(rows[i])
+                for (k, v) in values.enumerated() { scores[r * dimensions + output + k] += v }
+            }
         }
     }
 }

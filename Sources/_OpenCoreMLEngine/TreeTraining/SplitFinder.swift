@@ -1,3 +1,5 @@
+import _OpenCoreMLKernels
+
 /// A node's best split, found from its gradient histogram.
 ///
 /// The loss reduction of parting a node's rows into L and R is
@@ -68,8 +70,34 @@ struct SplitFinder {
         return total / (h + lambda)
     }
 
+    /// The best split of a node over `features`: each feature's best (``bestOfFeature(_:histogram:sums:)``),
+    /// the first of largest gain in the features' order, kept when its gain is above `epsilon`.
     func best(histogram: UnsafePointer<Double>, sums: [Double], features: [Int32]) -> SplitCandidate? {
+        choose(features.map { bestOfFeature(Int($0), histogram: histogram, sums: sums) })
+    }
+
+    /// The first candidate of largest gain among each feature's best (in the features' order),
+    /// when its gain is above `epsilon` — the same split as one scan over every feature's candidates.
+    func choose(_ candidates: [SplitCandidate?]) -> SplitCandidate? {
+        var best: SplitCandidate?
+        for case let candidate? in candidates where candidate.gain > best?.gain ?? 0 { best = candidate }
+        guard let best, best.gain > Self.epsilon else { return nil }
+        return best
+    }
+
+    /// Feature `f`'s first candidate of largest gain above 0 in a node's histogram, or nil.
+    func bestOfFeature(_ f: Int, histogram: UnsafePointer<Double>, sums: [Double]) -> SplitCandidate? {
         let w = width
+        let base = histogram + Int(data.binOffsets[f]) * w
+        let valueBins = data.valueBinCounts[f]
+        let parent = sums.withUnsafeBufferPointer { score($0.baseAddress!) }
+        if outputs == 1, data.kinds[f] == .numeric {
+            var found = ocm_split_result()
+            guard ocm_best_numeric_split(base, Int32(valueBins), sums[0], sums[1], lambda, minChildWeight, parent,
+                                         Self.epsilon, &found) != 0 else { return nil }
+            return SplitCandidate(gain: found.gain, feature: f, rule: .below(bin: Int(found.bin)), missingLeft: found.missing_left != 0,
+                                  left: [found.left_g, found.left_h], right: [found.right_g, found.right_h])
+        }
         var best: SplitCandidate?
         var bestGain = 0.0
         var left = [Double](repeating: 0, count: w)
@@ -77,12 +105,11 @@ struct SplitFinder {
         var accumulated = [Double](repeating: 0, count: w)
         sums.withUnsafeBufferPointer { total in
             let total = total.baseAddress!
-            let parent = score(total)
             left.withUnsafeMutableBufferPointer { leftBuffer in
                 right.withUnsafeMutableBufferPointer { rightBuffer in
                     accumulated.withUnsafeMutableBufferPointer { accBuffer in
                         let l = leftBuffer.baseAddress!, r = rightBuffer.baseAddress!, acc = accBuffer.baseAddress!
-                        func consider(_ f: Int, _ rule: SplitCandidate.Rule, missingLeft: Bool) {
+                        func consider(_ rule: SplitCandidate.Rule, missingLeft: Bool) {
                             guard l[outputs] >= minChildWeight, r[outputs] >= minChildWeight,
                                   l[outputs] > 0, r[outputs] > 0 else { return }
                             let gain = score(l) + score(r) - parent
@@ -92,58 +119,52 @@ struct SplitFinder {
                                                   left: Array(UnsafeBufferPointer(start: l, count: w)),
                                                   right: Array(UnsafeBufferPointer(start: r, count: w)))
                         }
-                        for f32 in features {
-                            let f = Int(f32)
-                            let base = histogram + Int(data.binOffsets[f]) * w
-                            let valueBins = data.valueBinCounts[f]
-                            let missing = base + valueBins * w
-                            var hasMissing = false
-                            for j in 0..<w where abs(missing[j]) >= Self.epsilon { hasMissing = true }
-                            if case .categorical = data.kinds[f] {
-                                for code in 0..<data.codeBins(f) {
-                                    let bin = base + code * w
+                        let missing = base + valueBins * w
+                        var hasMissing = false
+                        for j in 0..<w where abs(missing[j]) >= Self.epsilon { hasMissing = true }
+                        if case .categorical = data.kinds[f] {
+                            for code in 0..<data.codeBins(f) {
+                                let bin = base + code * w
+                                for j in 0..<w {
+                                    l[j] = bin[j]
+                                    r[j] = total[j] - bin[j]
+                                }
+                                consider(.code(code), missingLeft: false)
+                                if hasMissing {
                                     for j in 0..<w {
-                                        l[j] = bin[j]
-                                        r[j] = total[j] - bin[j]
+                                        l[j] = bin[j] + missing[j]
+                                        r[j] = total[j] - l[j]
                                     }
-                                    consider(f, .code(code), missingLeft: false)
-                                    if hasMissing {
-                                        for j in 0..<w {
-                                            l[j] = bin[j] + missing[j]
-                                            r[j] = total[j] - l[j]
-                                        }
-                                        consider(f, .code(code), missingLeft: true)
-                                    }
+                                    consider(.code(code), missingLeft: true)
                                 }
-                                continue
                             }
-                            for j in 0..<w { acc[j] = 0 }
-                            for b in 0..<valueBins {
-                                let bin = base + b * w
-                                for j in 0..<w {
-                                    acc[j] += bin[j]
-                                    l[j] = acc[j]
-                                    r[j] = total[j] - acc[j]
-                                }
-                                consider(f, .below(bin: b + 1), missingLeft: false)
+                            return
+                        }
+                        for j in 0..<w { acc[j] = 0 }
+                        for b in 0..<valueBins {
+                            let bin = base + b * w
+                            for j in 0..<w {
+                                acc[j] += bin[j]
+                                l[j] = acc[j]
+                                r[j] = total[j] - acc[j]
                             }
-                            guard hasMissing else { continue }
-                            for j in 0..<w { acc[j] = 0 }
-                            for b in stride(from: valueBins - 1, through: 0, by: -1) {
-                                let bin = base + b * w
-                                for j in 0..<w {
-                                    acc[j] += bin[j]
-                                    r[j] = acc[j]
-                                    l[j] = total[j] - acc[j]
-                                }
-                                consider(f, .below(bin: b), missingLeft: true)
+                            consider(.below(bin: b + 1), missingLeft: false)
+                        }
+                        guard hasMissing else { return }
+                        for j in 0..<w { acc[j] = 0 }
+                        for b in stride(from: valueBins - 1, through: 0, by: -1) {
+                            let bin = base + b * w
+                            for j in 0..<w {
+                                acc[j] += bin[j]
+                                r[j] = acc[j]
+                                l[j] = total[j] - acc[j]
                             }
+                            consider(.below(bin: b), missingLeft: true)
                         }
                     }
                 }
             }
         }
-        guard let best, best.gain > Self.epsilon else { return nil }
         return best
     }
 }

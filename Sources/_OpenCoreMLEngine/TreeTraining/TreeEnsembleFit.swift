@@ -13,6 +13,13 @@ package struct TreeEnsembleFit: Sendable {
     package var transform: Transform
     /// The last iteration kept (0-based): with early stopping the best on validation, else the last trained.
     package var bestIteration: Int
+    /// Boosting: the kept trees' raw scores (row-major rows × dimensions) on the training rows and
+    /// on the validation rows, as the trainer summed them while it trained — each row's base value,
+    /// then its leaf's value of every tree in tree order, the additions a Core ML tree ensemble
+    /// makes, reaching the same leaves (``BinnedTreeRouting``) — so the finished model's metrics
+    /// need no second evaluation. Nil when early stopping dropped trees trained after the best.
+    package var trainingScores: [Double]?
+    package var validationScores: [Double]?
 
     package init(trees: [TrainedTree], baseValues: [Double], dimensions: Int, transform: Transform, bestIteration: Int) {
         self.trees = trees

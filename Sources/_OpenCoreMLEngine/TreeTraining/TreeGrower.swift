@@ -13,6 +13,19 @@ struct TreeGrower {
     /// node's histogram is built directly instead of by subtraction, a batch within this at a time.
     static let defaultHistogramBudget = 256 << 20
     var histogramBudget = Self.defaultHistogramBudget
+    /// The two levels' histograms (a level's and its children's), kept from tree to tree: no
+    /// allocation, page faults or zeroing per level (every histogram is written whole before it is read).
+    private let levelBuffers = LevelHistogramBuffers()
+    /// The bins feature-major, for parting rows and boosting's histograms (made once per grower, so once per fit).
+    private let columns: ColumnBins
+
+    init(data: BinnedFeatures, outputs: Int, growth: TreeGrowthParameters, lambda: Double) {
+        self.data = data
+        self.outputs = outputs
+        self.growth = growth
+        self.lambda = lambda
+        columns = ColumnBins(data, slots: growth.slots)
+    }
 
     struct Node {
         var begin: Int
@@ -37,36 +50,46 @@ struct TreeGrower {
         let width = outputs + 1
         var rows = initialRows
         var scratch = [UInt32](repeating: 0, count: rows.count)
-        let histograms = try GradientHistograms(data: data, width: width, features: features, slots: growth.slots)
+        let histograms = try GradientHistograms(data: data, width: width, features: features, slots: growth.slots, columns: columns)
         let finder = SplitFinder(data: data, outputs: outputs, lambda: lambda, minChildWeight: growth.minChildWeight)
         var nodes = [Node(begin: 0, end: rows.count, sums: rootSums(rows, values: values, width: width), depth: 0)]
         var level = [0]
-        // The level's histograms (one per node of `level`), or nil when a level had too many nodes
-        // to keep them: then each node's is built directly, a batch within the budget at a time.
-        var levelHistograms: [Double]? = [Double](repeating: 0, count: histograms.size)
+        // The level's histograms (one per node of `level`, in one of the two kept buffers), or nil
+        // when a level had too many nodes to keep them: then each node's is built directly, a batch
+        // within the budget at a time.
+        var levelBuffer = 0
+        var levelHistograms: UnsafeMutablePointer<Double>? = try levelBuffers.buffer(levelBuffer, count: histograms.size)
         try rows.withUnsafeBufferPointer { rowsBuffer in
-            try levelHistograms!.withUnsafeMutableBufferPointer { root in
-                try histograms.build([.init(rows: rowsBuffer.baseAddress!, count: rowsBuffer.count, output: root.baseAddress!)],
-                                     values: values)
-            }
+            // Every row once, in order (boosting without subsampling): the root's rows are consecutive.
+            var consecutive = rowsBuffer.count == data.rowCount
+            for (i, row) in rowsBuffer.enumerated() where consecutive && Int(row) != i { consecutive = false }
+            try histograms.build([.init(rows: rowsBuffer.baseAddress!, count: rowsBuffer.count, output: levelHistograms!,
+                                        consecutive: consecutive)],
+                                 values: values)
         }
         let budgetNodes = max(1, histogramBudget / 8 / histograms.size)
         for depth in 0..<growth.maxDepth {
-            // Splits of this level's nodes.
+            // Splits of this level's nodes: each (node, feature) on whichever thread is free, then
+            // each node's features' bests in the features' order.
             var candidates = [SplitCandidate?](repeating: nil, count: level.count)
             let nodesNow = nodes
             func findSplits(_ hist: UnsafePointer<Double>, _ batch: Range<Int>) {
-                candidates.withUnsafeMutableBufferPointer { out in
+                let featureCount = features.count
+                var perFeature = [SplitCandidate?](repeating: nil, count: batch.count * featureCount)
+                perFeature.withUnsafeMutableBufferPointer { out in
                     let out = out
-                    parallelForEach(batch.count, slots: growth.slots) { _, j in
-                        let i = batch.lowerBound + j
-                        out[i] = finder.best(histogram: hist + j * histograms.size, sums: nodesNow[level[i]].sums,
-                                             features: features)
+                    parallelForEach(batch.count * featureCount, slots: growth.slots) { _, item in
+                        let j = item / featureCount
+                        out[item] = finder.bestOfFeature(Int(features[item % featureCount]), histogram: hist + j * histograms.size,
+                                                         sums: nodesNow[level[batch.lowerBound + j]].sums)
                     }
+                }
+                for j in 0..<batch.count {
+                    candidates[batch.lowerBound + j] = finder.choose(Array(perFeature[(j * featureCount)..<((j + 1) * featureCount)]))
                 }
             }
             if let levelHistograms {
-                levelHistograms.withUnsafeBufferPointer { findSplits($0.baseAddress!, 0..<level.count) }
+                findSplits(levelHistograms, 0..<level.count)
             } else {
                 var buffer = [Double](repeating: 0, count: min(budgetNodes, level.count) * histograms.size)
                 for start in stride(from: 0, to: level.count, by: budgetNodes) {
@@ -87,7 +110,7 @@ struct TreeGrower {
             let splitting = level.indices.filter { candidates[$0] != nil }
             if splitting.isEmpty { break }
             // Part the rows of each split node.
-            let partition = RowPartition(data: data, slots: growth.slots)
+            let partition = RowPartition(data: data, columns: columns, slots: growth.slots)
             let leftCounts = rows.withUnsafeMutableBufferPointer { rowsBuffer in
                 scratch.withUnsafeMutableBufferPointer { scratchBuffer in
                     partition.part(rows: rowsBuffer.baseAddress!, scratch: scratchBuffer.baseAddress!,
@@ -116,34 +139,29 @@ struct TreeGrower {
                 continue
             }
             // Histograms of the children: the smaller built, the larger by subtraction.
-            var next = [Double](repeating: 0, count: try checkedProduct(children.count, histograms.size, "histograms"))
+            let nextBase = try levelBuffers.buffer(1 - levelBuffer, count: try checkedProduct(children.count, histograms.size, "histograms"))
             let withChildren = nodes
             try rows.withUnsafeBufferPointer { rowsBuffer in
-                try next.withUnsafeMutableBufferPointer { nextBuffer in
-                    let nextBase = nextBuffer.baseAddress!
-                    var jobs = [GradientHistograms.Job]()
-                    for s in splitting.indices {
-                        let l = withChildren[children[2 * s]], r = withChildren[children[2 * s + 1]]
-                        let smaller = (l.end - l.begin) <= (r.end - r.begin) ? 2 * s : 2 * s + 1
-                        let node = withChildren[children[smaller]]
-                        jobs.append(.init(rows: rowsBuffer.baseAddress! + node.begin, count: node.end - node.begin,
-                                          output: nextBase + smaller * histograms.size))
-                    }
-                    try histograms.build(jobs, values: values)
-                    parentHistograms.withUnsafeBufferPointer { parentBuffer in
-                        let parentBase = parentBuffer.baseAddress!
-                        parallelForEach(splitting.count, slots: growth.slots) { _, s in
-                            let l = withChildren[children[2 * s]], r = withChildren[children[2 * s + 1]]
-                            let built = (l.end - l.begin) <= (r.end - r.begin) ? 2 * s : 2 * s + 1
-                            let other = built ^ 1
-                            histograms.subtract(parent: parentBase + splitting[s] * histograms.size,
-                                                built: nextBase + built * histograms.size,
-                                                into: nextBase + other * histograms.size)
-                        }
-                    }
+                var jobs = [GradientHistograms.Job]()
+                for s in splitting.indices {
+                    let l = withChildren[children[2 * s]], r = withChildren[children[2 * s + 1]]
+                    let smaller = (l.end - l.begin) <= (r.end - r.begin) ? 2 * s : 2 * s + 1
+                    let node = withChildren[children[smaller]]
+                    jobs.append(.init(rows: rowsBuffer.baseAddress! + node.begin, count: node.end - node.begin,
+                                      output: nextBase + smaller * histograms.size))
                 }
+                try histograms.build(jobs, values: values)
             }
-            levelHistograms = next
+            parallelForEach(splitting.count, slots: growth.slots) { _, s in
+                let l = withChildren[children[2 * s]], r = withChildren[children[2 * s + 1]]
+                let built = (l.end - l.begin) <= (r.end - r.begin) ? 2 * s : 2 * s + 1
+                let other = built ^ 1
+                histograms.subtract(parent: parentHistograms + splitting[s] * histograms.size,
+                                    built: nextBase + built * histograms.size,
+                                    into: nextBase + other * histograms.size)
+            }
+            levelHistograms = nextBase
+            levelBuffer = 1 - levelBuffer
             level = children
         }
         prune(&nodes, 0)
@@ -231,5 +249,28 @@ extension TreeGrower.Grown {
         }
         _ = emit(0)
         return TrainedTree(nodes: out, outputDimension: outputDimension)
+    }
+}
+
+/// ``TreeGrower``'s two level-histogram buffers, grown as needed and kept from tree to tree (one
+/// grower grows one tree at a time).
+final class LevelHistogramBuffers: @unchecked Sendable {
+    private var pointers: [UnsafeMutablePointer<Double>?] = [nil, nil]
+    private var capacities = [0, 0]
+
+    /// Buffer `index` (0 or 1) with room for at least `count` doubles (its contents undefined).
+    func buffer(_ index: Int, count: Int) throws -> UnsafeMutablePointer<Double> {
+        if let pointer = pointers[index], capacities[index] >= count { return pointer }
+        pointers[index]?.deallocate()
+        pointers[index] = nil
+        capacities[index] = 0
+        let pointer = UnsafeMutablePointer<Double>.allocate(capacity: max(1, count))
+        pointers[index] = pointer
+        capacities[index] = count
+        return pointer
+    }
+
+    deinit {
+        for pointer in pointers { pointer?.deallocate() }
     }
 }

@@ -60,35 +60,96 @@ package enum TreeObjective: Sendable, Equatable {
         }
     }
 
-    /// Row r's gradient and hessian for output `k` into `out[2r], out[2r+1]`, from raw scores
-    /// `scores[r·dimensions ..< +dimensions]`, for every row.
-    func gradients(scores: UnsafePointer<Double>, targets: UnsafePointer<Double>, rows: Int, output k: Int,
-                   into out: UnsafeMutablePointer<Float>, slots: Int) {
+    /// In one pass over the rows, from raw scores `scores[r·dimensions ..< +dimensions]`: every
+    /// output's gradient and hessian (the type's doc), output k's of row r into
+    /// `gradients[k·2·rows + 2r]` and `[… + 2r + 1]`, unless `gradients` is nil; and, when
+    /// `measure` is set, the loss and metric of the same scores as ``evaluate(scores:targets:slots:)``
+    /// computes them, to the bit (the same probabilities, summed in the same blocks in the same
+    /// order). Boosting's training metrics come from the pass that makes the next round's
+    /// gradients, so each row's probabilities are computed once per round instead of twice (a
+    /// softmax's once instead of once per class and once more).
+    func gradientsAndMeasure(scores: UnsafePointer<Double>, targets: UnsafePointer<Double>, rows n: Int,
+                             gradients out: UnsafeMutablePointer<Float>?, measure: Bool, slots: Int) -> (loss: Double, metric: Double) {
         let d = dimensions
         let objective = self
-        forEachBlock(rows, slots: slots) { range in
-            for r in range {
-                let y = targets[r]
+        let block = 1 << 14
+        let blocks = (n + block - 1) / block
+        var partial = [Double](repeating: 0, count: 2 * blocks)
+        partial.withUnsafeMutableBufferPointer { sums in
+            let sums = sums
+            parallelForEach(blocks, slots: slots) { _, b in
+                var loss = 0.0, right = 0.0
+                let range = (b * block)..<min(n, (b + 1) * block)
                 switch objective {
                 case .squaredError:
-                    out[2 * r] = Float(scores[r] - y)
-                    out[2 * r + 1] = 1
+                    for r in range {
+                        let e = scores[r] - targets[r]
+                        if let out {
+                            out[2 * r] = Float(e)
+                            out[2 * r + 1] = 1
+                        }
+                        loss += e * e
+                    }
                 case .logistic:
-                    let p = 1 / (1 + exp(-scores[r]))
-                    out[2 * r] = Float(p - y)
-                    out[2 * r + 1] = Float(max(p * (1 - p), 1e-16))
+                    for r in range {
+                        let y = targets[r]
+                        let p = 1 / (1 + exp(-scores[r]))
+                        if let out {
+                            out[2 * r] = Float(p - y)
+                            out[2 * r + 1] = Float(max(p * (1 - p), 1e-16))
+                        }
+                        if measure {
+                            let probability = y == 1 ? p : 1 - p
+                            loss += -log(min(max(probability, 1e-16), 1))
+                            right += (scores[r] > 0 ? 1 : 0) == Int(y) ? 1 : 0
+                        }
+                    }
                 case .softmax:
-                    let row = scores + r * d
-                    var top = -Double.infinity
-                    for j in 0..<d { top = max(top, row[j]) }
-                    var sum = 0.0
-                    for j in 0..<d { sum += exp(row[j] - top) }
-                    let p = exp(row[k] - top) / sum
-                    out[2 * r] = Float(Int(y) == k ? p - 1 : p)
-                    out[2 * r + 1] = Float(max(2 * p * (1 - p), 1e-16))
+                    withUnsafeTemporaryAllocation(of: Double.self, capacity: d) { e in
+                        for r in range {
+                            let row = scores + r * d
+                            let y = Int(targets[r])
+                            var top = -Double.infinity
+                            var best = 0
+                            for j in 0..<d {
+                                top = max(top, row[j])
+                                if j > 0, row[j] > row[best] { best = j }
+                            }
+                            var sum = 0.0
+                            for j in 0..<d {
+                                e[j] = exp(row[j] - top)
+                                sum += e[j]
+                            }
+                            if let out {
+                                for k in 0..<d {
+                                    let p = e[k] / sum
+                                    let g = out + k * 2 * n
+                                    g[2 * r] = Float(y == k ? p - 1 : p)
+                                    g[2 * r + 1] = Float(max(2 * p * (1 - p), 1e-16))
+                                }
+                            }
+                            if measure {
+                                loss += -log(min(max(e[y] / sum, 1e-16), 1))
+                                right += best == y ? 1 : 0
+                            }
+                        }
+                    }
                 }
+                sums[2 * b] = loss
+                sums[2 * b + 1] = right
             }
         }
+        guard measure else { return (0, 0) }
+        var loss = 0.0, right = 0.0
+        for b in 0..<blocks {
+            loss += partial[2 * b]
+            right += partial[2 * b + 1]
+        }
+        if self == .squaredError {
+            let rmse = (loss / Double(n)).squareRoot()
+            return (rmse, rmse)
+        }
+        return (loss / Double(n), right / Double(n))
     }
 
     /// The loss (RMSE, log loss or multi-class log loss) and the metric (RMSE or accuracy) of raw scores.

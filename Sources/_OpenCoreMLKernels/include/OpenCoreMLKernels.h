@@ -123,6 +123,39 @@ size_t ocm_partition_rows(uint32_t *rows, size_t count, const uint8_t *bins, siz
 void ocm_bin_numeric(const double *x, size_t count, const double *cuts, uint8_t missing_bin, uint8_t *out,
                      size_t out_stride);
 
+/* Sorts `count` doubles (no NaN) ascending into `out`, stably as a stable sort by `<` would: equal
+ * values, and −0 and +0, keep their input order. An LSD radix sort over the bytes of order-keeping
+ * keys, skipping the bytes every key shares. `scratch` holds count entries. */
+void ocm_sort_doubles(const double *values, size_t count, double *out, uint64_t *scratch);
+
+/* A split of one numeric feature found by ocm_best_numeric_split. */
+typedef struct {
+    double gain;
+    /* Left = the value bins below `bin`. */
+    int32_t bin;
+    /* Whether missing values go left. */
+    int32_t missing_left;
+    double left_g, left_h, right_g, right_h;
+} ocm_split_result;
+
+/* Boosting's split search over one numeric feature of a gradient–hessian histogram: `hist` holds
+ * the feature's `value_bins` value bins then its missing bin, (gradient, hessian) each. Every cut
+ * between value bins with missing values right (ascending), then — when the missing bin's sums
+ * differ from zero by `epsilon` — with missing values left (descending); a side needs a hessian
+ * sum >= min_child_weight and > 0; gain = G_L²/(H_L+λ) + G_R²/(H_R+λ) − parent_score. Writes the
+ * first candidate of largest gain above 0 to `out` and returns 1, or returns 0 when none has gain
+ * above 0. */
+int ocm_best_numeric_split(const double *hist, int value_bins, double total_g, double total_h, double lambda,
+                           double min_child_weight, double parent_score, double epsilon, ocm_split_result *out);
+
+/* ocm_histogram_accumulate for width 2 (a gradient and a hessian per row) from the binned matrix
+ * feature-major: feature f's bin of row r is columns[f·column_rows + r]. The rows are rows[0..<count],
+ * or, when `rows` is NULL, first_row ..< first_row + count. The same sums, added in the same
+ * order, as ocm_histogram_accumulate on the row-major matrix. */
+void ocm_histogram_accumulate_columns(const uint8_t *columns, size_t column_rows, const uint32_t *rows, size_t first_row,
+                                      size_t count, const float *values, const int32_t *features, int nfeatures,
+                                      const uint32_t *offsets, double *hist);
+
 /* MARK: - GEMM */
 
 /* C = alpha·op(A)·op(B) + beta·C, row-major, op(X) = X or Xᵀ.

@@ -159,6 +159,31 @@ struct TreeTrainerTests {
             .contains("earlyStoppingRounds"))
     }
 
+    /// Boosting's final training and validation metrics come from the scores the trainer kept;
+    /// the model evaluated on the same rows must give exactly the same numbers.
+    @Test func boostedMetricsFromTheTrainersScoresEqualTheModelsOwn() throws {
+        let validation = try TabularTestData.table(rows: 300, seed: 3)
+        for rowSubsample in [1.0, 0.7] {
+            let parameters = BoostedTreeModelParameters(validation: .table(validation), maxDepth: 4, maxIterations: 25,
+                                                        rowSubsample: rowSubsample, columnSubsample: rowSubsample)
+            for target in ["label", "band"] {
+                let classifier = try MLBoostedTreeClassifier(trainingData: Self.training, targetColumn: target, featureColumns: ["x1", "x2", "color"],
+                                                             parameters: parameters)
+                for (kept, table) in [(classifier.trainingMetrics, Self.training), (classifier.validationMetrics, validation)] {
+                    let evaluated = classifier.evaluation(on: table)
+                    #expect(kept.exampleCount == table.size.rows && kept.correctCount == evaluated.correctCount, "\(target)")
+                    #expect(kept.meanCrossEntropy != nil && kept.meanCrossEntropy == evaluated.meanCrossEntropy, "\(target)")
+                }
+            }
+            let regressor = try MLBoostedTreeRegressor(trainingData: Self.training, targetColumn: "y", featureColumns: Self.features,
+                                                       parameters: parameters)
+            for (kept, table) in [(regressor.trainingMetrics, Self.training), (regressor.validationMetrics, validation)] {
+                let evaluated = regressor.evaluation(on: table)
+                #expect(kept.rootMeanSquaredError == evaluated.rootMeanSquaredError && kept.maximumError == evaluated.maximumError)
+            }
+        }
+    }
+
     @Test func earlyStoppingEndsBoostingOnValidationLoss() throws {
         let regressor = try MLBoostedTreeRegressor(trainingData: Self.training, targetColumn: "y", featureColumns: Self.features,
                                                    parameters: .init(maxIterations: 300, earlyStoppingRounds: 3))
