@@ -5,7 +5,11 @@ forests and single trees), same data, same hyperparameters, one run.
 usage: python Scripts/bench_tabular.py [--rows 1000000] [--features 50] [--only breast_cancer,wine,digits,iris,
            diabetes,synthetic_classification,synthetic_regression] [--algorithms boosted,forest,tree]
            [--iterations 100] [--depth 6] [--threads 2] [--binary .build/release/opencoreml]
-           [--workdir /tmp/bench-tabular] [--json results.json]
+           [--workdir /tmp/bench-tabular] [--repeat 1] [--json results.json]
+
+Issue 43's case (200,000 training rows × 30 features, boosted trees only):
+    python Scripts/bench_tabular.py --rows 250000 --features 30 \
+        --only synthetic_classification,synthetic_regression --algorithms boosted --repeat 3
 
 Builds nothing: run `swift build -c release --product opencoreml` first. Needs numpy, scikit-learn and
 xgboost 3.x; lightgbm (pip install lightgbm) is compared too when it is installed, skipped when not.

@@ -43,35 +43,29 @@ enum CSVDecimal {
             negative = text[0] == UInt8(ascii: "-")
             i = 1
         }
+        // The digits as one integer: leading zeros skipped, then at most 19 significant digits
+        // (more return nil, so `mantissa` never overflows in a value that is used).
         var mantissa: UInt64 = 0
-        var significant = 0, digits = 0, fractionDigits = 0
-        while i < count {
-            let d = text[i] &- 48
-            guard d < 10 else { break }
-            if mantissa != 0 || d != 0 {
-                significant += 1
-                if significant > 19 { return nil }
-            }
-            mantissa = mantissa &* 10 &+ UInt64(d)
-            digits += 1
-            i += 1
-        }
+        let integerStart = i
+        while i < count, text[i] == UInt8(ascii: "0") { i += 1 }
+        let integerSignificantStart = i
+        i = digits(text, from: i, count: count, into: &mantissa)
+        var significant = i - integerSignificantStart
+        var anyDigit = i > integerStart
+        var fractionDigits = 0
         if i < count, text[i] == UInt8(ascii: ".") {
             i += 1
-            while i < count {
-                let d = text[i] &- 48
-                guard d < 10 else { break }
-                if mantissa != 0 || d != 0 {
-                    significant += 1
-                    if significant > 19 { return nil }
-                }
-                mantissa = mantissa &* 10 &+ UInt64(d)
-                digits += 1
-                fractionDigits += 1
-                i += 1
+            let fractionStart = i
+            if mantissa == 0 {
+                while i < count, text[i] == UInt8(ascii: "0") { i += 1 }
             }
+            let fractionSignificantStart = i
+            i = digits(text, from: i, count: count, into: &mantissa)
+            significant += i - fractionSignificantStart
+            fractionDigits = i - fractionStart
+            anyDigit = anyDigit || fractionDigits > 0
         }
-        guard digits > 0 else { return nil }
+        guard anyDigit, significant <= 19 else { return nil }
         var exponent = 0
         if i < count, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
             i += 1
@@ -103,5 +97,32 @@ enum CSVDecimal {
             }
         }
         return negative ? -value : value
+    }
+
+    /// Appends the decimal digits from `i` to `mantissa` (wrapping: the caller rejects more than 19
+    /// significant ones), eight at a time where eight bytes are digits; returns where they end.
+    @inline(__always)
+    static func digits(_ text: UnsafePointer<UInt8>, from start: Int, count: Int, into mantissa: inout UInt64) -> Int {
+        var i = start
+        while i + 8 <= count {
+            let chunk = UnsafeRawPointer(text + i).loadUnaligned(as: UInt64.self).littleEndian
+            // Every byte a digit: its high nibble 3 and its value below 10.
+            let low = chunk &- 0x3030_3030_3030_3030
+            guard (chunk & 0xF0F0_F0F0_F0F0_F0F0) == 0x3030_3030_3030_3030,
+                  ((low &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) == 0 else { break }
+            // Eight digits (the first in the lowest byte) to their value: pairs, then fours, then all.
+            var v = (low &* (10 << 8 + 1)) >> 8
+            v = ((v & 0x00FF_00FF_00FF_00FF) &* (100 << 16 + 1)) >> 16
+            v = ((v & 0x0000_FFFF_0000_FFFF) &* (10_000 << 32 + 1)) >> 32
+            mantissa = mantissa &* 100_000_000 &+ v
+            i += 8
+        }
+        while i < count {
+            let d = text[i] &- 48
+            guard d < 10 else { break }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            i += 1
+        }
+        return i
     }
 }

@@ -13,7 +13,7 @@ import _OpenCoreMLFormats
 ///
 /// The result is the table ``CSVReader/table(_:columnTypes:blockRows:)`` makes from the whole
 /// file's bytes, and anything this reader cannot do the same way it leaves to that one (``read()``
-/// returns nil): a file that cannot be opened, any error in the file (so the error names its line
+/// returns nil): a file that cannot be opened or is not a regular file (a pipe), any error in the file (so the error names its line
 /// and column exactly as it did), and a row longer than the file's remaining bytes can hold. A
 /// column that must become text (or doubles whose integers do not read back exactly) after its
 /// first block needs the earlier rows' texts again, which are gone: the file is read again with
@@ -187,14 +187,21 @@ private final class ChunkedFile {
     private(set) var capacity: Int
     private(set) var filled = 0
     private(set) var atEnd = false
-    /// The file's size in bytes, when it is a regular file.
+    /// The file's size in bytes when it was opened.
     let size: Int?
 
+    /// Nil when `path` cannot be opened or is not a regular file (a pipe could not be read again
+    /// for a second pass, nor by the whole-file reader after an error).
     init?(path: String, capacity: Int) {
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         var status = stat()
-        size = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : nil
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+        size = Int(status.st_size)
         self.capacity = capacity
         buffer = .allocate(capacity: capacity)
     }

@@ -153,6 +153,12 @@ func addLeafValues(_ grown: TreeGrower.Grown, leafValue: ([Double]) -> [Double],
     grown.rows.withUnsafeBufferPointer { rows in
         parallelForEach(leaves.count, slots: slots) { _, l in
             let (node, values) = leaves[l]
+            if values.count == 1 {
+                // Boosting's one value per leaf, kept in a register.
+                let v = values[0], target = scores + output
+                for i in node.begin..<node.end { target[Int(rows[i]) * dimensions] += v }
+                return
+            }
             for i in node.begin..<node.end {
                 let r = Int(rows[i])
                 for (k, v) in values.enumerated() { scores[r * dimensions + output + k] += v }

@@ -148,6 +148,11 @@ import Glibc
         #expect(message?.hasSuffix("s.csv: line 52, column \"b\": value \"8.5\" is not an integer") == true, "\(message ?? "no error")")
         // A missing file: the whole-file reader's message.
         #expect(thrownMessage { try MLDataTable(contentsOf: URL(fileURLWithPath: "/nonexistent/x.csv")) }?.contains("cannot read the file") == true)
+        // What is not a regular file (a folder here; a pipe, which could not be read twice) is the whole-file reader's.
+        try withTemporaryDirectory { folder in
+            let reader = try CreateMLError.reading { try CSVReader(location: folder.path, options: CSVOptions()) }
+            #expect(CSVStreamReader(path: folder.path, reader: reader, columnTypes: [:]).read() == nil)
+        }
     }
 
     // MARK: Decimals
